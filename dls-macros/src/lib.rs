@@ -1,0 +1,1 @@
+//! Procedural macros of dls. Use them through the facade crate `dls`.

@@ -1,0 +1,101 @@
+//! The loop report shared by the runtime and the simulator (same JSON field names).
+
+use serde::{Deserialize, Serialize};
+
+/// What one rank did during one loop.
+///
+/// ```
+/// let r = dls_runtime::RankReport { rank: 0, iterates: 10, work_time_s: 0.5, chunks: 2, idle_time_s: 0.0 };
+/// assert_eq!(r.iterates, 10);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct RankReport {
+    /// Rank number (0 is the scheduler).
+    pub rank: usize,
+    /// Iterates executed by this rank.
+    pub iterates: u64,
+    /// Seconds spent executing iterates.
+    pub work_time_s: f64,
+    /// Chunks executed by this rank.
+    pub chunks: u64,
+    /// Seconds not spent executing iterates between loop start and loop end.
+    pub idle_time_s: f64,
+}
+
+/// Statistics of one executed (or simulated) loop, as in seed 004 (`DLS_EndLoop`, fig. 4.5).
+///
+/// ```
+/// let r = dls_runtime::LoopReport::default();
+/// assert!(serde_json::to_string(&r).unwrap().contains("\"chunk_map\""));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct LoopReport {
+    /// Name of the loop (source location for macro loops).
+    pub name: String,
+    /// The technique specification, as text.
+    pub technique: String,
+    /// Number of iterates.
+    pub n: u64,
+    /// Number of ranks that executed iterates.
+    pub p: usize,
+    /// Wall-clock time of the loop (the makespan), seconds.
+    pub parallel_time_s: f64,
+    /// Estimated sequential cost: the sum of the ranks' work times, seconds.
+    pub sequential_cost_s: f64,
+    /// Efficiency estimate: sequential cost / (p × parallel time).
+    pub efficiency: f64,
+    /// Average absolute deviation of the ranks' work times, relative to their mean (seed 004 §4.2).
+    pub aad: f64,
+    /// Total number of chunks handed out.
+    pub chunks: u64,
+    /// Per-rank statistics.
+    pub ranks: Vec<RankReport>,
+    /// Every chunk as `[start, size, rank]`, in the order handed out (start counts from 0).
+    pub chunk_map: Vec<[u64; 3]>,
+}
+
+impl LoopReport {
+    /// Fills `sequential_cost_s`, `efficiency`, `aad` and `chunks` from `ranks`, `p` and
+    /// `parallel_time_s`.
+    ///
+    /// ```
+    /// use dls_runtime::{LoopReport, RankReport};
+    /// let mut r = LoopReport { p: 2, parallel_time_s: 1.0, ..Default::default() };
+    /// r.ranks = vec![
+    ///     RankReport { rank: 0, iterates: 1, work_time_s: 1.0, chunks: 1, idle_time_s: 0.0 },
+    ///     RankReport { rank: 1, iterates: 1, work_time_s: 0.5, chunks: 1, idle_time_s: 0.5 },
+    /// ];
+    /// r.summarise();
+    /// assert_eq!(r.efficiency, 0.75);
+    /// assert!((r.aad - 0.25 / 0.75).abs() < 1e-12);
+    /// ```
+    pub fn summarise(&mut self) {
+        self.sequential_cost_s = self.ranks.iter().map(|r| r.work_time_s).sum();
+        self.chunks = self.ranks.iter().map(|r| r.chunks).sum();
+        self.efficiency = if self.parallel_time_s > 0.0 && self.p > 0 {
+            self.sequential_cost_s / (self.p as f64 * self.parallel_time_s)
+        } else {
+            1.0
+        };
+        self.aad = aad(self.ranks.iter().map(|r| r.work_time_s));
+    }
+}
+
+/// Average absolute deviation relative to the mean: `sum |x_i - mean| / (k * mean)` (seed 004 §4.2).
+/// Zero for an empty input or a zero mean.
+///
+/// ```
+/// assert_eq!(dls_runtime::report::aad([1.0, 1.0]), 0.0);
+/// assert_eq!(dls_runtime::report::aad([1.0, 3.0]), 0.5);
+/// ```
+pub fn aad(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let xs: Vec<f64> = xs.into_iter().collect();
+    if xs.is_empty() {
+        return 0.0;
+    }
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    if mean <= 0.0 {
+        return 0.0;
+    }
+    xs.iter().map(|x| (x - mean).abs()).sum::<f64>() / (xs.len() as f64 * mean)
+}
