@@ -3,6 +3,7 @@
 //!
 //! Most users depend on the facade crate `dls`, which re-exports this crate.
 
+pub mod group;
 pub mod report;
 pub mod technique;
 

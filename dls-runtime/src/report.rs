@@ -52,6 +52,12 @@ pub struct LoopReport {
     pub ranks: Vec<RankReport>,
     /// Every chunk as `[start, size, rank]`, in the order handed out (start counts from 0).
     pub chunk_map: Vec<[u64; 3]>,
+    /// Two-level loops only: the coordinator's world rank (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinator: Option<usize>,
+    /// Two-level loops only: one entry per group, as in seed 004 fig. 4.5 (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::group::GroupReport>,
 }
 
 impl LoopReport {

@@ -1,0 +1,41 @@
+//! Two-level (2D) loops on rack-grouped communicators: seed 004 §3, fig. 3.4 and 3.5.
+//!
+//! A 2D loop is an outer loop whose iterates each hold one or more inner parallel loops. The
+//! ranks are split into groups (inner communicators) by rack; a coordinator schedules the outer
+//! iterates among the group leaders, and each group schedules the inner iterates among its ranks.
+//!
+//! This module holds the pure parts, usable and tested without MPI:
+//! - [`RackMap`]: which rack each rank is in (`DLS_RACKS`), with [`HostPattern`]s;
+//! - [`GroupSpec`] and [`GroupLayout::plan`]: the GroupSetup algorithm;
+//! - [`plan`]: the one-level fallback on 1 or 2 ranks;
+//! - [`GroupReport`], [`summarise_groups`], [`group_summary`]: the per-group report of fig. 4.5.
+//!
+//! | seed 004 | dls |
+//! |----------|-----|
+//! | `DLS_GroupSetup(comm, coordinator, minSize, maxSize, jInfo, iInfo)` | [`GroupSpec`] + [`GroupLayout::plan`] (the communicators are built by the runtime) |
+//! | `iComm` | a [`Group`] |
+//! | `jComm` | the coordinator and the group leaders ([`GroupLayout::leaders`]) |
+//!
+//! ```
+//! use dls_runtime::group::{GroupLayout, GroupSpec, RackMap};
+//! let map: RackMap = "ranks:0-3=a,4=b".parse().unwrap();
+//! let racks = map.racks(&["host"; 5]);
+//! let layout = GroupLayout::plan(&racks, &GroupSpec::new(1, 3)).unwrap();
+//! assert_eq!(layout.describe(), "coordinator 0; groups {1,2,3}@a {4}@b");
+//! ```
+
+mod error;
+mod host_pattern;
+mod layout;
+mod plan;
+mod rack_map;
+mod report;
+mod spec;
+
+pub use error::GroupError;
+pub use host_pattern::HostPattern;
+pub use layout::{Group, GroupLayout, Role};
+pub use plan::{plan, Plan};
+pub use rack_map::{HostRule, RackMap, RankRule};
+pub use report::{group_summary, summarise_groups, GroupReport};
+pub use spec::GroupSpec;
