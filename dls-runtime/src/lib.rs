@@ -5,7 +5,17 @@
 
 pub mod group;
 pub mod report;
+pub mod runtime;
 pub mod technique;
 
 pub use report::{LoopReport, RankReport};
+pub use runtime::{
+    current, init, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange, LoopStats, Runtime,
+    Wire,
+};
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
+
+/// The MPI bindings (rsmpi) dls is built with, for programs that pass their own communicators
+/// (feature `mpi`).
+#[cfg(feature = "mpi")]
+pub use mpi;

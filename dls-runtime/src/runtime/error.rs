@@ -1,0 +1,88 @@
+//! Errors of the runtime: bad settings, bad loops, MPI set-up failures.
+
+use std::fmt;
+
+use crate::TechniqueError;
+
+/// Why the runtime refused to start or to run a loop. Every message names the setting at fault
+/// and the allowed values.
+///
+/// ```
+/// let e = dls_runtime::DlsError::Setting {
+///     name: "DLS_THREADS",
+///     value: "many".into(),
+///     message: "expected a whole number of threads >= 1".into(),
+/// };
+/// assert_eq!(e.to_string(), "DLS_THREADS=`many`: expected a whole number of threads >= 1");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum DlsError {
+    /// An environment setting (`DLS_SCHEDULE`, `DLS_THREADS`, `DLS_REPORT`) has a bad value.
+    Setting {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong and which values are allowed.
+        message: String,
+    },
+    /// The technique given in the program is invalid (unknown parameter, bad value, ...).
+    Technique(TechniqueError),
+    /// The loop has more iterates than fit in a `u64` (`None`: more than fit in a `u128`).
+    RangeTooLong {
+        /// The number of iterates, when it fits in a `u128`.
+        len: Option<u128>,
+    },
+    /// The program was launched by `mpirun` with several processes but built without the `mpi`
+    /// feature: it refuses to run N independent copies.
+    MpiNotBuilt {
+        /// Number of processes `mpirun` started.
+        size: usize,
+    },
+    /// MPI could not be set up, or the runtime is used in a way MPI does not allow.
+    Mpi(String),
+    /// A reduction value could not be sent between ranks.
+    Wire(String),
+    /// Thread pool creation failed.
+    Threads(String),
+}
+
+impl fmt::Display for DlsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DlsError::Setting {
+                name,
+                value,
+                message,
+            } => write!(f, "{name}=`{value}`: {message}"),
+            DlsError::Technique(e) => write!(f, "technique: {e}"),
+            DlsError::RangeTooLong { len: Some(l) } => write!(
+                f,
+                "loop range has {l} iterates; at most {} (u64::MAX) are supported",
+                u64::MAX
+            ),
+            DlsError::RangeTooLong { len: None } => write!(
+                f,
+                "loop range has more than u128::MAX iterates; at most {} (u64::MAX) are supported",
+                u64::MAX
+            ),
+            DlsError::MpiNotBuilt { size } => write!(
+                f,
+                "launched by mpirun with {size} processes, but this program was built without \
+                 the `mpi` feature of dls; rebuild with `--features mpi` (or run it without \
+                 mpirun to use threads). Refusing to run {size} independent copies"
+            ),
+            DlsError::Mpi(m) => write!(f, "MPI: {m}"),
+            DlsError::Wire(m) => write!(f, "reduction value: {m}"),
+            DlsError::Threads(m) => write!(f, "threads: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for DlsError {}
+
+impl From<TechniqueError> for DlsError {
+    fn from(e: TechniqueError) -> Self {
+        DlsError::Technique(e)
+    }
+}

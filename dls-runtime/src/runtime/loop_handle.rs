@@ -1,0 +1,487 @@
+//! [`Loop`]: one running loop (seed 004's `DLS_StartLoop` … `DLS_EndLoop`), and [`ChunkRange`],
+//! the iterates of one chunk.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, ThreadId};
+use std::time::Instant;
+
+use super::panic_ctx::{self, ChunkCtx};
+use super::range::LoopIndex;
+use super::sched_core::SchedCore;
+use super::settings::ReportMode;
+use super::stats::{emit, LoopStats};
+use super::Runtime;
+use crate::{Chunk, ChunkTiming, Technique};
+
+/// Locks a mutex, ignoring poisoning (a panicking iterate never leaves scheduler state half-done:
+/// the scheduler's critical sections do not run user code).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Where chunks come from.
+pub(crate) enum Driver {
+    /// The scheduler state in this process, shared by `p` worker slots (threads backend, and loops
+    /// nested inside an iterate, which run on one thread).
+    Shared { core: Mutex<SchedCore>, p: usize },
+    /// A scheduler/worker loop over an MPI communicator.
+    #[cfg(feature = "mpi")]
+    Mpi(super::mpi_backend::MpiLoop),
+}
+
+/// A chunk handed to a caller and not yet finished.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    size: u64,
+    requested: Instant,
+    handed: Instant,
+}
+
+impl Open {
+    fn timing(&self, now: Instant) -> ChunkTiming {
+        ChunkTiming {
+            iterates: self.size,
+            work_s: now.saturating_duration_since(self.handed).as_secs_f64(),
+            elapsed_s: now.saturating_duration_since(self.requested).as_secs_f64(),
+        }
+    }
+}
+
+/// One thread that pulls chunks (a worker slot).
+#[derive(Debug, Default)]
+struct Caller {
+    thread: Option<ThreadId>,
+    open: Option<Open>,
+}
+
+/// The part of a loop that does not depend on the index type.
+pub(crate) struct LoopCore {
+    pub(crate) name: Arc<str>,
+    pub(crate) technique: Technique,
+    pub(crate) n: u64,
+    started: Instant,
+    driver: Driver,
+    callers: Mutex<Vec<Caller>>,
+    aborted: AtomicBool,
+    report_mode: ReportMode,
+    /// Threads backend: the calling "rank" is the whole process.
+    whole_process: bool,
+    /// Keeps MPI initialised while the loop exists.
+    _runtime: Option<Runtime>,
+}
+
+impl LoopCore {
+    pub(crate) fn new(
+        name: Arc<str>,
+        technique: Technique,
+        n: u64,
+        driver: Driver,
+        report_mode: ReportMode,
+        runtime: Option<Runtime>,
+    ) -> Self {
+        let whole_process = matches!(driver, Driver::Shared { .. });
+        let slots = match &driver {
+            Driver::Shared { p, .. } => *p,
+            #[cfg(feature = "mpi")]
+            Driver::Mpi(_) => 1,
+        };
+        LoopCore {
+            name,
+            technique,
+            n,
+            started: Instant::now(),
+            driver,
+            callers: Mutex::new((0..slots).map(|_| Caller::default()).collect()),
+            aborted: AtomicBool::new(false),
+            report_mode,
+            whole_process,
+            _runtime: runtime,
+        }
+    }
+
+    /// Ends the caller's previous chunk (its timing goes to the scheduler with the request) and
+    /// returns the next chunk and the caller's slot. `slot: None` means "the slot of the current
+    /// thread" (registered on first use).
+    fn next(&self, slot: Option<usize>) -> Option<(Chunk, usize)> {
+        let now = Instant::now();
+        let (slot, finished) = {
+            let mut callers = lock(&self.callers);
+            let slot = match slot {
+                Some(s) => {
+                    if callers.len() <= s {
+                        callers.resize_with(s + 1, Caller::default);
+                    }
+                    s
+                }
+                None => {
+                    let me = thread::current().id();
+                    match callers.iter().position(|c| c.thread == Some(me)) {
+                        Some(s) => s,
+                        None => match callers.iter().position(|c| c.thread.is_none()) {
+                            Some(s) => {
+                                callers[s].thread = Some(me);
+                                s
+                            }
+                            None => {
+                                callers.push(Caller {
+                                    thread: Some(me),
+                                    open: None,
+                                });
+                                callers.len() - 1
+                            }
+                        },
+                    }
+                }
+            };
+            (slot, callers[slot].open.take().map(|o| o.timing(now)))
+        };
+        let chunk = match &self.driver {
+            Driver::Shared { core, p } => {
+                let mut core = lock(core);
+                if self.aborted.load(Ordering::Relaxed) {
+                    if let Some(t) = finished {
+                        core.record(slot % p, t);
+                    }
+                    None
+                } else {
+                    core.serve(slot % p, finished)
+                }
+            }
+            #[cfg(feature = "mpi")]
+            Driver::Mpi(m) => m.next(finished),
+        }?;
+        lock(&self.callers)[slot].open = Some(Open {
+            size: chunk.size,
+            requested: now,
+            handed: Instant::now(),
+        });
+        Some((chunk, slot))
+    }
+
+    fn terminated(&self) -> bool {
+        match &self.driver {
+            Driver::Shared { core, .. } => {
+                lock(core).remaining() == 0 || self.aborted.load(Ordering::Relaxed)
+            }
+            #[cfg(feature = "mpi")]
+            Driver::Mpi(m) => m.terminated(),
+        }
+    }
+
+    /// `DLS_EndLoop`: closes open chunks, builds the report (collective on MPI), emits it.
+    fn finish(&self) -> LoopStats {
+        let now = Instant::now();
+        let open: Vec<(usize, ChunkTiming)> = lock(&self.callers)
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(s, c)| c.open.take().map(|o| (s, o.timing(now))))
+            .collect();
+        match &self.driver {
+            Driver::Shared { core, p } => {
+                let mut core = lock(core);
+                for (s, t) in open {
+                    core.record(s % p, t);
+                }
+                let report = core.report(&self.name, self.started.elapsed().as_secs_f64());
+                emit(&report, &self.report_mode);
+                LoopStats::from_report(report, 0, self.whole_process)
+            }
+            #[cfg(feature = "mpi")]
+            Driver::Mpi(m) => {
+                let timing = open.into_iter().map(|(_, t)| t).reduce(|a, b| ChunkTiming {
+                    iterates: a.iterates + b.iterates,
+                    work_s: a.work_s + b.work_s,
+                    elapsed_s: a.elapsed_s + b.elapsed_s,
+                });
+                let report = m.finish(timing, &self.name, self.started);
+                if m.rank() == 0 {
+                    emit(&report, &self.report_mode);
+                }
+                LoopStats::from_report(report, m.rank(), false)
+            }
+        }
+    }
+
+    /// Number of ranks or threads that execute iterates.
+    pub(crate) fn workers(&self) -> usize {
+        match &self.driver {
+            Driver::Shared { p, .. } => *p,
+            #[cfg(feature = "mpi")]
+            Driver::Mpi(m) => m.size(),
+        }
+    }
+
+    #[cfg(feature = "mpi")]
+    pub(crate) fn mpi(&self) -> Option<&super::mpi_backend::MpiLoop> {
+        match &self.driver {
+            Driver::Mpi(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// A running loop: seed 004's `info` between `DLS_StartLoop` and `DLS_EndLoop`.
+///
+/// | seed 004 | dls |
+/// |----------|-----|
+/// | `DLS_StartLoop(info, 1, N, method)` | [`Runtime::start_loop`]`(0..n, technique)` |
+/// | `DLS_Terminated(info)` | [`Loop::terminated`] (or: `next_chunk` returned `None`) |
+/// | `DLS_StartChunk(info, iStart, iSize)` | [`Loop::next_chunk`] → a [`ChunkRange`] (`start_offset()`, `len()`) |
+/// | `DLS_EndChunk(info)` | implicit: the next `next_chunk` call (or `finish`) ends the previous chunk and sends its timing with the request |
+/// | `DLS_EndLoop(info, iIters, iTime)` | [`Loop::finish`] → [`LoopStats`] (`iterates`, `work_time_s`, `report`) |
+///
+/// On the threads backend a `Loop` is `Sync`: several threads may pull chunks from it (that is
+/// what [`Runtime::doall`] does over rayon's pool); each thread is a worker slot of its own. On MPI
+/// every rank pulls its own chunks, from one thread per rank.
+///
+/// Dropping a loop without calling [`finish`](Loop::finish) finishes it (so MPI never hangs),
+/// discarding the statistics. Finishing before `next_chunk` returned `None` leaves the remaining
+/// iterates to the other workers (on MPI: the rank tells the scheduler it leaves).
+///
+/// ```
+/// let rt = dls_runtime::init().unwrap();
+/// let lp = rt.start_loop(0..10u64, "gss".parse().unwrap()).unwrap();
+/// let mut sum = 0;
+/// while let Some(chunk) = lp.next_chunk() {
+///     for i in chunk {
+///         sum += i;
+///     }
+/// }
+/// assert!(lp.terminated());
+/// let stats = lp.finish();
+/// assert_eq!(sum, 45);
+/// assert_eq!(stats.iterates, 10);
+/// ```
+pub struct Loop<I: LoopIndex> {
+    first: I,
+    core: LoopCore,
+    finished: bool,
+}
+
+impl<I: LoopIndex> Loop<I> {
+    pub(crate) fn new(first: I, core: LoopCore) -> Self {
+        Loop {
+            first,
+            core,
+            finished: false,
+        }
+    }
+
+    /// `DLS_StartChunk` (and `DLS_EndChunk` of the previous chunk): the next chunk of iterates for
+    /// the calling thread (rank), or `None` when the loop has no more for it. The timing of the
+    /// caller's previous chunk travels with the request, so adaptive techniques adapt.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(-5i8..5, "static".parse().unwrap()).unwrap();
+    /// let mut seen = Vec::new();
+    /// while let Some(chunk) = lp.next_chunk() {
+    ///     seen.extend(chunk);
+    /// }
+    /// seen.sort();
+    /// assert_eq!(seen, (-5..5).collect::<Vec<i8>>());
+    /// ```
+    pub fn next_chunk(&self) -> Option<ChunkRange<I>> {
+        self.next_chunk_in(None, false).map(|(c, _)| c)
+    }
+
+    /// `next_chunk` for an explicit worker slot; `caught`: the caller reports panics itself.
+    pub(crate) fn next_chunk_in(
+        &self,
+        slot: Option<usize>,
+        caught: bool,
+    ) -> Option<(ChunkRange<I>, usize)> {
+        let (chunk, slot) = self.core.next(slot)?;
+        panic_ctx::enter_chunk(ChunkCtx {
+            loop_name: self.core.name.clone(),
+            first_bits: self.first.to_bits(),
+            format: format_index::<I>,
+            worker: slot,
+            caught,
+        });
+        Some((
+            ChunkRange {
+                first: self.first,
+                start: chunk.start,
+                next: chunk.start,
+                end: chunk.start + chunk.size,
+            },
+            slot,
+        ))
+    }
+
+    /// `DLS_Terminated`: true once every iterate has been handed out (threads, and the scheduler
+    /// rank), or once this rank has been told so (MPI workers: after `next_chunk` returned `None`).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(0..0u32, "fac2".parse().unwrap()).unwrap();
+    /// assert!(lp.terminated());
+    /// ```
+    pub fn terminated(&self) -> bool {
+        self.core.terminated()
+    }
+
+    /// `DLS_EndLoop`: the synchronisation point at the end of the loop. Returns the loop's
+    /// statistics on every rank; with `DLS_REPORT` set, rank 0 also prints or appends the report.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(0..4u8, "ss".parse().unwrap()).unwrap();
+    /// while let Some(c) = lp.next_chunk() { for _ in c {} }
+    /// assert_eq!(lp.finish().report.chunk_map.len(), 4);
+    /// ```
+    pub fn finish(mut self) -> LoopStats {
+        self.finished = true;
+        self.core.finish()
+    }
+
+    /// The loop's name (as in the report).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop_named("init", 0..1, "ss".parse().unwrap()).unwrap();
+    /// assert_eq!(lp.name(), "init");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.core.name
+    }
+
+    /// Number of iterates.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// assert_eq!(rt.start_loop(3..=7, "ss".parse().unwrap()).unwrap().len(), 5);
+    /// ```
+    pub fn len(&self) -> u64 {
+        self.core.n
+    }
+
+    /// True for a loop of no iterates.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// assert!(rt.start_loop(7..3, "ss".parse().unwrap()).unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.core.n == 0
+    }
+
+    /// The technique in force (after `DLS_SCHEDULE`).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(0..3, "gss".parse().unwrap()).unwrap();
+    /// assert!(!lp.technique().to_string().is_empty());
+    /// ```
+    pub fn technique(&self) -> &Technique {
+        &self.core.technique
+    }
+
+    /// P: the number of workers (ranks or threads) the loop is scheduled over.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(0..3, "gss".parse().unwrap()).unwrap();
+    /// assert_eq!(lp.workers(), rt.workers());
+    /// ```
+    pub fn workers(&self) -> usize {
+        self.core.workers()
+    }
+
+    /// Stops handing out chunks (threads backend: after a panicking iterate).
+    pub(crate) fn abort(&self) {
+        self.core.aborted.store(true, Ordering::Relaxed);
+    }
+
+    #[cfg(feature = "mpi")]
+    pub(crate) fn core(&self) -> &LoopCore {
+        &self.core
+    }
+}
+
+impl<I: LoopIndex> Drop for Loop<I> {
+    fn drop(&mut self) {
+        if !self.finished && !thread::panicking() {
+            self.finished = true;
+            let _ = self.core.finish();
+        }
+    }
+}
+
+fn format_index<I: LoopIndex>(first_bits: u128, offset: u64) -> String {
+    I::offset_from(I::from_bits(first_bits), offset).to_string()
+}
+
+/// The iterates of one chunk, in order (seed 004's `iStart` and `iSize`). Iterating it records the
+/// current iterate, so that a panic names it.
+///
+/// ```
+/// let rt = dls_runtime::init().unwrap();
+/// let lp = rt.start_loop(100..110u32, "static".parse().unwrap()).unwrap();
+/// let chunk = lp.next_chunk().unwrap();
+/// assert_eq!(chunk.start_offset(), 0);
+/// assert_eq!(chunk.first(), 100);
+/// assert!(chunk.len() >= 1);
+/// ```
+#[derive(Debug)]
+pub struct ChunkRange<I: LoopIndex> {
+    first: I,
+    start: u64,
+    next: u64,
+    end: u64,
+}
+
+impl<I: LoopIndex> ChunkRange<I> {
+    /// Offset of the chunk's first iterate from the loop's first index (`iStart - 1` in seed 004's
+    /// 1-based Fortran).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(5..9u8, "ss".parse().unwrap()).unwrap();
+    /// assert_eq!(lp.next_chunk().unwrap().start_offset(), 0);
+    /// ```
+    pub fn start_offset(&self) -> u64 {
+        self.start
+    }
+
+    /// The chunk's first index.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(5..9u8, "ss".parse().unwrap()).unwrap();
+    /// assert_eq!(lp.next_chunk().unwrap().first(), 5);
+    /// ```
+    pub fn first(&self) -> I {
+        I::offset_from(self.first, self.start)
+    }
+}
+
+impl<I: LoopIndex> Iterator for ChunkRange<I> {
+    type Item = I;
+
+    #[inline]
+    fn next(&mut self) -> Option<I> {
+        if self.next >= self.end {
+            return None;
+        }
+        let offset = self.next;
+        self.next += 1;
+        panic_ctx::set_offset(offset);
+        Some(I::offset_from(self.first, offset))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.end - self.next) as usize;
+        (left, Some(left))
+    }
+}
+
+impl<I: LoopIndex> ExactSizeIterator for ChunkRange<I> {}
+
+impl<I: LoopIndex> Drop for ChunkRange<I> {
+    fn drop(&mut self) {
+        panic_ctx::leave_chunk();
+    }
+}

@@ -1,0 +1,40 @@
+//! The MPI backend: seed 004's scheduler/worker strategy (fig. 3.3) over any communicator.
+//!
+//! **Roles.** Rank 0 of the loop's communicator is the scheduler *and* a worker. Its compute thread
+//! (the thread that calls `next_chunk`, normally `main`) takes its chunks straight from the shared
+//! [`SchedCore`](super::sched_core) under a mutex. A dedicated *service thread*, started for the
+//! loop's duration, answers the other ranks' requests, so a request is answered promptly whatever
+//! the length of the iterates rank 0 is executing (measured: tens of microseconds while rank 0
+//! runs 100 ms iterates; see `tests/mpi_latency.rs`). The service thread probes for requests
+//! without blocking: it spins for 50 µs after the last message, then yields until 2 ms, then
+//! sleeps 50 µs between probes, so an idle scheduler does not eat a core and a busy one answers
+//! at once.
+//!
+//! **Threads and MPI.** `init` asks for `MPI_THREAD_MULTIPLE` and refuses to run without it, so the
+//! service thread and the compute thread may both call MPI. Each loop duplicates the communicator
+//! it runs on (`MPI_Comm_dup`, collective, in `DLS_StartLoop`); the duplicate is owned by the loop
+//! and shared with the service thread through a wrapper that is `Send` (see `comm.rs`).
+//!
+//! **Isolation.** Because every loop has its own duplicated communicator, no message of one loop
+//! can be received by another loop, by an enclosing or nested loop on another communicator, or by
+//! the program's own MPI traffic: MPI matches on the communicator's context before tags.
+//!
+//! **Protocol** (see [`messages`]). A worker sends `Request::Next(timing of its previous chunk)` and
+//! waits for `Reply::Chunk` or `Reply::Done`; the piggybacked timing goes to
+//! `ChunkScheduler::record`, so adaptive techniques adapt. Every worker receives exactly one
+//! `Done`, so every rank learns of termination; the service thread ends after the last `Done`.
+//! `finish` (`DLS_EndLoop`) joins the service thread and broadcasts the loop report (without the
+//! chunk map, which stays on rank 0) to every rank.
+//!
+//! **Any communicator.** [`MpiLoop::start`] takes any communicator, so loops can run over a group
+//! of ranks or over a coordinator and group leaders (two-level loops, seed 004 fig. 3.4); see
+//! `Runtime::start_loop_on`.
+
+mod chunk_loop;
+mod comm;
+mod env;
+pub(crate) mod messages;
+mod service;
+
+pub(crate) use chunk_loop::MpiLoop;
+pub(crate) use env::MpiEnv;

@@ -1,0 +1,145 @@
+//! Which iterate the current thread is executing, so that a panic can name it.
+//!
+//! Each chunk iterator ([`ChunkRange`](super::ChunkRange)) records, in thread-local storage, the
+//! loop it belongs to and the offset of the iterate it last yielded. The panic hook installed by
+//! the runtime reads it:
+//!
+//! - **MPI**: the hook prints `dls: rank R panicked in iterate I of loop `NAME`: MESSAGE` and
+//!   calls `MPI_Abort`, so the whole job ends promptly with a non-zero status instead of hanging
+//!   (the other ranks would wait forever for the dead one). A panic outside an iterate also aborts
+//!   the job under MPI, for the same reason.
+//! - **threads**: `doall` catches the panic, stops the other threads from taking more chunks, and
+//!   panics in the caller with the iterate, the thread and the message. With the explicit
+//!   [`Loop`](super::Loop) API the hook prints the same context line and the panic unwinds
+//!   normally on the thread that pulled the chunk.
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Once, OnceLock};
+
+/// The loop a thread is executing a chunk of.
+#[derive(Clone)]
+pub(crate) struct ChunkCtx {
+    pub loop_name: Arc<str>,
+    /// The loop's first index, as bits ([`LoopIndex::to_bits`](super::LoopIndex::to_bits)).
+    pub first_bits: u128,
+    /// Formats `first + offset` in the loop's index type.
+    pub format: fn(u128, u64) -> String,
+    /// Worker (thread slot) number.
+    pub worker: usize,
+    /// True when `doall` catches and reports the panic itself (threads backend).
+    pub caught: bool,
+}
+
+thread_local! {
+    static CTX: RefCell<Option<ChunkCtx>> = const { RefCell::new(None) };
+    static OFFSET: Cell<u64> = const { Cell::new(0) };
+}
+
+static MPI_ACTIVE: AtomicBool = AtomicBool::new(false);
+static MPI_RANK: AtomicUsize = AtomicUsize::new(0);
+static MPI_ABORT: OnceLock<fn(i32)> = OnceLock::new();
+static HOOK: Once = Once::new();
+
+/// Marks the current thread as executing a chunk of the loop `ctx`.
+pub(crate) fn enter_chunk(ctx: ChunkCtx) {
+    CTX.with(|c| *c.borrow_mut() = Some(ctx));
+}
+
+/// Records that the current thread is executing iterate `offset` of its chunk's loop.
+#[inline]
+pub(crate) fn set_offset(offset: u64) {
+    OFFSET.with(|o| o.set(offset));
+}
+
+/// The current thread no longer executes a chunk.
+pub(crate) fn leave_chunk() {
+    let _ = CTX.try_with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            *c = None;
+        }
+    });
+}
+
+/// True while the current thread executes an iterate of some loop (loops started there run on
+/// this thread only).
+pub(crate) fn in_iterate() -> bool {
+    CTX.with(|c| c.borrow().is_some())
+}
+
+/// Under MPI: the world rank, and the function that aborts the job.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn set_mpi(rank: usize, abort: fn(i32)) {
+    MPI_RANK.store(rank, Ordering::SeqCst);
+    let _ = MPI_ABORT.set(abort);
+    MPI_ACTIVE.store(true, Ordering::SeqCst);
+}
+
+/// MPI is about to be finalised: panics no longer abort the job.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn clear_mpi() {
+    MPI_ACTIVE.store(false, Ordering::SeqCst);
+}
+
+/// The text of a panic payload.
+pub(crate) fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(non-string panic payload)".to_string()
+    }
+}
+
+/// The current iterate, formatted, and the loop context (if the thread is in a chunk).
+pub(crate) fn current_iterate() -> Option<(ChunkCtx, String)> {
+    let ctx = CTX
+        .try_with(|c| c.try_borrow().ok().and_then(|c| c.clone()))
+        .ok()??;
+    let offset = OFFSET.with(|o| o.get());
+    let index = (ctx.format)(ctx.first_bits, offset);
+    Some((ctx, index))
+}
+
+/// Installs (once) the panic hook that names the rank and iterate, and aborts the MPI job.
+/// The previously installed hook still runs (it prints the standard message and location).
+pub(crate) fn install_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let mpi = MPI_ACTIVE.load(Ordering::SeqCst);
+            let message = payload_text(info.payload());
+            let here = current_iterate();
+            if mpi {
+                let rank = MPI_RANK.load(Ordering::SeqCst);
+                match &here {
+                    Some((ctx, index)) => eprintln!(
+                        "dls: rank {rank} panicked in iterate {index} of loop `{}`: {message}",
+                        ctx.loop_name
+                    ),
+                    None => {
+                        eprintln!("dls: rank {rank} panicked outside a loop iterate: {message}")
+                    }
+                }
+            } else if let Some((ctx, index)) = &here {
+                if !ctx.caught {
+                    eprintln!(
+                        "dls: thread {} panicked in iterate {index} of loop `{}`: {message}",
+                        ctx.worker, ctx.loop_name
+                    );
+                }
+            }
+            previous(info);
+            if mpi {
+                eprintln!(
+                    "dls: rank {} aborts the MPI job",
+                    MPI_RANK.load(Ordering::SeqCst)
+                );
+                if let Some(abort) = MPI_ABORT.get() {
+                    abort(101);
+                }
+            }
+        }));
+    });
+}

@@ -1,0 +1,129 @@
+//! The scheduler's state during one loop, shared by every backend: the technique's
+//! [`ChunkScheduler`], the chunk map and the per-rank tallies that become the loop report.
+//!
+//! On the threads backend it sits behind a mutex that the worker threads lock once per chunk. On
+//! MPI it lives on the scheduler rank (rank 0 of the loop's communicator), behind a mutex shared by
+//! the rank's compute thread and its service thread that answers the workers' requests
+//! (see [`super::mpi`]). Later features that need scheduler-side state (pipelined reductions, fault
+//! checks, checkpoints) extend this struct, and the message enums of `mpi::messages`.
+
+use crate::report::{LoopReport, RankReport};
+use crate::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
+
+/// The scheduler-side state of one loop.
+#[derive(Debug)]
+pub(crate) struct SchedCore {
+    sched: ChunkScheduler,
+    technique: Technique,
+    n: u64,
+    /// Every chunk as `[start, size, rank]`, in the order handed out.
+    chunk_map: Vec<[u64; 3]>,
+    /// Per rank: chunks handed out, iterates and work time reported.
+    ranks: Vec<RankReport>,
+}
+
+impl SchedCore {
+    /// State for `n` iterates over `p` ranks; validates the technique.
+    pub(crate) fn new(technique: &Technique, n: u64, p: usize) -> Result<Self, TechniqueError> {
+        let sched = ChunkScheduler::new(technique, n, p)?;
+        Ok(SchedCore {
+            sched,
+            technique: technique.clone(),
+            n,
+            chunk_map: Vec::new(),
+            ranks: (0..p)
+                .map(|rank| RankReport {
+                    rank,
+                    ..RankReport::default()
+                })
+                .collect(),
+        })
+    }
+
+    /// Records the timing of `rank`'s finished chunk (if any) — adaptive techniques learn from
+    /// it — then hands `rank` its next chunk, or `None` when every iterate has been handed out.
+    pub(crate) fn serve(&mut self, rank: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
+        if let Some(t) = finished {
+            self.record(rank, t);
+        }
+        let chunk = self.sched.next_chunk(rank)?;
+        self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
+        self.ranks[rank].chunks += 1;
+        Some(chunk)
+    }
+
+    /// Records the timing of a chunk `rank` executed.
+    pub(crate) fn record(&mut self, rank: usize, t: ChunkTiming) {
+        self.sched.record(rank, t);
+        let r = &mut self.ranks[rank];
+        r.iterates += t.iterates;
+        r.work_time_s += t.work_s;
+    }
+
+    /// Iterates not yet handed out.
+    pub(crate) fn remaining(&self) -> u64 {
+        self.sched.remaining()
+    }
+
+    /// The loop report, given the loop's name and its parallel (wall-clock) time.
+    pub(crate) fn report(&self, name: &str, parallel_time_s: f64) -> LoopReport {
+        let mut ranks = self.ranks.clone();
+        for r in &mut ranks {
+            r.idle_time_s = (parallel_time_s - r.work_time_s).max(0.0);
+        }
+        let mut report = LoopReport {
+            name: name.to_string(),
+            technique: self.technique.to_string(),
+            n: self.n,
+            p: ranks.len(),
+            parallel_time_s,
+            ranks,
+            chunk_map: self.chunk_map.clone(),
+            ..LoopReport::default()
+        };
+        report.summarise();
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::technique::Kind;
+
+    #[test]
+    fn serves_every_iterate_once_and_tallies() {
+        for kind in Kind::ALL {
+            let mut core = SchedCore::new(&Technique::new(kind), 1000, 3).unwrap();
+            let mut seen = vec![0u8; 1000];
+            let mut rank = 0;
+            let mut last: Vec<Option<ChunkTiming>> = vec![None; 3];
+            while let Some(c) = core.serve(rank, last[rank].take()) {
+                for i in c.start..c.start + c.size {
+                    seen[i as usize] += 1;
+                }
+                last[rank] = Some(ChunkTiming {
+                    iterates: c.size,
+                    work_s: c.size as f64 * 1e-6,
+                    elapsed_s: c.size as f64 * 1e-6,
+                });
+                rank = (rank + 1) % 3;
+            }
+            for (r, t) in last.iter().enumerate() {
+                if let Some(t) = t {
+                    core.record(r, *t);
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{kind:?}");
+            let rep = core.report("x", 1.0);
+            assert_eq!(rep.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
+            assert_eq!(
+                rep.chunk_map.iter().map(|c| c[1]).sum::<u64>(),
+                1000,
+                "{kind:?}"
+            );
+            assert_eq!(rep.chunks, rep.chunk_map.len() as u64);
+            assert_eq!(core.remaining(), 0);
+        }
+    }
+}

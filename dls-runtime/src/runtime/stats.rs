@@ -1,0 +1,116 @@
+//! What a finished loop returns ([`LoopStats`], seed 004's `DLS_EndLoop(info, iIters, iTime)`) and
+//! where its report goes (`DLS_REPORT`).
+
+use std::fs::OpenOptions;
+use std::io::Write;
+
+use super::settings::ReportMode;
+use crate::report::LoopReport;
+
+/// Statistics of one finished loop, returned on every rank.
+///
+/// `iterates` and `work_time_s` are seed 004's `iIters` and `iTime` for the calling rank (on the
+/// threads backend: the whole process). `report` is the loop report of seed 004 §4: per rank
+/// iterates, work time and chunks, parallel time, estimated sequential cost, efficiency and AAD.
+/// The chunk map (`report.chunk_map`) is filled only on the scheduler (rank 0; on threads: always).
+///
+/// ```
+/// let rt = dls_runtime::init().unwrap();
+/// let stats = rt.doall(0..100u32, "fac2".parse().unwrap(), |_| {}).unwrap();
+/// assert_eq!(stats.report.n, 100);
+/// assert_eq!(stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 100);
+/// assert_eq!(stats.iterates, 100); // threads: the whole process
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LoopStats {
+    /// The loop report (identical on every rank, except that only the scheduler has the chunk map).
+    pub report: LoopReport,
+    /// The calling rank (0 on threads).
+    pub rank: usize,
+    /// Iterates executed by the calling rank (`iIters`).
+    pub iterates: u64,
+    /// Seconds the calling rank spent executing iterates (`iTime`).
+    pub work_time_s: f64,
+    /// Chunks executed by the calling rank.
+    pub chunks: u64,
+}
+
+impl LoopStats {
+    /// Stats of `rank` from the loop report; on the threads backend (`whole_process`) the sums
+    /// over all threads.
+    pub(crate) fn from_report(report: LoopReport, rank: usize, whole_process: bool) -> Self {
+        let mine = report
+            .ranks
+            .iter()
+            .filter(|r| whole_process || r.rank == rank);
+        let (mut iterates, mut work, mut chunks) = (0, 0.0, 0);
+        for r in mine {
+            iterates += r.iterates;
+            work += r.work_time_s;
+            chunks += r.chunks;
+        }
+        LoopStats {
+            report,
+            rank,
+            iterates,
+            work_time_s: work,
+            chunks,
+        }
+    }
+}
+
+/// A human-readable summary of a loop report (what `DLS_REPORT=1` prints).
+///
+/// ```
+/// let r = dls_runtime::LoopReport { name: "l".into(), ..Default::default() };
+/// assert!(dls_runtime::runtime::stats::summary(&r).starts_with("dls: loop `l`"));
+/// ```
+pub fn summary(r: &LoopReport) -> String {
+    let mut s = format!(
+        "dls: loop `{}` technique={} n={} p={}: parallel time {:.6} s, sequential cost {:.6} s, \
+         efficiency {:.4}, AAD {:.4}, {} chunks\n",
+        r.name,
+        r.technique,
+        r.n,
+        r.p,
+        r.parallel_time_s,
+        r.sequential_cost_s,
+        r.efficiency,
+        r.aad,
+        r.chunks
+    );
+    for k in &r.ranks {
+        s.push_str(&format!(
+            "dls:   rank {:>4}: {:>10} iterates, work {:.6} s, idle {:.6} s, {} chunks\n",
+            k.rank, k.iterates, k.work_time_s, k.idle_time_s, k.chunks
+        ));
+    }
+    s
+}
+
+/// Emits `report` as `mode` says: a summary on stderr, or one JSON line appended to a file.
+/// A file that cannot be written gives a warning on stderr; the program goes on.
+pub(crate) fn emit(report: &LoopReport, mode: &ReportMode) {
+    match mode {
+        ReportMode::Off => {}
+        ReportMode::Stderr => eprint!("{}", summary(report)),
+        ReportMode::JsonLines(path) => {
+            let mut line = match serde_json::to_string(report) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("dls: DLS_REPORT: cannot serialise the loop report: {e}");
+                    return;
+                }
+            };
+            line.push('\n');
+            let written = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(line.as_bytes()));
+            if let Err(e) = written {
+                eprintln!("dls: DLS_REPORT={}: cannot append: {e}", path.display());
+            }
+        }
+    }
+}
