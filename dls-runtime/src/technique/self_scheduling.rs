@@ -1,4 +1,5 @@
-//! SS, self-scheduling: every chunk is one iterate.
+//! SS, self-scheduling: every chunk is one iterate, `c = 1` (best balance, one scheduling
+//! operation per iterate).
 
 use super::state::LoopState;
 

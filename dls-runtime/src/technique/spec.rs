@@ -1,155 +1,29 @@
-//! The [`Technique`] type: a technique name and its parameters, parsed from text.
+//! The [`Technique`] type: a technique kind and its parameters, parsed from and written as text
+//! (`"fsc,h=200us,sigma=50us"`), validated, and (de)serialised by serde as that text.
 
 use std::fmt;
 use std::str::FromStr;
 
+use super::duration::{format_duration, parse_duration};
 use super::error::TechniqueError;
-
-/// Which loop scheduling technique.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// Static chunking: one chunk of ceil(N/P) per rank.
-    Static,
-    /// Self-scheduling: chunks of one iterate.
-    Ss,
-    /// Fixed size chunking (Kruskal & Weiss 1985).
-    Fsc,
-    /// Modified fixed size chunking.
-    Mfsc,
-    /// Guided self-scheduling (Polychronopoulos & Kuck 1987).
-    Gss,
-    /// Trapezoid self-scheduling (Tzen & Ni 1993).
-    Tss,
-    /// Factoring (Hummel, Schonberg & Flynn 1992).
-    Fac,
-    /// Factoring with x = 2.
-    Fac2,
-    /// Weighted factoring (Hummel, Schmidt, Uma & Wein 1996).
-    Wf,
-    /// Adaptive weighted factoring across time steps (Banicescu, Velusamy & Devaprasad 2003).
-    Awf,
-    /// AWF-B: weights adapted during the loop, batched (Cariño & Banicescu 2008).
-    AwfB,
-    /// AWF-C: as B, chunk recomputed at every request.
-    AwfC,
-    /// AWF-D: as B, time includes scheduling overhead.
-    AwfD,
-    /// AWF-E: as C, time includes scheduling overhead.
-    AwfE,
-    /// Adaptive factoring (Banicescu & Liu 2000).
-    Af,
-    /// Trapezoid factoring self-scheduling (Chronopoulos et al. 2001).
-    Tfss,
-    /// Fixed increase self-scheduling (Philip & Das 1997).
-    Fiss,
-    /// Variable increase self-scheduling.
-    Viss,
-    /// Random chunk sizes.
-    Rnd,
-    /// Performance-based loop scheduling (Shih, Yang & Tseng 2007).
-    Pls,
-    /// Taper (Lucco 1992).
-    Tap,
-    /// Wegman's stochastic load balancing: theta split (seed 000 §4).
-    Theta,
-}
-
-impl Kind {
-    /// Every kind, in the order of [`Kind::name`]'s list.
-    pub const ALL: [Kind; 22] = [
-        Kind::Static,
-        Kind::Ss,
-        Kind::Fsc,
-        Kind::Mfsc,
-        Kind::Gss,
-        Kind::Tss,
-        Kind::Fac,
-        Kind::Fac2,
-        Kind::Wf,
-        Kind::Awf,
-        Kind::AwfB,
-        Kind::AwfC,
-        Kind::AwfD,
-        Kind::AwfE,
-        Kind::Af,
-        Kind::Tfss,
-        Kind::Fiss,
-        Kind::Viss,
-        Kind::Rnd,
-        Kind::Pls,
-        Kind::Tap,
-        Kind::Theta,
-    ];
-
-    /// The canonical (lower-case) name, as parsed.
-    ///
-    /// ```
-    /// assert_eq!(dls_runtime::technique::Kind::AwfB.name(), "awf-b");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Static => "static",
-            Kind::Ss => "ss",
-            Kind::Fsc => "fsc",
-            Kind::Mfsc => "mfsc",
-            Kind::Gss => "gss",
-            Kind::Tss => "tss",
-            Kind::Fac => "fac",
-            Kind::Fac2 => "fac2",
-            Kind::Wf => "wf",
-            Kind::Awf => "awf",
-            Kind::AwfB => "awf-b",
-            Kind::AwfC => "awf-c",
-            Kind::AwfD => "awf-d",
-            Kind::AwfE => "awf-e",
-            Kind::Af => "af",
-            Kind::Tfss => "tfss",
-            Kind::Fiss => "fiss",
-            Kind::Viss => "viss",
-            Kind::Rnd => "rnd",
-            Kind::Pls => "pls",
-            Kind::Tap => "tap",
-            Kind::Theta => "theta",
-        }
-    }
-
-    /// True for techniques whose chunks depend on measured iterate times.
-    ///
-    /// ```
-    /// assert!(dls_runtime::technique::Kind::Af.is_adaptive());
-    /// ```
-    pub fn is_adaptive(self) -> bool {
-        matches!(
-            self,
-            Kind::Awf | Kind::AwfB | Kind::AwfC | Kind::AwfD | Kind::AwfE | Kind::Af
-        )
-    }
-}
-
-/// Parameters of a technique. Durations are in seconds.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Params {
-    /// Smallest chunk (`min=`), default 1.
-    pub min_chunk: u64,
-    /// Largest chunk (`max=`), default unbounded.
-    pub max_chunk: Option<u64>,
-    /// Scheduling overhead per chunk (`h=`).
-    pub h: Option<f64>,
-    /// Standard deviation of an iterate's time (`sigma=`).
-    pub sigma: Option<f64>,
-    /// Mean of an iterate's time (`mu=`).
-    pub mu: Option<f64>,
-    /// Relative rank speeds (`weights=1:1:2`).
-    pub weights: Option<Vec<f64>>,
-    /// Seed for randomised techniques (`seed=`).
-    pub seed: u64,
-}
+use super::kind::Kind;
+use super::params::{ParamSpec, Params, ThetaModel};
 
 /// A loop scheduling technique with its parameters.
 ///
+/// Text form: the technique name, then `,key=value` parameters, case-insensitively. Each
+/// technique accepts its own parameters ([`Kind::own_parameters`]) plus `min`, `max` and `seed`.
+/// Durations take a unit (`ns`, `us`, `ms`, `s`; a bare number is seconds), weights are
+/// `:`-separated.
+///
 /// ```
-/// let t: dls_runtime::Technique = "FAC2,min=4".parse().unwrap();
-/// assert_eq!(t.to_string(), "fac2,min=4");
+/// use dls_runtime::Technique;
+/// let t: Technique = "FSC,h=200us,sigma=50us".parse().unwrap();
+/// assert_eq!(t.params.h, Some(0.0002));
+/// assert_eq!(t.to_string(), "fsc,h=200us,sigma=50us");
+/// assert_eq!(t.to_string().parse::<Technique>().unwrap(), t);
+/// let e = "fsc,q=1".parse::<Technique>().unwrap_err().to_string();
+/// assert!(e.contains("`q`") && e.contains("h, sigma, min, max, seed"));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Technique {
@@ -160,7 +34,8 @@ pub struct Technique {
 }
 
 impl Technique {
-    /// The technique with default parameters.
+    /// The technique with default parameters (techniques with required parameters, such as FSC,
+    /// still need them before [`ChunkScheduler::new`](super::ChunkScheduler::new) accepts them).
     ///
     /// ```
     /// use dls_runtime::{Technique, technique::Kind};
@@ -169,10 +44,7 @@ impl Technique {
     pub fn new(kind: Kind) -> Self {
         Technique {
             kind,
-            params: Params {
-                min_chunk: 1,
-                ..Params::default()
-            },
+            params: Params::default(),
         }
     }
 
@@ -188,6 +60,258 @@ impl Technique {
             .collect::<Vec<_>>()
             .join(", ")
     }
+
+    /// One line: what the technique is and its source.
+    ///
+    /// ```
+    /// let t: dls_runtime::Technique = "tss".parse().unwrap();
+    /// assert!(t.description().contains("Tzen & Ni"));
+    /// ```
+    pub fn description(&self) -> &'static str {
+        self.kind.description()
+    }
+
+    /// The parameters this technique accepts (its own, then `min`, `max`, `seed`).
+    ///
+    /// ```
+    /// let t: dls_runtime::Technique = "tap,mu=1ms,sigma=1ms".parse().unwrap();
+    /// assert_eq!(t.parameters()[2].name, "alpha");
+    /// ```
+    pub fn parameters(&self) -> Vec<ParamSpec> {
+        self.kind.parameters()
+    }
+
+    /// Checks every parameter: durations and weights finite and > 0, `min` >= 1 and <= `max`,
+    /// parameters the technique does not take absent, and, when the number of ranks `p` is
+    /// known, one weight per rank and the required parameters present (FSC: h, sigma; FAC and
+    /// TAP: mu, sigma; theta: mu, sigma with model=normal, m with model=uniform2). Parsing calls
+    /// it with `None` (so a caller may fill required parameters in after parsing, as the
+    /// simulator does from its iterate-time model),
+    /// [`ChunkScheduler::new`](super::ChunkScheduler::new) with `Some(p)`.
+    ///
+    /// ```
+    /// let t: dls_runtime::Technique = "wf,weights=1:2".parse().unwrap();
+    /// assert!(t.validate(Some(2)).is_ok());
+    /// let e = t.validate(Some(3)).unwrap_err().to_string();
+    /// assert!(e.contains("wf") && e.contains("weights"));
+    /// let fsc: dls_runtime::Technique = "fsc,h=1ms".parse().unwrap();
+    /// assert!(fsc.validate(Some(4)).unwrap_err().to_string().contains("`sigma` is required"));
+    /// ```
+    pub fn validate(&self, p: Option<usize>) -> Result<(), TechniqueError> {
+        let k = self.kind;
+        let name = k.name();
+        let err = |param: &str, what: String| {
+            Err(TechniqueError::new(format!(
+                "{name}: parameter `{param}` {what}"
+            )))
+        };
+        let params = &self.params;
+        for (param, given) in self.given() {
+            if given && !k.parameters().iter().any(|s| s.name == param) {
+                return err(
+                    param,
+                    format!(
+                        "is not a parameter of {name}; valid parameters: {}",
+                        k.parameter_names()
+                    ),
+                );
+            }
+        }
+        if params.min_chunk == 0 {
+            return err("min", "must be a whole number >= 1, got `0`".into());
+        }
+        if let Some(max) = params.max_chunk {
+            if max < params.min_chunk {
+                return err(
+                    "min",
+                    format!(
+                        "({}) is above parameter `max` ({max}); min must be <= max",
+                        params.min_chunk
+                    ),
+                );
+            }
+        }
+        for (param, value) in [("h", params.h), ("sigma", params.sigma), ("mu", params.mu)] {
+            if let Some(v) = value {
+                if !(v.is_finite() && v > 0.0) {
+                    return err(param, format!("must be a finite duration > 0, got `{v}`"));
+                }
+            }
+        }
+        if let Some(w) = &params.weights {
+            if let Some(bad) = w.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+                return err(
+                    "weights",
+                    format!("must all be finite numbers > 0, got `{bad}`"),
+                );
+            }
+            if w.is_empty() {
+                return err("weights", "needs at least one weight".into());
+            }
+            if let Some(p) = p {
+                if w.len() != p {
+                    return err(
+                        "weights",
+                        format!(
+                            "has {} values but there are {p} ranks (one weight per rank)",
+                            w.len()
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(b) = params.b {
+            if b < 2 {
+                return err("b", format!("must be a whole number >= 2, got `{b}`"));
+            }
+        }
+        if let Some(x) = params.x {
+            if !(x.is_finite() && x > 0.0) {
+                return err("x", format!("must be a finite number > 0, got `{x}`"));
+            }
+        }
+        if let Some(s) = params.swr {
+            if !(0.0..=1.0).contains(&s) {
+                return err("swr", format!("must be a number in [0, 1], got `{s}`"));
+            }
+        }
+        if let Some(a) = params.alpha {
+            if !(a.is_finite() && a >= 0.0) {
+                return err("alpha", format!("must be a finite number >= 0, got `{a}`"));
+            }
+        }
+        if let Some(m) = params.m {
+            if !(m.is_finite() && m >= 1.0) {
+                return err("m", format!("must be a finite number >= 1, got `{m}`"));
+            }
+        }
+        let required: &[&str] = match k {
+            Kind::Fsc => &["h", "sigma"],
+            Kind::Fac | Kind::Tap => &["mu", "sigma"],
+            Kind::Theta => match params.theta_model() {
+                ThetaModel::Normal => &["mu", "sigma"],
+                ThetaModel::ShiftedUniform => &["m"],
+                _ => &[],
+            },
+            _ => &[],
+        };
+        for param in required.iter().filter(|_| p.is_some()) {
+            if !self.given().iter().any(|(n, g)| n == param && *g) {
+                return err(
+                    param,
+                    format!(
+                        "is required{}; for example `{}`",
+                        if k == Kind::Theta {
+                            format!(" with model={}", params.theta_model())
+                        } else {
+                            String::new()
+                        },
+                        k.example_with(param)
+                    ),
+                );
+            }
+        }
+        if k == Kind::Theta {
+            let model = params.theta_model();
+            if params.m.is_some() && model != ThetaModel::ShiftedUniform {
+                return err(
+                    "m",
+                    format!("applies only to model=uniform2, not model={model}"),
+                );
+            }
+            for (param, v) in [("mu", params.mu), ("sigma", params.sigma)] {
+                if v.is_some() && model != ThetaModel::Normal {
+                    return err(
+                        param,
+                        format!("applies only to model=normal, not model={model}"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Which parameters are given (not at their "not given" default), by name.
+    fn given(&self) -> [(&'static str, bool); 14] {
+        let p = &self.params;
+        [
+            ("h", p.h.is_some()),
+            ("sigma", p.sigma.is_some()),
+            ("mu", p.mu.is_some()),
+            ("weights", p.weights.is_some()),
+            ("b", p.b.is_some()),
+            ("x", p.x.is_some()),
+            ("swr", p.swr.is_some()),
+            ("alpha", p.alpha.is_some()),
+            ("criterion", p.criterion.is_some()),
+            ("model", p.model.is_some()),
+            ("m", p.m.is_some()),
+            ("min", p.min_chunk != 1),
+            ("max", p.max_chunk.is_some()),
+            ("seed", p.seed != 0),
+        ]
+    }
+
+    /// Stores one `key=value` parameter (key already lower-case and accepted by the kind).
+    fn set(&mut self, key: &str, value: &str) -> Result<(), TechniqueError> {
+        let name = self.kind.name();
+        let bad = |what: &str| {
+            TechniqueError::new(format!(
+                "{name}: parameter `{key}` must be {what}, got `{value}`"
+            ))
+        };
+        let count = |v: &str| v.parse::<u64>().map_err(|_| bad("a whole number"));
+        let number = |v: &str| {
+            v.parse::<f64>()
+                .map_err(|_| bad("a number such as 0.5 or 1e-3"))
+        };
+        let duration = |v: &str| {
+            parse_duration(v).ok_or_else(|| {
+                bad("a duration such as 200us, 1.5ms or 0.002 (ns, us, ms, s; bare number = seconds)")
+            })
+        };
+        let p = &mut self.params;
+        match key {
+            "min" => p.min_chunk = count(value)?,
+            "max" => p.max_chunk = Some(count(value)?),
+            "seed" => p.seed = count(value)?,
+            "h" => p.h = Some(duration(value)?),
+            "sigma" => p.sigma = Some(duration(value)?),
+            "mu" => p.mu = Some(duration(value)?),
+            "weights" => {
+                let w: Result<Vec<f64>, _> = value.split(':').map(|v| v.trim().parse()).collect();
+                p.weights = Some(w.map_err(|_| bad("numbers > 0 separated by `:`, e.g. 1:1:2"))?);
+            }
+            "b" => p.b = Some(count(value)?),
+            "x" => p.x = Some(number(value)?),
+            "swr" => p.swr = Some(number(value)?),
+            "alpha" => p.alpha = Some(number(value)?),
+            "criterion" => p.criterion = Some(value.parse().map_err(|e: String| bad(&e))?),
+            "model" => p.model = Some(value.parse().map_err(|e: String| bad(&e))?),
+            "m" => p.m = Some(number(value)?),
+            _ => {
+                return Err(TechniqueError::new(format!(
+                    "{name}: unknown parameter `{key}`; valid parameters: {}",
+                    self.kind.parameter_names()
+                )))
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Kind {
+    /// The example specification, or one that shows `param` when the example lacks it.
+    fn example_with(self, param: &str) -> String {
+        let ex = self.example();
+        if ex.contains(&format!("{param}=")) {
+            return ex.to_string();
+        }
+        match param {
+            "m" => "theta,model=uniform2,m=3".into(),
+            _ => "theta,model=normal,mu=1ms,sigma=1ms".into(),
+        }
+    }
 }
 
 impl FromStr for Technique {
@@ -196,55 +320,42 @@ impl FromStr for Technique {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let mut parts = text.split(',');
         let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let kind = Kind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| {
-                TechniqueError::new(format!(
-                    "unknown technique `{}`; valid techniques: {}",
-                    name,
-                    Technique::valid_names()
-                ))
-            })?;
+        let kind = Kind::from_name(&name).ok_or_else(|| {
+            TechniqueError::new(format!(
+                "unknown technique `{name}`; valid techniques: {}",
+                Technique::valid_names()
+            ))
+        })?;
         let mut t = Technique::new(kind);
+        let mut seen: Vec<String> = Vec::new();
         for part in parts {
-            let (key, value) = part.split_once('=').ok_or_else(|| {
-                TechniqueError::new(format!(
-                    "{}: parameter `{}` needs a value (key=value)",
+            let part = part.trim();
+            let Some((key, value)) = part.split_once('=') else {
+                return Err(TechniqueError::new(format!(
+                    "{}: parameter `{part}` needs a value (key=value); valid parameters: {}",
                     kind.name(),
-                    part.trim()
-                ))
-            })?;
+                    kind.parameter_names()
+                )));
+            };
             let key = key.trim().to_ascii_lowercase();
             let value = value.trim();
-            let bad = |what: &str| {
-                TechniqueError::new(format!(
-                    "{}: parameter `{key}` {what}, got `{value}`",
-                    kind.name()
-                ))
-            };
-            match key.as_str() {
-                "min" => {
-                    t.params.min_chunk = value
-                        .parse()
-                        .map_err(|_| bad("must be a whole number >= 1"))?
-                }
-                "max" => {
-                    t.params.max_chunk = Some(
-                        value
-                            .parse()
-                            .map_err(|_| bad("must be a whole number >= 1"))?,
-                    )
-                }
-                _ => {
-                    return Err(TechniqueError::new(format!(
-                        "{}: unknown parameter `{key}`; valid parameters: min, max",
-                        kind.name()
-                    )))
-                }
+            if !kind.parameters().iter().any(|s| s.name == key) {
+                return Err(TechniqueError::new(format!(
+                    "{}: unknown parameter `{key}`; valid parameters: {}",
+                    kind.name(),
+                    kind.parameter_names()
+                )));
             }
+            if seen.contains(&key) {
+                return Err(TechniqueError::new(format!(
+                    "{}: parameter `{key}` is given twice",
+                    kind.name()
+                )));
+            }
+            t.set(&key, value)?;
+            seen.push(key);
         }
+        t.validate(None)?;
         Ok(t)
     }
 }
@@ -252,12 +363,47 @@ impl FromStr for Technique {
 impl fmt::Display for Technique {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.kind.name())?;
-        if self.params.min_chunk != 1 {
-            write!(f, ",min={}", self.params.min_chunk)?;
-        }
-        if let Some(m) = self.params.max_chunk {
-            write!(f, ",max={m}")?;
+        let p = &self.params;
+        for spec in self.kind.parameters() {
+            let value = match spec.name {
+                "h" => p.h.map(format_duration),
+                "sigma" => p.sigma.map(format_duration),
+                "mu" => p.mu.map(format_duration),
+                "weights" => p.weights.as_ref().map(|w| {
+                    w.iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(":")
+                }),
+                "b" => p.b.map(|v| v.to_string()),
+                "x" => p.x.map(|v| v.to_string()),
+                "swr" => p.swr.map(|v| v.to_string()),
+                "alpha" => p.alpha.map(|v| v.to_string()),
+                "criterion" => p.criterion.map(|v| v.to_string()),
+                "model" => p.model.map(|v| v.to_string()),
+                "m" => p.m.map(|v| v.to_string()),
+                "min" => (p.min_chunk != 1).then(|| p.min_chunk.to_string()),
+                "max" => p.max_chunk.map(|v| v.to_string()),
+                "seed" => (p.seed != 0).then(|| p.seed.to_string()),
+                _ => None,
+            };
+            if let Some(v) = value {
+                write!(f, ",{}={v}", spec.name)?;
+            }
         }
         Ok(())
+    }
+}
+
+impl serde::Serialize for Technique {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Technique {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }

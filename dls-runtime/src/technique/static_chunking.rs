@@ -1,4 +1,5 @@
-//! STATIC: one chunk of `ceil(N/P)` iterates per rank.
+//! STATIC, static chunking: one chunk of `c = ceil(N/P)` iterates per rank (the last one
+//! shorter). No source needed: it is the baseline every paper compares against.
 
 use super::state::LoopState;
 

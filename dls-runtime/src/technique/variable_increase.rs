@@ -1,0 +1,16 @@
+//! VISS, variable increase self-scheduling (LB4OMP form): stages of P chunks whose increase
+//! halves at every stage,
+//! `c_0 = N / (X·P)` (X defaults to P, `viss,x=4`), `c_j = c_0·(1 − 0.5^(j+1)) / 0.5`,
+//! i.e. c_0, 1.5·c_0, 1.75·c_0, ... approaching 2·c_0; rounded down.
+
+use super::rounding::floor_chunk;
+use super::state::LoopState;
+
+/// The chunk of stage (batch) j.
+pub(crate) fn chunk(s: &LoopState) -> u64 {
+    let p = s.p as f64;
+    let x = s.params.x.unwrap_or(p);
+    let c0 = s.n as f64 / (x * p);
+    let j = s.batch.index.min(1100) as i32;
+    floor_chunk(c0 * (1.0 - 0.5f64.powi(j + 1)) / 0.5)
+}

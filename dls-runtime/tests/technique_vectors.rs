@@ -1,0 +1,475 @@
+//! Exact chunk sequences: the test vectors of techniques.md, hand-computed cases for FAC, WF,
+//! AWF (across time steps and within the loop) and AF, θ against seed 000's closed forms, and the
+//! edge cases where existing tools lose iterates.
+
+mod technique_support;
+
+use dls_runtime::technique::{AwfHistory, Kind, OrderMoments, ThetaCriterion};
+use dls_runtime::{Chunk, ChunkScheduler, ChunkTiming, Technique};
+use technique_support::{repeat, round_robin};
+
+fn sched(spec: &str, n: u64, p: usize) -> ChunkScheduler {
+    ChunkScheduler::new(&spec.parse::<Technique>().unwrap(), n, p).unwrap()
+}
+
+fn timing(iterates: u64, work_s: f64, elapsed_s: f64) -> ChunkTiming {
+    ChunkTiming {
+        iterates,
+        work_s,
+        elapsed_s,
+    }
+}
+
+// ---- techniques.md test vectors (N = 1000, P = 4, min chunk 1) ----
+
+#[test]
+fn gss_vector() {
+    assert_eq!(
+        round_robin("gss", 1000, 4),
+        [250, 188, 141, 106, 79, 59, 45, 33, 25, 19, 14, 11, 8, 6, 4, 3, 3, 2, 1, 1, 1, 1]
+    );
+}
+
+#[test]
+fn fac2_vector() {
+    let mut expected = repeat(&[(125, 4), (63, 4), (31, 4), (16, 4), (8, 4), (4, 4), (2, 4)]);
+    expected.extend([1, 1, 2]);
+    assert_eq!(expected.len(), 31);
+    assert_eq!(round_robin("fac2", 1000, 4), expected);
+}
+
+#[test]
+fn tss_vector() {
+    assert_eq!(
+        round_robin("tss", 1000, 4),
+        [125, 117, 109, 101, 92, 84, 76, 68, 59, 51, 43, 35, 26, 14]
+    );
+}
+
+#[test]
+fn fiss_vector() {
+    let mut expected = repeat(&[(50, 4), (83, 4), (116, 4)]);
+    expected.push(4);
+    assert_eq!(round_robin("fiss,b=3", 1000, 4), expected);
+    assert_eq!(round_robin("fiss", 1000, 4), expected, "B defaults to 3");
+}
+
+#[test]
+fn tfss_vector() {
+    let mut expected = repeat(&[(113, 4), (80, 4), (47, 4)]);
+    expected.extend([14, 14, 12]);
+    assert_eq!(round_robin("tfss", 1000, 4), expected);
+}
+
+#[test]
+fn fsc_vector() {
+    let sizes = round_robin("fsc,h=200us,sigma=100us", 1000, 4);
+    assert_eq!(sizes[0], 72);
+    assert!(sizes[..13].iter().all(|&c| c == 72));
+    assert_eq!(sizes[13], 1000 - 13 * 72);
+}
+
+#[test]
+fn mfsc_vector() {
+    let sizes = round_robin("mfsc", 1000, 4);
+    assert!(sizes[..32].iter().all(|&c| c == 31));
+    assert_eq!(sizes[32..], [1000 - 32 * 31]);
+}
+
+#[test]
+fn static_and_ss() {
+    assert_eq!(round_robin("static", 10, 4), [3, 3, 3, 1]);
+    assert_eq!(round_robin("ss", 5, 2), [1; 5]);
+}
+
+// ---- hand-computed cases ----
+
+#[test]
+fn fac_hand_computed() {
+    // mu = sigma (only sigma/mu matters), N = 1000, P = 4.
+    // batch 0: b = 4·1/(2·sqrt 1000) = 0.0632456, x0 = 1 + b² + b·sqrt(b² + 2) = 1.0935308,
+    //          c = ceil(1000/(4·1.0935308)) = ceil(228.617) = 229  -> R = 84
+    // batch 1: b = 4/(2·sqrt 84) = 0.2182179, x = 2 + b² + b·sqrt(b² + 4) = 2.4866460,
+    //          c = ceil(84/(4·2.4866460)) = ceil(8.445) = 9  -> R = 48
+    // batch 2: b = 4/(2·sqrt 48) = 0.2886751, x = 2 + 1/12 + b·sqrt(b² + 4) = 2.6666667,
+    //          c = ceil(48/(4·2.6666667)) = ceil(4.5) = 5  -> R = 28
+    let sizes = round_robin("fac,mu=1ms,sigma=1ms", 1000, 4);
+    assert_eq!(sizes[..12], repeat(&[(229, 4), (9, 4), (5, 4)]));
+    assert_eq!(sizes.iter().sum::<u64>(), 1000);
+}
+
+#[test]
+fn wf_hand_computed() {
+    // weights 1:1:1:3 normalised to sum P = 4: (2/3, 2/3, 2/3, 2).
+    // batch 0: ceil(1000/8) = 125 -> ceil(83.3) = 84, 84, 84, 250  (R = 498)
+    // batch 1: ceil(498/8) = 63  -> 42, 42, 42, 126                (R = 246)
+    // batch 2: ceil(246/8) = 31  -> ceil(20.7) = 21, 21, 21, 62    (R = 121)
+    let sizes = round_robin("wf,weights=1:1:1:3", 1000, 4);
+    assert_eq!(
+        sizes[..12],
+        [84, 84, 84, 250, 42, 42, 42, 126, 21, 21, 21, 62]
+    );
+    assert_eq!(sizes.iter().sum::<u64>(), 1000);
+    let s = sched("wf,weights=1:1:1:3", 1000, 4);
+    let w = s.weights();
+    assert!((w[0] - 2.0 / 3.0).abs() < 1e-12 && (w[3] - 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn awf_history_hand_computed() {
+    // step 1: (iterates, seconds) = (100, 1), (100, 2), (100, 4)
+    // step 2:                       (200, 2), (100, 2), (50, 2)
+    // pi_0 = (1·1 + 2·2)/(1·100 + 2·200) = 0.01, pi_1 = (2 + 4)/(100 + 200) = 0.02,
+    // pi_2 = (4 + 4)/(100 + 100) = 0.04; mean pi = 0.07/3;
+    // rho = mean/pi = (2.333, 1.1667, 0.5833), w = 3·rho/Σrho = (12/7, 6/7, 3/7).
+    let mut h = AwfHistory::new(3);
+    h.update(&[(100, 1.0), (100, 2.0), (100, 4.0)]).unwrap();
+    h.update(&[(200, 2.0), (100, 2.0), (50, 2.0)]).unwrap();
+    let w = h.weights();
+    for (got, want) in w.iter().zip([12.0 / 7.0, 6.0 / 7.0, 3.0 / 7.0]) {
+        assert!((got - want).abs() < 1e-12, "{w:?}");
+    }
+    // AWF then runs WF with these weights: ceil(700/6) = 117 ->
+    // ceil(12/7·117 = 200.6) = 201, ceil(6/7·117 = 100.3) = 101, ceil(3/7·117 = 50.1) = 51.
+    let mut s = sched("awf", 700, 3);
+    s.set_weights(w).unwrap();
+    let sizes: Vec<u64> = (0..3).map(|r| s.next_chunk(r).unwrap().size).collect();
+    assert_eq!(sizes, [201, 101, 51]);
+    // The weights parameter is the same thing as set_weights.
+    assert_eq!(
+        round_robin("awf,weights=12:6:3", 700, 3)[..3],
+        [201, 101, 51]
+    );
+}
+
+#[test]
+fn awf_b_and_d_hand_computed() {
+    // P = 2, N = 1000. Batch 0 has no measurements: weights 1, ceil(1000/4) = 250 each.
+    // Rank 0: 250 iterates in 2.5 s work (0.01/iterate), 3.0 s elapsed;
+    // rank 1: 250 iterates in 7.5 s work (0.03/iterate), 7.5 s elapsed.
+    // AWF-B (work): 1/pi = (100, 33.3), w = 2·(100, 33.3)/133.3 = (1.5, 0.5);
+    //   batch 1: ceil(500/4) = 125 -> ceil(187.5) = 188, ceil(62.5) = 63.
+    // AWF-D (elapsed): pi = (0.012, 0.03), 1/pi = (83.3, 33.3), w = (1.428571, 0.571429);
+    //   batch 1: ceil(178.57) = 179, ceil(71.43) = 72.
+    for (spec, want) in [("awf-b", [188, 63]), ("awf-d", [179, 72])] {
+        let mut s = sched(spec, 1000, 2);
+        assert_eq!(
+            s.next_chunk(0),
+            Some(Chunk {
+                start: 0,
+                size: 250
+            })
+        );
+        assert_eq!(
+            s.next_chunk(1),
+            Some(Chunk {
+                start: 250,
+                size: 250
+            })
+        );
+        s.record(0, timing(250, 2.5, 3.0));
+        s.record(1, timing(250, 7.5, 7.5));
+        let got = [s.next_chunk(0).unwrap().size, s.next_chunk(1).unwrap().size];
+        assert_eq!(got, want, "{spec}");
+    }
+}
+
+#[test]
+fn awf_b_weights_stay_fixed_within_a_batch_but_awf_c_adapts_per_request() {
+    // Same start as above. AWF-B: rank 0's record between its batch-1 requests changes nothing
+    // until the next batch. AWF-C: the weights follow every record, and R is taken afresh.
+    let mut b = sched("awf-b", 1000, 2);
+    let mut c = sched("awf-c", 1000, 2);
+    for s in [&mut b, &mut c] {
+        s.next_chunk(0);
+        s.next_chunk(1);
+        s.record(0, timing(250, 2.5, 2.5));
+    }
+    // AWF-B: batch 1 starts now with only rank 0 measured: rank 1 counts as average -> w = (1, 1).
+    assert_eq!(b.next_chunk(0).unwrap().size, 125);
+    b.record(1, timing(250, 7.5, 7.5));
+    assert_eq!(b.next_chunk(1).unwrap().size, 125);
+    // AWF-C takes R afresh at every request: its first chunks were 250 and ceil(750/4) = 188
+    // (R = 562). Rank 0 alone measured -> w = 1: ceil(562/4) = 141 (R = 421);
+    // then rank 1 measured at 0.03 -> w1 = 0.5: ceil(0.5·ceil(421/4) = 53) = 53.
+    assert_eq!(c.next_chunk(0).unwrap().size, 141);
+    c.record(1, timing(250, 7.5, 7.5));
+    assert_eq!(c.next_chunk(1).unwrap().size, 53);
+    let w = c.weights();
+    assert!((w[0] - 1.5).abs() < 1e-12 && (w[1] - 0.5).abs() < 1e-12);
+}
+
+#[test]
+fn awf_e_uses_elapsed_time() {
+    // Equal work, but rank 1 waits 3x longer per chunk (overhead): AWF-C sees equal ranks,
+    // AWF-E weights rank 0 three times rank 1 -> w = (1.5, 0.5).
+    for (spec, want) in [("awf-c", [1.0, 1.0]), ("awf-e", [1.5, 0.5])] {
+        let mut s = sched(spec, 1000, 2);
+        s.next_chunk(0);
+        s.next_chunk(1);
+        s.record(0, timing(250, 2.5, 2.5));
+        s.record(1, timing(250, 2.5, 7.5));
+        let w = s.weights();
+        assert!(
+            (w[0] - want[0]).abs() < 1e-12 && (w[1] - want[1]).abs() < 1e-12,
+            "{spec}: {w:?}"
+        );
+    }
+}
+
+#[test]
+fn af_hand_computed() {
+    // P = 2, N = 1000. Before sigma is known (two chunks), AF hands out FAC2 chunks:
+    // batch 0: 250, 250; batch 1 (R_j = 500): 125, 125.
+    let mut s = sched("af", 1000, 2);
+    let first: Vec<u64> = [0, 1, 0, 1]
+        .iter()
+        .map(|&r| s.next_chunk(r).unwrap().size)
+        .collect();
+    assert_eq!(first, [250, 250, 125, 125]);
+    // Rank 0: 250 in 2.5 s, 125 in 1.5 s.  Rank 1: 250 in 5 s, 125 in 2 s.
+    s.record(0, timing(250, 2.5, 2.5));
+    s.record(0, timing(125, 1.5, 1.5));
+    s.record(1, timing(250, 5.0, 5.0));
+    s.record(1, timing(125, 2.0, 2.0));
+    // mu_0 = 4/375 = 0.0106667; sigma_0² = (2.5²/250 + 1.5²/125 − 4²/375)/(2−1) = 3.3333e-4
+    // mu_1 = 7/375 = 0.0186667; sigma_1² = (5²/250 + 2²/125 − 7²/375)/(2−1)   = 1.3333e-3
+    let st = s.stats();
+    assert!((st[0].mu.unwrap() - 4.0 / 375.0).abs() < 1e-15);
+    assert!((st[0].sigma.unwrap().powi(2) - 1.0 / 3000.0).abs() < 1e-12);
+    assert!((st[1].sigma.unwrap().powi(2) - 1.0 / 750.0).abs() < 1e-12);
+    // D = Σ sigma²/mu = 0.03125 + 0.0714286 = 0.1026786; T = 1/(93.75 + 53.5714) = 0.00678788.
+    // rank 0, R = 250: TR = 1.696970, c = (D + 2TR − sqrt(D² + 4·D·TR))/(2·mu_0)
+    //                 = (3.496618 − 0.841138)/0.0213333 = 124.48 -> 125
+    // rank 1, R = 125: TR = 0.848485, c = (1.799648 − 0.599189)/0.0373333 = 32.16 -> 33
+    assert_eq!(s.next_chunk(0).unwrap().size, 125);
+    assert_eq!(s.next_chunk(1).unwrap().size, 33);
+    // Every iterate is still handed out, and per-rank chunk counts add up.
+    let mut total = 1000 - s.remaining();
+    while let Some(c) = s.next_chunk(0) {
+        total += c.size;
+    }
+    assert_eq!(total, 1000);
+}
+
+#[test]
+fn af_reports_iterates_for_every_rank() {
+    // One public tool reports zero iterates for AF workers: per-rank counts must add up to N.
+    let mut s = sched("af", 10_000, 4);
+    let speeds = [1e-3, 2e-3, 1e-3, 4e-3];
+    technique_support::drive(&mut s, &speeds, 1e-5, 3).unwrap();
+    assert!(s.stats().iter().all(|r| r.iterates > 0));
+    assert_eq!(s.stats().iter().map(|r| r.iterates).sum::<u64>(), 10_000);
+}
+
+// ---- theta split (seed 000 §4) ----
+
+fn harmonic(k: usize) -> f64 {
+    (1..=k).map(|i| 1.0 / i as f64).sum()
+}
+
+#[test]
+fn theta_closed_forms() {
+    for k in [1usize, 2, 3, 4, 8, 16, 32, 64, 128, 1000] {
+        let kf = k as f64;
+        let exp = OrderMoments::exponential(k);
+        let h = harmonic(k);
+        // exponential: θa = 1/H_k, θb = H_k/(2H_k − 1/k), θc = 1/(2 + 1/2 + ... + 1/(k−1))
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(exp.theta(ThetaCriterion::A), 1.0 / h), "k = {k}");
+        assert!(close(
+            exp.theta(ThetaCriterion::B),
+            h / (2.0 * h - 1.0 / kf)
+        ));
+        let c = if k == 1 {
+            1.0
+        } else {
+            1.0 / (1.0 + harmonic(k - 1))
+        };
+        assert!(close(exp.theta(ThetaCriterion::C), c), "k = {k}");
+        // uniform case 1: θa = (k+1)/(2k), θb = k/(2k−1), θc = (k+1)/(3k−1)
+        let uni = OrderMoments::uniform(k);
+        assert!(close(uni.theta(ThetaCriterion::A), (kf + 1.0) / (2.0 * kf)));
+        assert!(close(uni.theta(ThetaCriterion::B), kf / (2.0 * kf - 1.0)));
+        assert!(close(
+            uni.theta(ThetaCriterion::C),
+            (kf + 1.0) / (3.0 * kf - 1.0)
+        ));
+    }
+}
+
+#[test]
+fn theta_matches_seed_000_tables() {
+    // Table 3 (exponential) θa and θc, table 4 (uniform 1), table 5 (uniform 2, m = 3), to the
+    // three printed digits. (Table 3's θb column does not follow from formula b†, e.g. k = 2:
+    // 1.5/(3 − 0.5) = 0.6 against the printed .800; the formula is what is implemented.)
+    type Row = (usize, [f64; 2], [f64; 3], [f64; 3]);
+    let rows: [Row; 4] = [
+        (
+            2,
+            [0.667, 0.500],
+            [0.750, 0.667, 0.600],
+            [0.938, 0.889, 0.882],
+        ),
+        (
+            4,
+            [0.480, 0.353],
+            [0.625, 0.571, 0.455],
+            [0.893, 0.824, 0.806],
+        ),
+        (
+            16,
+            [0.296, 0.232],
+            [0.531, 0.516, 0.362],
+            [0.850, 0.769, 0.739],
+        ),
+        (
+            128,
+            [0.184, 0.156],
+            [0.504, 0.502, 0.337],
+            [0.835, 0.752, 0.717],
+        ),
+    ];
+    let crit = [ThetaCriterion::A, ThetaCriterion::B, ThetaCriterion::C];
+    for (k, exp, uni, uni2) in rows {
+        let e = OrderMoments::exponential(k);
+        assert!(
+            (e.theta(ThetaCriterion::A) - exp[0]).abs() < 5e-4,
+            "k = {k}"
+        );
+        assert!(
+            (e.theta(ThetaCriterion::C) - exp[1]).abs() < 5e-4,
+            "k = {k}"
+        );
+        for (i, c) in crit.iter().enumerate() {
+            let u = OrderMoments::uniform(k).theta(*c);
+            assert!((u - uni[i]).abs() < 5e-4, "uniform k = {k} {c}: {u}");
+            let u2 = OrderMoments::shifted_uniform(k, 3.0).theta(*c);
+            assert!((u2 - uni2[i]).abs() < 5e-4, "uniform2 k = {k} {c}: {u2}");
+        }
+    }
+}
+
+#[test]
+fn theta_split_chunks() {
+    // uniform, criterion a, P = 4: θ = 5/8. First chunks floor(0.625·250) = 156 for every rank,
+    // then fillers of ceil((1000 − 4·156)/4) = 94.
+    let t: Technique = "theta,criterion=a,model=uniform".parse().unwrap();
+    let mut s = ChunkScheduler::new(&t, 1000, 4).unwrap();
+    assert_eq!(s.theta(), 0.625);
+    let sizes: Vec<u64> = (0..8).map(|i| s.next_chunk(i % 4).unwrap().size).collect();
+    assert_eq!(sizes, [156, 156, 156, 156, 94, 94, 94, 94]);
+    assert_eq!(s.next_chunk(0), None);
+    // A rank that asks late still gets its first chunk: fillers never take it.
+    let mut s = ChunkScheduler::new(&t, 1000, 4).unwrap();
+    let mut got = vec![];
+    for r in [0, 0, 0, 0, 0, 0, 1, 2, 3] {
+        got.push(s.next_chunk(r).map(|c| c.size));
+    }
+    assert_eq!(
+        got[..5],
+        [Some(156), Some(94), Some(94), Some(94), Some(94)]
+    );
+    // Only the 3·156 = 468 owed iterates are left: idle rank 0 gets ceil(468/4) = 117 of them
+    // rather than stalling; the late ranks then get 156, 156 and the last 39.
+    assert_eq!(got[5..], [Some(117), Some(156), Some(156), Some(39)]);
+    // exponential criterion a, P = 4: θ = 1/H_4 = 0.48 -> floor(120) = 120, fillers 130.
+    assert_eq!(
+        round_robin("theta", 1000, 4),
+        [120, 120, 120, 120, 130, 130, 130, 130]
+    );
+}
+
+#[test]
+fn theta_from_measured_moments() {
+    // model=normal: per-iterate mu = 1 ms, sigma = 1 ms, N/P = 100 iterates per rank: the task
+    // time has mean 100 ms and sd 10 ms; P = 2: e_2 = 1/sqrt(pi), so
+    // θa = 100 / (100 + 10/sqrt(pi)) = 0.946602.
+    let t: Technique = "theta,model=normal,mu=1ms,sigma=1ms".parse().unwrap();
+    let s = ChunkScheduler::new(&t, 200, 2).unwrap();
+    let want = 100.0 / (100.0 + 10.0 / std::f64::consts::PI.sqrt());
+    assert!((s.theta() - want).abs() < 1e-6, "{}", s.theta());
+    // More variance, smaller θ; sigma -> 0 gives θ -> 1 (seed 000: no split needed).
+    let wide: Technique = "theta,model=normal,mu=1ms,sigma=10ms".parse().unwrap();
+    assert!(ChunkScheduler::new(&wide, 200, 2).unwrap().theta() < s.theta());
+    let narrow: Technique = "theta,model=normal,mu=1ms,sigma=1ns".parse().unwrap();
+    assert!(ChunkScheduler::new(&narrow, 200, 2).unwrap().theta() > 0.9999);
+}
+
+// ---- other techniques, by their formulas ----
+
+#[test]
+fn viss_pls_tap_rnd() {
+    // VISS, X = 4, N = 1000, P = 4: c0 = 1000/16 = 62.5 -> 62; c1 = 1.5·62.5 = 93.75 -> 93;
+    // c2 = 1.75·62.5 = 109.375 -> 109.
+    let mut expected = repeat(&[(62, 4), (93, 4), (109, 3)]);
+    expected.push(1000 - 248 - 372 - 327);
+    assert_eq!(round_robin("viss,x=4", 1000, 4), expected);
+    // PLS, SWR = 0.5: 125 each statically, then GSS on the rest: ceil(500/4) = 125, 94, ...
+    assert_eq!(
+        round_robin("pls", 1000, 4)[..7],
+        [125, 125, 125, 125, 125, 94, 71]
+    );
+    // TAP, v = 1.3·0.5 = 0.65, T = 250: c = ceil(250 + 0.21125 − 0.65·sqrt(500.105625))
+    //      = ceil(235.675) = 236.
+    assert_eq!(round_robin("tap,mu=2ms,sigma=1ms", 1000, 4)[0], 236);
+    // RND: every chunk in [min, max]; the same seed replays, another seed differs.
+    let a = round_robin("rnd,min=3,max=50,seed=7", 10_000, 4);
+    assert!(a[..a.len() - 1].iter().all(|c| (3..=50).contains(c)));
+    assert_eq!(a, round_robin("rnd,min=3,max=50,seed=7", 10_000, 4));
+    assert_ne!(a, round_robin("rnd,min=3,max=50,seed=8", 10_000, 4));
+}
+
+#[test]
+fn min_and_max_chunk_apply_to_every_technique() {
+    for kind in Kind::ALL {
+        let base: Vec<&str> = kind
+            .example()
+            .split(',')
+            .filter(|p| !p.starts_with("min=") && !p.starts_with("max="))
+            .collect();
+        let spec = format!("{},min=5,max=40", base.join(","));
+        let sizes = round_robin(&spec, 1000, 4);
+        let (last, body) = sizes.split_last().unwrap();
+        assert!(
+            body.iter().all(|c| (5..=40).contains(c)),
+            "{spec}: {sizes:?}"
+        );
+        assert!(*last <= 40, "{spec}");
+        assert_eq!(sizes.iter().sum::<u64>(), 1000, "{spec}");
+    }
+}
+
+// ---- edge cases where existing tools fail ----
+
+#[test]
+fn edge_cases_for_every_technique() {
+    for kind in Kind::ALL {
+        let spec = kind.example();
+        let t: Technique = spec.parse().unwrap();
+        // N = 0: nothing to hand out.
+        let mut s = ChunkScheduler::new(&t, 0, 4).unwrap();
+        assert!((0..4).all(|r| s.next_chunk(r).is_none()), "{spec}");
+        // N = 1 on 4 ranks: exactly one chunk of the one iterate.
+        let mut s = ChunkScheduler::new(&t, 1, 4).unwrap();
+        assert_eq!(s.next_chunk(2), Some(Chunk { start: 0, size: 1 }), "{spec}");
+        assert!((0..4).all(|r| s.next_chunk(r).is_none()), "{spec}");
+        // N < P: every iterate runs once.
+        let sizes = round_robin(spec, 3, 8);
+        assert_eq!(sizes.iter().sum::<u64>(), 3, "{spec}");
+        // N = 2 on 4 ranks.
+        assert_eq!(round_robin(spec, 2, 4).iter().sum::<u64>(), 2, "{spec}");
+    }
+}
+
+#[test]
+fn ss_on_one_rank_runs_all_ten_iterates() {
+    let mut s = sched("ss", 10, 1);
+    let starts: Vec<u64> = std::iter::from_fn(|| s.next_chunk(0))
+        .map(|c| {
+            assert_eq!(c.size, 1);
+            c.start
+        })
+        .collect();
+    assert_eq!(starts, (0..10).collect::<Vec<_>>());
+}
