@@ -5,6 +5,7 @@
 
 pub mod group;
 pub mod report;
+pub mod sim;
 pub mod runtime;
 pub mod technique;
 

@@ -40,6 +40,10 @@ pub struct LoopReport {
     pub p: usize,
     /// Wall-clock time of the loop (the makespan), seconds.
     pub parallel_time_s: f64,
+    /// Simulator only: lower bound of the makespan, max(total work / total speed, longest iterate
+    /// at the fastest speed), seconds (0 when not computed).
+    #[serde(default)]
+    pub lower_bound_s: f64,
     /// Estimated sequential cost: the sum of the ranks' work times, seconds.
     pub sequential_cost_s: f64,
     /// Efficiency estimate: sequential cost / (p × parallel time).

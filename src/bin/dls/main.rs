@@ -1,5 +1,56 @@
-//! The `dls` command-line tool.
+//! The `dls` command-line tool: explore loop scheduling techniques.
+//!
+//! - `dls chunks` prints the chunk sizes a non-adaptive technique hands out;
+//! - `dls simulate` simulates one loop on P ranks and prints its report (or JSON);
+//! - `dls compare` simulates the same loop under several techniques, side by side;
+//! - `dls hsf` reproduces Hummel, Schonberg & Flynn's (CACM 1992) comparison.
 
-fn main() {
-    println!("dls {}", env!("CARGO_PKG_VERSION"));
+mod args;
+mod chunks;
+mod compare;
+mod hsf;
+mod output;
+mod simulate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Dynamic loop scheduling: inspect and simulate loop scheduling techniques.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dls",
+    version,
+    about,
+    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n\nRun `dls <command> --help` for every option of a command."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Chunks(chunks::ChunksArgs),
+    Simulate(simulate::SimulateArgs),
+    Compare(compare::CompareArgs),
+    Hsf(hsf::HsfArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Chunks(a) => chunks::run(&a),
+        Command::Simulate(a) => simulate::run(&a),
+        Command::Compare(a) => compare::run(&a),
+        Command::Hsf(a) => hsf::run(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

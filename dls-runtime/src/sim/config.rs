@@ -1,0 +1,142 @@
+//! The settings of one simulated loop.
+
+use super::error::SimError;
+use super::iterate_time::IterateTimeModel;
+use super::speed::{RankSpeeds, Slowdown};
+use crate::Technique;
+
+/// Most ranks a simulation accepts (2^20 = 1,048,576; memory grows linearly with P).
+pub const MAX_RANKS: usize = 1 << 20;
+
+/// Everything that defines one simulated loop. Start from [`SimConfig::new`] and set fields.
+///
+/// ```
+/// use dls_runtime::sim::{simulate, SimConfig};
+/// let mut c = SimConfig::new("fac2".parse().unwrap(), 1000, 4);
+/// c.iterate_time = "exp:1ms".parse().unwrap();
+/// c.speeds = vec![1.0, 1.0, 1.0, 3.0];
+/// c.overhead_s = 5e-6;
+/// let out = simulate(&c).unwrap();
+/// assert_eq!(out.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimConfig {
+    /// The loop scheduling technique.
+    pub technique: Technique,
+    /// N, iterates of the loop.
+    pub n: u64,
+    /// P, ranks executing iterates (rank 0 also hosts the scheduler).
+    pub p: usize,
+    /// Time of each iterate at time factor 1. Default `const:1ms`.
+    pub iterate_time: IterateTimeModel,
+    /// Per-rank time factors (3 = three times slower); empty means all 1.
+    pub speeds: Vec<f64>,
+    /// Changes of rank speed during the loop.
+    pub slowdowns: Vec<Slowdown>,
+    /// h: seconds the scheduler spends serving one request (serialised). Default 0.
+    pub overhead_s: f64,
+    /// One-way message latency between a rank other than 0 and the scheduler, seconds. Default 0.
+    pub latency_s: f64,
+    /// Seed of the iterate-time model. Default 1.
+    pub seed: u64,
+    /// Record every chunk in the report's `chunk_map` (memory grows with the chunk count).
+    /// Default false.
+    pub chunk_map: bool,
+}
+
+impl SimConfig {
+    /// A loop of `n` iterates on `p` ranks with the default settings listed on each field.
+    ///
+    /// ```
+    /// let c = dls_runtime::sim::SimConfig::new(dls_runtime::Technique::new(
+    ///     dls_runtime::technique::Kind::Ss), 10, 2);
+    /// assert_eq!(c.iterate_time.to_string(), "const:1ms");
+    /// ```
+    pub fn new(technique: Technique, n: u64, p: usize) -> Self {
+        SimConfig {
+            technique,
+            n,
+            p,
+            iterate_time: IterateTimeModel::Constant(1e-3),
+            speeds: Vec::new(),
+            slowdowns: Vec::new(),
+            overhead_s: 0.0,
+            latency_s: 0.0,
+            seed: 1,
+            chunk_map: false,
+        }
+    }
+
+    /// Gives FSC, FAC and TAP what their formulas need and their specification left unset: mu
+    /// and sigma of the iterate-time model, and h = `overhead_s` (FSC). Values that are zero are
+    /// left unset (technique parameters must be positive). Returns a note naming what was filled,
+    /// or `None`.
+    ///
+    /// ```
+    /// let mut c = dls_runtime::sim::SimConfig::new("fac".parse().unwrap(), 100, 4);
+    /// c.iterate_time = "exp:2ms".parse().unwrap();
+    /// assert!(c.fill_technique_params().unwrap().contains("mu = 2ms"));
+    /// assert_eq!(c.technique.params.sigma, Some(2e-3));
+    /// ```
+    pub fn fill_technique_params(&mut self) -> Option<String> {
+        use crate::technique::Kind;
+        let kind = self.technique.kind;
+        if !matches!(kind, Kind::Fsc | Kind::Fac | Kind::Tap) {
+            return None;
+        }
+        let (mean, sd) = self.iterate_time.moments(self.n)?;
+        let params = &mut self.technique.params;
+        let mut filled = Vec::new();
+        let mut fill = |slot: &mut Option<f64>, name: &str, v: f64| {
+            if slot.is_none() && v > 0.0 && v.is_finite() {
+                *slot = Some(v);
+                filled.push(format!("{name} = {}", super::format_duration(v)));
+            }
+        };
+        if kind != Kind::Fsc {
+            fill(&mut params.mu, "mu", mean);
+        }
+        fill(&mut params.sigma, "sigma", sd);
+        if kind == Kind::Fsc {
+            fill(&mut params.h, "h", self.overhead_s);
+        }
+        if filled.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{}: {} taken from the simulated loop (set them in the technique spec to override)",
+            kind.name(),
+            filled.join(", ")
+        ))
+    }
+
+    /// Checks every setting and resolves the rank speeds for this loop.
+    ///
+    /// ```
+    /// let mut c = dls_runtime::sim::SimConfig::new("ss".parse().unwrap(), 10, 0);
+    /// assert!(c.validate().unwrap_err().to_string().contains("--p"));
+    /// c.p = 2;
+    /// c.latency_s = f64::NAN;
+    /// assert!(c.validate().unwrap_err().to_string().contains("--latency"));
+    /// ```
+    pub fn validate(&self) -> Result<RankSpeeds, SimError> {
+        if self.p == 0 || self.p > MAX_RANKS {
+            return Err(SimError::new(format!(
+                "--p: {} ranks requested; the simulator takes 1 to {MAX_RANKS}",
+                self.p
+            )));
+        }
+        for (what, v) in [
+            ("--overhead", self.overhead_s),
+            ("--latency", self.latency_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(SimError::new(format!(
+                    "{what}: {v} is not allowed; give a finite duration >= 0 (e.g. 5us)"
+                )));
+            }
+        }
+        self.iterate_time.check_len(self.n)?;
+        RankSpeeds::new(&self.speeds, &self.slowdowns, self.p, self.n)
+    }
+}

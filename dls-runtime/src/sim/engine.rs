@@ -1,0 +1,211 @@
+//! The discrete-event loop.
+//!
+//! # Model
+//!
+//! P ranks execute iterates; rank 0 also hosts the scheduler, as in seed 004 (Cariño &
+//! Banicescu's scheduler-worker strategy, where the scheduler participates in executing loads).
+//! Requests are served by a dedicated progress thread on rank 0, so rank 0 computes at full speed
+//! and requests never wait for rank 0 to finish an iterate (the starvation that techniques.md
+//! warns about). The progress thread is one server: it serves requests one at a time, in order of
+//! arrival, each in `h` seconds (`overhead_s`). A request that arrives while it is busy waits.
+//!
+//! One chunk on rank r:
+//! 1. r sends a request at time `t` (0 at the loop start, otherwise when its previous chunk
+//!    ended). The request carries the timing of r's previous chunk.
+//! 2. It arrives at `t + L` (`L` = `latency_s`; 0 for rank 0, which is local).
+//! 3. The scheduler serves it from `s = max(arrival, end of the previous service)` to `s + h`: it
+//!    records the piggy-backed timing ([`ChunkScheduler::record`], so adaptive techniques learn)
+//!    and takes the next chunk ([`ChunkScheduler::next_chunk`]).
+//! 4. The reply arrives at `s + h + L`; r executes the chunk: base work (the sum of the chunk's
+//!    iterate times) times r's time factor, with timed slowdowns applied exactly
+//!    ([`RankSpeeds::duration`]).
+//! 5. When the scheduler has no iterate left, the reply says so and r stops (that request still
+//!    costs `h` of server time).
+//!
+//! The makespan is the end of the last chunk. Events are kept in a binary heap keyed by
+//! (time, sequence number): equal times are served first come, first served, so a run is
+//! deterministic. Iterate times are drawn lazily in index order, so memory is O(P) plus the chunk
+//! map when requested.
+
+use std::cmp::Ordering;
+use std::collections::binary_heap::PeekMut;
+use std::collections::BinaryHeap;
+
+use super::config::SimConfig;
+use super::error::SimError;
+use super::outcome::SimOutcome;
+use super::speed::RankSpeeds;
+use crate::{ChunkScheduler, ChunkTiming, LoopReport, RankReport};
+
+/// Bits of [`Arrival::key`] that hold the rank.
+const RANK_BITS: u32 = 20;
+
+/// A request arriving at the scheduler: 16 bytes, so that the heap stays compact.
+#[derive(Debug, Clone, Copy)]
+struct Arrival {
+    /// Arrival time, seconds.
+    time: f64,
+    /// Sequence number (order of sending) in the high bits, rank in the low [`RANK_BITS`].
+    key: u64,
+}
+
+impl Arrival {
+    fn new(time: f64, seq: u64, rank: usize) -> Self {
+        Arrival {
+            time,
+            key: (seq << RANK_BITS) | rank as u64,
+        }
+    }
+
+    fn rank(&self) -> usize {
+        (self.key & ((1 << RANK_BITS) - 1)) as usize
+    }
+}
+
+impl PartialEq for Arrival {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Arrival {}
+
+impl PartialOrd for Arrival {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Arrival {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest arrival first; equal times
+    /// in order of sending.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .time
+            .total_cmp(&self.time)
+            .then(other.key.cmp(&self.key))
+    }
+}
+
+/// Simulates one loop (see the [module documentation](self) for the model).
+///
+/// ```
+/// use dls_runtime::sim::{simulate, SimConfig};
+/// // 4 iterates of 1 s on 2 ranks under STATIC, h = 0.1 s, L = 0.01 s: rank 0 is served at
+/// // [0, 0.1] and ends at 2.1; rank 1's request arrives at 0.01, is served at [0.1, 0.2], the
+/// // reply arrives at 0.21 and rank 1 ends at 2.21.
+/// let mut c = SimConfig::new("static".parse().unwrap(), 4, 2);
+/// c.iterate_time = "const:1s".parse().unwrap();
+/// c.overhead_s = 0.1;
+/// c.latency_s = 0.01;
+/// let out = simulate(&c).unwrap();
+/// assert!((out.report.parallel_time_s - 2.21).abs() < 1e-12);
+/// assert_eq!(out.report.lower_bound_s, 2.0);
+/// ```
+pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
+    let speeds = config.validate()?;
+    let (n, p) = (config.n, config.p);
+    let mut scheduler = ChunkScheduler::new(&config.technique, n, p)?;
+    let mut sampler = config.iterate_time.sampler(n, config.seed);
+    let h = config.overhead_s;
+    let latency = |rank: usize| if rank == 0 { 0.0 } else { config.latency_s };
+
+    let mut heap = BinaryHeap::with_capacity(p);
+    let mut seq = 0u64;
+    for rank in 0..p {
+        heap.push(Arrival::new(latency(rank), seq, rank));
+        seq += 1;
+    }
+    let mut ranks: Vec<RankReport> = (0..p)
+        .map(|rank| RankReport {
+            rank,
+            ..RankReport::default()
+        })
+        .collect();
+    let mut sent_at = vec![0.0f64; p];
+    let mut pending: Vec<Option<ChunkTiming>> = vec![None; p];
+    let mut chunk_map = Vec::new();
+    let mut server_free = 0.0f64;
+    let mut requests = 0u64;
+    let mut makespan = 0.0f64;
+    let mut base_work = 0.0f64;
+    let mut longest = 0.0f64;
+
+    // The earliest arrival is served; the rank's next request replaces it at the top of the heap
+    // (one sift-down instead of a pop and a push), or it leaves the heap when the loop is done.
+    while let Some(mut top) = heap.peek_mut() {
+        let (time, rank) = (top.time, top.rank());
+        let served = time.max(server_free) + h;
+        server_free = served;
+        requests += 1;
+        if let Some(timing) = pending[rank].take() {
+            scheduler.record(rank, timing);
+        }
+        let Some(chunk) = scheduler.next_chunk(rank) else {
+            PeekMut::pop(top);
+            continue;
+        };
+        let (work, longest_here) = sampler.take(chunk.size);
+        base_work += work;
+        longest = longest.max(longest_here);
+        let received = served + latency(rank);
+        let duration = speeds.duration(rank, received, work, chunk.start);
+        let done = received + duration;
+        let r = &mut ranks[rank];
+        r.iterates += chunk.size;
+        r.work_time_s += duration;
+        r.chunks += 1;
+        pending[rank] = Some(ChunkTiming {
+            iterates: chunk.size,
+            work_s: duration,
+            elapsed_s: done - sent_at[rank],
+        });
+        sent_at[rank] = done;
+        makespan = makespan.max(done);
+        if config.chunk_map {
+            chunk_map.push([chunk.start, chunk.size, rank as u64]);
+        }
+        *top = Arrival::new(done + latency(rank), seq, rank);
+        seq += 1;
+    }
+
+    for r in &mut ranks {
+        r.idle_time_s = (makespan - r.work_time_s).max(0.0);
+    }
+    let mut report = LoopReport {
+        name: "simulation".to_string(),
+        technique: config.technique.to_string(),
+        n,
+        p,
+        parallel_time_s: makespan,
+        lower_bound_s: lower_bound(&speeds, base_work, longest),
+        ranks,
+        chunk_map,
+        ..LoopReport::default()
+    };
+    report.summarise();
+    Ok(SimOutcome {
+        report,
+        iterate_time: config.iterate_time.to_string(),
+        overhead_s: h,
+        latency_s: config.latency_s,
+        seed: config.seed,
+        base_work_s: base_work,
+        longest_iterate_s: longest,
+        requests,
+        scheduler_busy_s: requests as f64 * h,
+    })
+}
+
+/// max(total base work / total speed, longest iterate at the fastest speed), where a rank's
+/// speed is 1 / its smallest time factor over the loop.
+fn lower_bound(speeds: &RankSpeeds, base_work: f64, longest: f64) -> f64 {
+    let total_speed: f64 = (0..speeds.len()).map(|r| 1.0 / speeds.min_factor(r)).sum();
+    let fastest = (0..speeds.len())
+        .map(|r| speeds.min_factor(r))
+        .fold(f64::INFINITY, f64::min);
+    if total_speed <= 0.0 || !fastest.is_finite() {
+        return 0.0;
+    }
+    (base_work / total_speed).max(longest * fastest)
+}

@@ -1,0 +1,37 @@
+//! A discrete-event simulator of loop scheduling.
+//!
+//! [`simulate`] executes a loop of N iterates on P simulated ranks, driven by the same
+//! [`ChunkScheduler`](crate::ChunkScheduler) as the runtime backends. Rank 0 also hosts the
+//! scheduler (seed 004); the [engine] documentation gives the timing model. Iterate times come
+//! from an [`IterateTimeModel`], rank heterogeneity from time factors and [`Slowdown`]s, and the
+//! result is a [`LoopReport`](crate::LoopReport) with the runtime's JSON field names plus a lower
+//! bound of the makespan. [`experiment`] reproduces Hummel, Schonberg & Flynn's comparison.
+//!
+//! ```
+//! use dls_runtime::sim::{simulate, SimConfig};
+//! let mut c = SimConfig::new("gss".parse().unwrap(), 10_000, 8);
+//! c.iterate_time = "exp:1ms".parse().unwrap();
+//! c.overhead_s = 5e-6;
+//! let out = simulate(&c).unwrap();
+//! assert!(out.report.efficiency > 0.8);
+//! assert!(out.report.parallel_time_s >= out.report.lower_bound_s);
+//! ```
+
+mod config;
+mod duration;
+pub mod engine;
+mod error;
+pub mod experiment;
+mod iterate_time;
+mod outcome;
+mod rng;
+mod speed;
+
+pub use config::{SimConfig, MAX_RANKS};
+pub use duration::{format_duration, parse_duration};
+pub use engine::simulate;
+pub use error::SimError;
+pub use experiment::{HsfGrid, HsfTable};
+pub use iterate_time::{IterateSampler, IterateTimeModel};
+pub use outcome::SimOutcome;
+pub use speed::{parse_speeds, RankSpeeds, Slowdown, SlowdownStart};

@@ -1,0 +1,100 @@
+//! Options shared by the commands that simulate, and their value parsers.
+
+use clap::Args;
+use dls::sim::{parse_duration, parse_speeds, IterateTimeModel, SimConfig, Slowdown};
+use dls::Technique;
+
+use crate::output::CliError;
+
+/// Parses `--overhead`.
+fn overhead(text: &str) -> Result<f64, String> {
+    parse_duration(text, "--overhead").map_err(|e| e.to_string())
+}
+
+/// Parses `--latency`.
+fn latency(text: &str) -> Result<f64, String> {
+    parse_duration(text, "--latency").map_err(|e| e.to_string())
+}
+
+/// Parses `--speeds` (a newtype, so that clap takes the list as one value).
+fn speeds(text: &str) -> Result<RankFactors, String> {
+    parse_speeds(text)
+        .map(RankFactors)
+        .map_err(|e| e.to_string())
+}
+
+/// The value of `--speeds`: one time factor per rank.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankFactors(pub Vec<f64>);
+
+/// Parses a technique specification.
+pub fn technique(text: &str) -> Result<Technique, String> {
+    text.parse::<Technique>().map_err(|e| e.to_string())
+}
+
+/// The loop to simulate: size, iterate times, rank speeds, costs.
+#[derive(Debug, Clone, Args)]
+pub struct LoopArgs {
+    /// Number of iterates N of the loop. Example: --n 100000
+    #[arg(long, value_name = "N")]
+    pub n: u64,
+
+    /// Number of ranks P that execute iterates (rank 0 also serves the scheduler). Example: --p 16
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u64).range(1..=dls::sim::MAX_RANKS as u64))]
+    pub p: u64,
+
+    /// Time of one iterate at speed 1: const:T, uniform:LOW:HIGH, normal:MEAN:SD (truncated at
+    /// 0), exp:MEAN, gamma:K:THETA (shape K, scale THETA), bimodal:P:A:B (A with probability P,
+    /// else B), linear:FIRST:LAST (over the index), file:PATH (one time per line). Times take a
+    /// unit ns, us, ms or s. Example: --iterate-time exp:1ms
+    #[arg(long, value_name = "MODEL", default_value = "const:1ms")]
+    pub iterate_time: IterateTimeModel,
+
+    /// Time factor of every rank, comma-separated, one per rank (3 = three times slower).
+    /// Default: all 1. Example: --speeds 1,1,1,3
+    #[arg(long, value_name = "F0,F1,...", value_parser = speeds)]
+    pub speeds: Option<RankFactors>,
+
+    /// A rank whose time factor is multiplied by FACTOR from WHEN on: RANK@WHENxFACTOR, WHEN a
+    /// fraction of the loop's iterates handed out (0.5: chunks handed out from the middle of the
+    /// loop on) or a simulated time with a unit (20ms: exact, from that moment). Repeatable.
+    /// Example: --slowdown 2@0.5x4 (rank 2 becomes 4x slower at half the loop)
+    #[arg(long, value_name = "RANK@WHENxFACTOR")]
+    pub slowdown: Vec<Slowdown>,
+
+    /// Scheduling overhead h: time the scheduler spends serving one chunk request (requests
+    /// are served one at a time). Example: --overhead 5us
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = overhead)]
+    pub overhead: f64,
+
+    /// One-way message latency between a rank and the scheduler on rank 0 (rank 0's own
+    /// requests are local). Example: --latency 2us
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = latency)]
+    pub latency: f64,
+
+    /// Seed of the iterate-time model (same seed, same loop). Example: --seed 7
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl LoopArgs {
+    /// The simulator settings for `technique`.
+    pub fn config(&self, technique: Technique) -> SimConfig {
+        let mut c = SimConfig::new(technique, self.n, self.p as usize);
+        c.iterate_time = self.iterate_time.clone();
+        c.speeds = self.speeds.clone().map(|f| f.0).unwrap_or_default();
+        c.slowdowns = self.slowdown.clone();
+        c.overhead_s = self.overhead;
+        c.latency_s = self.latency;
+        c.seed = self.seed;
+        c
+    }
+
+    /// Checks the settings that do not depend on the technique.
+    pub fn validate(&self) -> Result<(), CliError> {
+        self.config(Technique::new(dls::technique::Kind::Ss))
+            .validate()
+            .map(|_| ())
+            .map_err(CliError::from)
+    }
+}
