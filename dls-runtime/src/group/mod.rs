@@ -25,15 +25,25 @@
 //! ```
 
 mod error;
+mod groups;
 mod host_pattern;
+mod inner;
 mod layout;
+#[cfg(feature = "mpi")]
+mod level;
 mod plan;
 mod rack_map;
 mod report;
 mod spec;
+#[cfg(feature = "mpi")]
+mod two_level_mpi;
+#[cfg(feature = "mpi")]
+mod wire;
 
 pub use error::GroupError;
+pub use groups::{BodyResult, Groups};
 pub use host_pattern::HostPattern;
+pub use inner::Inner;
 pub use layout::{Group, GroupLayout, Role};
 pub use plan::{plan, Plan};
 pub use rack_map::{HostRule, RackMap, RankRule};

@@ -84,7 +84,7 @@ pub fn group_summary(report: &LoopReport) -> String {
         return String::new();
     }
     let mut s = format!(
-        "  two-level: coordinator {}, {} groups, group work-time AAD {:.3}, efficiency {:.3}\n",
+        "dls:   two-level: coordinator {}, {} groups, group work-time AAD {:.3}, efficiency {:.3}\n",
         report
             .coordinator
             .map_or_else(|| "-".to_string(), |c| c.to_string()),
@@ -95,7 +95,7 @@ pub fn group_summary(report: &LoopReport) -> String {
     for g in &report.groups {
         let ranks: Vec<String> = g.ranks.iter().map(usize::to_string).collect();
         s.push_str(&format!(
-            "  group {}: ranks {} (racks {}): outer iterates {}, chunks {}, inner iterates {}, work {:.4} s\n",
+            "dls:   group {}: ranks {} (racks {}): outer iterates {}, chunks {}, inner iterates {}, work {:.4} s\n",
             g.group,
             ranks.join(","),
             g.racks.join("+"),

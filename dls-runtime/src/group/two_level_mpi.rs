@@ -1,0 +1,339 @@
+//! The two-level loop on MPI (seed 004 fig. 3.4 and 3.5): communicators built from the group
+//! layout, the coordinator scheduling outer iterates among the group leaders, each group running
+//! its outer iterates in lock step and sharing their inner loops.
+
+use std::time::Instant;
+
+use mpi::topology::{Color, Communicator, SimpleCommunicator};
+use mpi::traits::{CommunicatorCollectives, Root};
+use serde::{Deserialize, Serialize};
+
+use super::inner::{Inner, InnerTally};
+use super::layout::{GroupLayout, Role};
+use super::level::Level;
+use super::plan::{plan, Plan};
+use super::rack_map::RackMap;
+use super::report::{summarise_groups, GroupReport};
+use super::spec::GroupSpec;
+use super::wire::{decode, encode};
+use crate::report::{LoopReport, RankReport};
+use crate::runtime::{DlsError, LoopIndex, LoopRange, Wire};
+use crate::{ChunkScheduler, ChunkTiming, Technique};
+
+/// Longest processor name exchanged (longer names are cut; MPI's own limit is 256).
+const NAME_LEN: usize = 256;
+
+/// The communicators of a two-level loop on MPI.
+pub(crate) struct MpiGroups {
+    pub layout: GroupLayout,
+    pub role: Role,
+    pub world_rank: usize,
+    world: Level,
+    outer: Option<Level>,
+    inner: Option<Level>,
+}
+
+/// Result of the MPI group setup.
+pub(crate) enum MpiSetup {
+    TwoLevel(Box<MpiGroups>),
+    OneLevel,
+}
+
+/// What each rank tells the others after a two-level loop.
+#[derive(Serialize, Deserialize, Default)]
+struct RankRecord {
+    rank: usize,
+    inner_iterates: u64,
+    inner_chunks: u64,
+    inner_work_s: f64,
+    time_s: f64,
+    techniques: Vec<String>,
+    /// Coordinator only: the outer chunk map, `[start, size, group]`.
+    chunk_map: Vec<[u64; 3]>,
+    /// Coordinator only: per group, `(outer iterates, outer chunks, work seconds)`.
+    groups: Vec<(u64, u64, f64)>,
+}
+
+fn spec_error(spec: &GroupSpec, e: super::GroupError) -> DlsError {
+    match e {
+        super::GroupError::RackMap(m) => DlsError::Setting {
+            name: "DLS_RACKS",
+            value: std::env::var("DLS_RACKS").unwrap_or_default(),
+            message: m,
+        },
+        super::GroupError::Spec(m)
+        | super::GroupError::TooFewRanks(m)
+        | super::GroupError::Setup(m) => DlsError::Setting {
+            name: "group",
+            value: format!("min={},max={}", spec.min, spec.max),
+            message: m,
+        },
+    }
+}
+
+/// Rank 0's bytes, on every rank.
+fn broadcast_from_root(level: &mut Level, mine: Vec<u8>) -> Vec<u8> {
+    let mine = (level.rank() == 0).then_some(mine);
+    level
+        .all_combine(mine, &mut |acc, next| acc.or(Some(next)))
+        .unwrap_or_default()
+}
+
+impl MpiGroups {
+    /// `DLS_GroupSetup`: reads the rack map on rank 0, learns every rank's node, plans the groups
+    /// and splits the communicators. Collective over `MPI_COMM_WORLD`.
+    pub fn setup(spec: &GroupSpec) -> Result<MpiSetup, DlsError> {
+        let world = SimpleCommunicator::world();
+        let dup = world.duplicate();
+        let p = dup.size() as usize;
+        let world_rank = dup.rank() as usize;
+        let mut world_level = Level::new(dup);
+
+        // The rack map, as rank 0 reads it (so every rank parses the same text).
+        let setting: Result<String, String> = if world_rank == 0 {
+            RackMap::from_env()
+                .map(|m| m.to_string())
+                .map_err(|e| match e {
+                    super::GroupError::RackMap(m) => m,
+                    other => other.to_string(),
+                })
+        } else {
+            Ok(String::new())
+        };
+        let bytes = broadcast_from_root(&mut world_level, encode(&setting)?);
+        let setting: Result<String, String> = decode(&bytes)?;
+        let map: RackMap = setting
+            .and_then(|text| text.parse().map_err(|e: super::GroupError| e.to_string()))
+            .map_err(|m| spec_error(spec, super::GroupError::RackMap(m)))?;
+
+        // Every rank's node.
+        let name = mpi::environment::processor_name().unwrap_or_else(|_| "unknown".into());
+        let mut mine = [0u8; NAME_LEN];
+        let n = name.len().min(NAME_LEN);
+        mine[..n].copy_from_slice(&name.as_bytes()[..n]);
+        let mut all = vec![0u8; NAME_LEN * p];
+        world_level.comm.all_gather_into(&mine[..], &mut all[..]);
+        let hosts: Vec<String> = all
+            .chunks(NAME_LEN)
+            .map(|c| {
+                let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
+                String::from_utf8_lossy(&c[..end]).into_owned()
+            })
+            .collect();
+        let racks = map.racks(&hosts);
+
+        let layout = match plan(&racks, spec).map_err(|e| spec_error(spec, e))? {
+            Plan::OneLevel { warning } => {
+                if world_rank == 0 {
+                    eprintln!("{warning}");
+                }
+                return Ok(MpiSetup::OneLevel);
+            }
+            Plan::TwoLevel(layout) => layout,
+        };
+        let role = layout.role(world_rank);
+        let comm = &world_level.comm;
+        let key = world_rank as i32;
+        let inner_color = match role {
+            Role::Member { group, .. } => Color::with_value(group as i32),
+            _ => Color::undefined(),
+        };
+        let inner = comm
+            .split_by_color_with_key(inner_color, key)
+            .map(Level::new);
+        let (outer_color, outer_key) = match role {
+            Role::Coordinator => (Color::with_value(0), 0),
+            Role::Member { group, index: 0 } => (Color::with_value(0), 1 + group as i32),
+            _ => (Color::undefined(), 0),
+        };
+        let outer = comm
+            .split_by_color_with_key(outer_color, outer_key)
+            .map(Level::new);
+        Ok(MpiSetup::TwoLevel(Box::new(MpiGroups {
+            layout,
+            role,
+            world_rank,
+            world: world_level,
+            outer,
+            inner,
+        })))
+    }
+
+    /// Runs a two-level loop: the coordinator schedules the outer iterates of `range` among the
+    /// groups with `technique`; every rank of a group runs `body(j, inner, acc)` for the group's
+    /// outer iterates in lock step. The leaders' partial results are combined with `combine` and
+    /// every rank gets the total and the loop report.
+    pub fn fold<R, T, B>(
+        &mut self,
+        name: &str,
+        range: R,
+        technique: &Technique,
+        identity: impl Fn() -> T,
+        combine: impl Fn(T, T) -> T,
+        mut body: B,
+    ) -> Result<(T, LoopReport), DlsError>
+    where
+        R: LoopRange,
+        T: Wire,
+        B: FnMut(R::Index, &mut Inner<'_>, &mut T),
+    {
+        let (first, m) = range.first_and_len()?;
+        ChunkScheduler::new(technique, m, self.layout.groups.len())?;
+        self.world.comm.barrier();
+        let t0 = Instant::now();
+        let mut tally = InnerTally::default();
+        let mut record = RankRecord {
+            rank: self.world_rank,
+            ..RankRecord::default()
+        };
+        let mut partial: Option<T> = None;
+        match self.role {
+            Role::Coordinator => {
+                let outer = self
+                    .outer
+                    .as_mut()
+                    .expect("coordinator has the outer communicator");
+                let core = outer.coordinate(technique, m)?;
+                let rep = core.report(name, 0.0);
+                record.chunk_map = rep.chunk_map;
+                record.groups = rep
+                    .ranks
+                    .iter()
+                    .map(|r| (r.iterates, r.chunks, r.work_time_s))
+                    .collect();
+            }
+            Role::Member { index, .. } => {
+                let inner = self
+                    .inner
+                    .as_mut()
+                    .expect("members have an inner communicator");
+                let mut outer = if index == 0 {
+                    let o = self
+                        .outer
+                        .as_mut()
+                        .expect("leaders have the outer communicator");
+                    let tags = o.next_tags();
+                    Some((o, tags))
+                } else {
+                    None
+                };
+                let mut acc = identity();
+                let mut previous: Option<ChunkTiming> = None;
+                let mut did = false;
+                loop {
+                    let mut msg = [0u64; 2];
+                    if let Some((o, tags)) = outer.as_mut() {
+                        if let Some(c) = o.request(*tags, previous.take()) {
+                            msg = [c.start, c.size];
+                        }
+                    }
+                    inner.comm.process_at_rank(0).broadcast_into(&mut msg[..]);
+                    if msg[1] == 0 {
+                        break;
+                    }
+                    did = true;
+                    let c0 = Instant::now();
+                    for k in msg[0]..msg[0] + msg[1] {
+                        let mut handle = Inner::group(inner, &mut tally);
+                        body(R::Index::offset_from(first, k), &mut handle, &mut acc);
+                    }
+                    let elapsed = c0.elapsed().as_secs_f64();
+                    previous = Some(ChunkTiming {
+                        iterates: msg[1],
+                        work_s: elapsed,
+                        elapsed_s: elapsed,
+                    });
+                }
+                if index == 0 && did {
+                    partial = Some(acc);
+                }
+            }
+            Role::Idle => {}
+        }
+        record.time_s = t0.elapsed().as_secs_f64();
+        record.inner_iterates = tally.iterates;
+        record.inner_chunks = tally.chunks;
+        record.inner_work_s = tally.work_s;
+        record.techniques = tally.techniques;
+
+        let total = self.world.combine_all(partial, &identity, &combine)?;
+        let records: Vec<RankRecord> =
+            self.world
+                .combine_all(Some(vec![record]), &Vec::new, &|mut a, mut b| {
+                    a.append(&mut b);
+                    a
+                })?;
+        let report = self.report(name, technique, m, records);
+        Ok((total, report))
+    }
+
+    fn report(
+        &self,
+        name: &str,
+        technique: &Technique,
+        m: u64,
+        mut records: Vec<RankRecord>,
+    ) -> LoopReport {
+        records.sort_by_key(|r| r.rank);
+        let parallel = records.iter().map(|r| r.time_s).fold(0.0, f64::max);
+        let leaders = self.layout.leaders();
+        let coord = &records[self.layout.coordinator];
+        let mut techniques: Vec<String> = Vec::new();
+        for r in &records {
+            for t in &r.techniques {
+                if !techniques.contains(t) {
+                    techniques.push(t.clone());
+                }
+            }
+        }
+        let mut report = LoopReport {
+            name: name.to_string(),
+            technique: if techniques.is_empty() {
+                technique.to_string()
+            } else {
+                format!("{technique} / {}", techniques.join(", "))
+            },
+            n: m,
+            p: self.layout.p,
+            parallel_time_s: parallel,
+            ranks: records
+                .iter()
+                .map(|r| RankReport {
+                    rank: r.rank,
+                    iterates: r.inner_iterates,
+                    work_time_s: r.inner_work_s,
+                    chunks: r.inner_chunks,
+                    idle_time_s: (parallel - r.inner_work_s).max(0.0),
+                })
+                .collect(),
+            chunk_map: coord
+                .chunk_map
+                .iter()
+                .map(|c| [c[0], c[1], leaders[c[2] as usize] as u64])
+                .collect(),
+            coordinator: Some(self.layout.coordinator),
+            groups: self
+                .layout
+                .groups
+                .iter()
+                .enumerate()
+                .map(|(g, grp)| {
+                    let (outer_iterates, outer_chunks, work) =
+                        coord.groups.get(g).copied().unwrap_or_default();
+                    GroupReport {
+                        group: g,
+                        ranks: grp.ranks.clone(),
+                        racks: grp.racks.clone(),
+                        outer_iterates,
+                        outer_chunks,
+                        inner_iterates: grp.ranks.iter().map(|&r| records[r].inner_iterates).sum(),
+                        work_time_s: work,
+                    }
+                })
+                .collect(),
+            ..LoopReport::default()
+        };
+        summarise_groups(&mut report);
+        report
+    }
+}
