@@ -14,7 +14,12 @@ pub(crate) fn chunk(s: &LoopState) -> u64 {
     let b = s.params.stages().max(2) as u128;
     let n = s.n as u128;
     let j = s.batch.index as u128;
-    let num = n * b * (b - 1) + 4 * n * j;
-    let den = (2 + b) * s.p as u128 * b * (b - 1);
+    // Saturating: B is a user setting and may be huge; a saturated stage is simply capped at R.
+    let num = (n.saturating_mul(b).saturating_mul(b - 1))
+        .saturating_add(n.saturating_mul(4).saturating_mul(j));
+    let den = (2u128.saturating_add(b))
+        .saturating_mul(s.p as u128)
+        .saturating_mul(b)
+        .saturating_mul(b - 1);
     u64::try_from(num / den).unwrap_or(u64::MAX)
 }

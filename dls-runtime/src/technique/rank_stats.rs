@@ -91,7 +91,7 @@ impl RankStats {
         let n = t.iterates as f64;
         self.measured_chunks += 1;
         let j = self.measured_chunks as f64;
-        self.iterates += t.iterates;
+        self.iterates = self.iterates.saturating_add(t.iterates);
         self.work_s += t.work_s;
         self.elapsed_s += t.elapsed_s;
         self.work_sq_per_iterate += t.work_s * t.work_s / n;

@@ -73,6 +73,16 @@ pub struct ChunkScheduler {
 }
 
 impl ChunkScheduler {
+    /// The largest number of ranks a scheduler accepts (2^24): the per-rank state is allocated
+    /// up front, so a mistyped rank count must be an error, not an allocation failure.
+    ///
+    /// ```
+    /// use dls_runtime::{ChunkScheduler, Technique};
+    /// let t: Technique = "gss".parse().unwrap();
+    /// assert!(ChunkScheduler::new(&t, 10, ChunkScheduler::MAX_RANKS + 1).is_err());
+    /// ```
+    pub const MAX_RANKS: usize = 1 << 24;
+
     /// A scheduler for `n` iterates on `p` ranks; validates the technique's parameters against
     /// `p` (see [`Technique::validate`]).
     ///
@@ -85,10 +95,11 @@ impl ChunkScheduler {
     /// assert!(ChunkScheduler::new(&wf, 100, 0).is_err());
     /// ```
     pub fn new(technique: &Technique, n: u64, p: usize) -> Result<Self, TechniqueError> {
-        if p == 0 {
+        if p == 0 || p > Self::MAX_RANKS {
             return Err(TechniqueError::new(format!(
-                "{}: the number of ranks must be at least 1",
-                technique.kind.name()
+                "{}: the number of ranks must be from 1 to {}, got {p}",
+                technique.kind.name(),
+                Self::MAX_RANKS
             )));
         }
         technique.validate(Some(p))?;
