@@ -54,7 +54,22 @@ fn chunks_refuses_adaptive_techniques() {
 
 #[test]
 fn bad_values_name_the_option_and_the_allowed_values() {
-    let cases: [(&[&str], &str, &str); 7] = [
+    let cases: [(&[&str], &str, &str); 8] = [
+        (
+            &[
+                "simulate",
+                "-t",
+                "gss",
+                "--n",
+                "10",
+                "--p",
+                "2",
+                "--service",
+                "fast",
+            ],
+            "--service",
+            "serial, parallel",
+        ),
         (
             &["chunks", "-t", "nope", "--n", "10", "--p", "2"],
             "--technique",

@@ -5,8 +5,8 @@
 
 pub mod group;
 pub mod report;
-pub mod sim;
 pub mod runtime;
+pub mod sim;
 pub mod technique;
 
 pub use report::{LoopReport, RankReport};

@@ -73,6 +73,21 @@ fn self_scheduling_serialised_server() {
 }
 
 #[test]
+fn parallel_service_does_not_queue_requests() {
+    // SS, N = 4, P = 2, 1 s per iterate, h = 0.5 s.
+    // Serial: r0 [0, .5] -> [.5, 1.5]; r1 [.5, 1] -> [1, 2]; r0 [1.5, 2] -> [2, 3];
+    //         r1 [2, 2.5] -> [2.5, 3.5].
+    // Parallel: both served [0, .5] -> [.5, 1.5], then both [1.5, 2] -> [2, 3].
+    let mut c = config("ss", 4, 2, "const:1s");
+    c.overhead_s = 0.5;
+    assert_eq!(run(&c).report.parallel_time_s, 3.5);
+    c.service = dls_runtime::sim::ServiceModel::Parallel;
+    let o = run(&c);
+    assert_eq!(o.report.parallel_time_s, 3.0);
+    assert_eq!(o.report.ranks[0].idle_time_s, 1.0);
+}
+
+#[test]
 fn saturated_scheduler_serialises_the_loop() {
     // SS with h equal to the iterate time on 8 ranks: the server hands out one iterate per h,
     // so the makespan is about N·h whatever P is.

@@ -2,6 +2,7 @@
 
 use super::error::SimError;
 use super::iterate_time::IterateTimeModel;
+use super::service::ServiceModel;
 use super::speed::{RankSpeeds, Slowdown};
 use crate::Technique;
 
@@ -33,12 +34,14 @@ pub struct SimConfig {
     pub speeds: Vec<f64>,
     /// Changes of rank speed during the loop.
     pub slowdowns: Vec<Slowdown>,
-    /// h: seconds the scheduler spends serving one request (serialised). Default 0.
+    /// h: seconds of scheduling overhead per request (see [`ServiceModel`]). Default 0.
     pub overhead_s: f64,
     /// One-way message latency between a rank other than 0 and the scheduler, seconds. Default 0.
     pub latency_s: f64,
     /// Seed of the iterate-time model. Default 1.
     pub seed: u64,
+    /// Whether requests are served one at a time by the scheduler (default) or each on its own.
+    pub service: ServiceModel,
     /// Record every chunk in the report's `chunk_map` (memory grows with the chunk count).
     /// Default false.
     pub chunk_map: bool,
@@ -63,6 +66,7 @@ impl SimConfig {
             overhead_s: 0.0,
             latency_s: 0.0,
             seed: 1,
+            service: ServiceModel::Serial,
             chunk_map: false,
         }
     }

@@ -8,12 +8,15 @@
 //! and requests never wait for rank 0 to finish an iterate (the starvation that techniques.md
 //! warns about). The progress thread is one server: it serves requests one at a time, in order of
 //! arrival, each in `h` seconds (`overhead_s`). A request that arrives while it is busy waits.
+//! With [`ServiceModel::Parallel`] requests never wait: each is served in `h` on its own (a
+//! decentralised chunk calculation; Hummel, Schonberg & Flynn's overhead model).
 //!
 //! One chunk on rank r:
 //! 1. r sends a request at time `t` (0 at the loop start, otherwise when its previous chunk
 //!    ended). The request carries the timing of r's previous chunk.
 //! 2. It arrives at `t + L` (`L` = `latency_s`; 0 for rank 0, which is local).
-//! 3. The scheduler serves it from `s = max(arrival, end of the previous service)` to `s + h`: it
+//! 3. The scheduler serves it from `s = max(arrival, end of the previous service)` (serial; `s =
+//!    arrival` for parallel service) to `s + h`: it
 //!    records the piggy-backed timing ([`ChunkScheduler::record`], so adaptive techniques learn)
 //!    and takes the next chunk ([`ChunkScheduler::next_chunk`]).
 //! 4. The reply arrives at `s + h + L`; r executes the chunk: base work (the sum of the chunk's
@@ -34,6 +37,7 @@ use std::collections::BinaryHeap;
 use super::config::SimConfig;
 use super::error::SimError;
 use super::outcome::SimOutcome;
+use super::service::ServiceModel;
 use super::speed::RankSpeeds;
 use crate::{ChunkScheduler, ChunkTiming, LoopReport, RankReport};
 
@@ -135,7 +139,10 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     // (one sift-down instead of a pop and a push), or it leaves the heap when the loop is done.
     while let Some(mut top) = heap.peek_mut() {
         let (time, rank) = (top.time, top.rank());
-        let served = time.max(server_free) + h;
+        let served = match config.service {
+            ServiceModel::Serial => time.max(server_free) + h,
+            ServiceModel::Parallel => time + h,
+        };
         server_free = served;
         requests += 1;
         if let Some(timing) = pending[rank].take() {
@@ -190,6 +197,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         overhead_s: h,
         latency_s: config.latency_s,
         seed: config.seed,
+        service: config.service,
         base_work_s: base_work,
         longest_iterate_s: longest,
         requests,

@@ -25,6 +25,7 @@ pub mod experiment;
 mod iterate_time;
 mod outcome;
 mod rng;
+mod service;
 mod speed;
 
 pub use config::{SimConfig, MAX_RANKS};
@@ -34,4 +35,5 @@ pub use error::SimError;
 pub use experiment::{HsfGrid, HsfTable};
 pub use iterate_time::{IterateSampler, IterateTimeModel};
 pub use outcome::SimOutcome;
+pub use service::ServiceModel;
 pub use speed::{parse_speeds, RankSpeeds, Slowdown, SlowdownStart};

@@ -31,13 +31,16 @@ pub struct SimOutcome {
     pub latency_s: f64,
     /// Seed of the iterate-time model.
     pub seed: u64,
+    /// How requests were served.
+    pub service: super::ServiceModel,
     /// Sum of the iterate times at time factor 1, seconds.
     pub base_work_s: f64,
     /// Longest single iterate at time factor 1, seconds.
     pub longest_iterate_s: f64,
     /// Requests served by the scheduler (chunks plus one final request per rank).
     pub requests: u64,
-    /// Seconds the scheduler spent serving requests (`requests × h`).
+    /// Seconds spent serving requests (`requests × h`; spread over the ranks under parallel
+    /// service).
     pub scheduler_busy_s: f64,
 }
 
@@ -64,12 +67,14 @@ impl fmt::Display for SimOutcome {
         let secs = |s: f64| format!("{s:.6} s");
         writeln!(
             f,
-            "technique {}, n = {}, p = {}, iterate time {}, overhead h = {}, latency = {}, seed {}",
+            "technique {}, n = {}, p = {}, iterate time {}, overhead h = {} ({} service), \
+             latency = {}, seed {}",
             r.technique,
             r.n,
             r.p,
             self.iterate_time,
             format_duration(self.overhead_s),
+            self.service,
             format_duration(self.latency_s),
             self.seed
         )?;

@@ -1,7 +1,7 @@
 //! Options shared by the commands that simulate, and their value parsers.
 
 use clap::Args;
-use dls::sim::{parse_duration, parse_speeds, IterateTimeModel, SimConfig, Slowdown};
+use dls::sim::{parse_duration, parse_speeds, IterateTimeModel, ServiceModel, SimConfig, Slowdown};
 use dls::Technique;
 
 use crate::output::CliError;
@@ -62,8 +62,8 @@ pub struct LoopArgs {
     #[arg(long, value_name = "RANK@WHENxFACTOR")]
     pub slowdown: Vec<Slowdown>,
 
-    /// Scheduling overhead h: time the scheduler spends serving one chunk request (requests
-    /// are served one at a time). Example: --overhead 5us
+    /// Scheduling overhead h: time to serve one chunk request (see --service).
+    /// Example: --overhead 5us
     #[arg(long, value_name = "DURATION", default_value = "0", value_parser = overhead)]
     pub overhead: f64,
 
@@ -71,6 +71,13 @@ pub struct LoopArgs {
     /// requests are local). Example: --latency 2us
     #[arg(long, value_name = "DURATION", default_value = "0", value_parser = latency)]
     pub latency: f64,
+
+    /// How chunk requests are served: serial (a progress thread on rank 0 serves them one at a
+    /// time, each in --overhead; requests queue) or parallel (each request costs --overhead to
+    /// its rank and never queues: fetch-and-add / one-sided chunk calculation, Hummel, Schonberg &
+    /// Flynn's model). Example: --service parallel
+    #[arg(long, value_name = "MODEL", default_value = "serial")]
+    pub service: ServiceModel,
 
     /// Seed of the iterate-time model (same seed, same loop). Example: --seed 7
     #[arg(long, value_name = "SEED", default_value_t = 1)]
@@ -87,6 +94,7 @@ impl LoopArgs {
         c.overhead_s = self.overhead;
         c.latency_s = self.latency;
         c.seed = self.seed;
+        c.service = self.service;
         c
     }
 

@@ -44,30 +44,40 @@ pub fn run(a: &CompareArgs) -> Result<(), CliError> {
         dls::sim::format_duration(s.latency),
         s.seed
     );
-    let _ = writeln!(
-        text,
-        "{:<24} {:>14} {:>10} {:>10} {:>10} {:>8}",
-        "technique", "makespan_s", "ms/lb", "efficiency", "chunks", "aad"
-    );
+    // (technique, figures or error), then aligned on the longest technique text.
+    let mut rows: Vec<(String, Result<String, String>)> = Vec::new();
     for t in techniques {
         let mut config = s.config(t.clone());
         config.fill_technique_params();
-        match simulate(&config) {
+        let row = match simulate(&config) {
             Ok(o) => {
                 let r = &o.report;
-                let _ = writeln!(
-                    text,
-                    "{:<24} {:>14.6} {:>10.4} {:>10.4} {:>10} {:>8.4}",
-                    config.technique.to_string(),
+                Ok(format!(
+                    "{:>14.6} {:>10.4} {:>10.4} {:>10} {:>8.4}",
                     r.parallel_time_s,
                     o.makespan_over_lower_bound(),
                     r.efficiency,
                     r.chunks,
                     r.aad
-                );
+                ))
+            }
+            Err(e) => Err(format!("error: {e}")),
+        };
+        rows.push((config.technique.to_string(), row));
+    }
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(9);
+    let _ = writeln!(
+        text,
+        "{:<width$} {:>14} {:>10} {:>10} {:>10} {:>8}",
+        "technique", "makespan_s", "ms/lb", "efficiency", "chunks", "aad"
+    );
+    for (name, row) in rows {
+        match row {
+            Ok(figures) => {
+                let _ = writeln!(text, "{name:<width$} {figures}");
             }
             Err(e) => {
-                let _ = writeln!(text, "{:<24} error: {e}", t.to_string());
+                let _ = writeln!(text, "{name:<width$} {e}");
             }
         }
     }

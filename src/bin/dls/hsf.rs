@@ -1,7 +1,7 @@
 //! `dls hsf`: Hummel, Schonberg & Flynn's comparison of STATIC, SS, GSS and FAC.
 
 use clap::Args;
-use dls::sim::HsfGrid;
+use dls::sim::{HsfGrid, ServiceModel};
 
 use crate::output::{print, CliError};
 
@@ -10,11 +10,11 @@ use crate::output::{print, CliError};
 /// overhead (h relative to the mean iterate time), as makespan / lower bound and efficiency.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dls hsf\n  dls hsf --n 16384 --p 64 --replications 10\n\nExpected ranking (the paper's): FAC stays near the best everywhere; SS collapses as overhead grows; STATIC collapses as variance grows."
+    after_help = "Examples:\n  dls hsf\n  dls hsf --n 65536 --p 64 --replications 10\n  dls hsf --service serial\n\nExpected ranking (the paper's): FAC stays near the best everywhere; SS collapses as overhead grows; STATIC collapses as variance grows."
 )]
 pub struct HsfArgs {
     /// Iterates per loop. Example: --n 4096
-    #[arg(long, value_name = "N", default_value_t = 4096)]
+    #[arg(long, value_name = "N", default_value_t = 16_384)]
     pub n: u64,
 
     /// Ranks. Example: --p 16
@@ -28,6 +28,12 @@ pub struct HsfArgs {
     /// Seed of the first replication. Example: --seed 7
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub seed: u64,
+
+    /// How chunk requests are served: parallel (each chunk adds the overhead to the rank that
+    /// takes it: the paper's model) or serial (dls's central scheduler: requests queue).
+    /// Example: --service serial
+    #[arg(long, value_name = "MODEL", default_value = "parallel")]
+    pub service: ServiceModel,
 }
 
 /// Runs `dls hsf`.
@@ -37,6 +43,7 @@ pub fn run(a: &HsfArgs) -> Result<(), CliError> {
         p: a.p as usize,
         replications: a.replications,
         seed: a.seed,
+        service: a.service,
         ..HsfGrid::default()
     };
     print(&grid.run()?.to_string())
