@@ -2,3 +2,6 @@
 //! cluster under `mpirun`.
 
 pub use dls_runtime::*;
+
+/// `#[dls::main]` and `#[dls::parallel]`: convert serial loops marked `#[par_doall(...)]`.
+pub use dls_macros::{main, parallel};

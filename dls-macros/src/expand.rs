@@ -1,0 +1,158 @@
+//! Code generation for one `#[par_doall]` loop. The generated code only calls the runtime:
+//! `dls::macro_support::run_loop` (schedule resolution, the current runtime, errors),
+//! `dls::reduce` (operators and identities), `dls::gather` (write logs) and `dls::collection`
+//! (indexable collections). See the crate documentation for the shape of the expansion.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, ExprForLoop, Ident};
+
+use crate::clauses::{Clauses, ReduceOp, RUNTIME_SCHEDULE};
+use crate::control;
+use crate::source::LoopSource;
+
+/// Generates the block expression that replaces `for_loop`; `attrs` are its other attributes, kept.
+pub fn expand(
+    mut for_loop: ExprForLoop,
+    clauses: &Clauses,
+    source: LoopSource,
+    attrs: Vec<Attribute>,
+) -> syn::Result<TokenStream> {
+    let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
+    let span = for_loop.for_token.span;
+    let krate = quote_spanned!(span=> ::dls);
+
+    let schedule = match &clauses.schedule {
+        Some(lit) => quote!(#lit),
+        None => quote!(#RUNTIME_SCHEDULE),
+    };
+    let name = match &clauses.name {
+        Some(lit) => quote!(#lit),
+        None => quote_spanned!(span=> ::core::concat!(::core::file!(), ":", ::core::line!())),
+    };
+
+    let mut setup = Vec::new();
+    let mut identities = Vec::new();
+    let mut take = Vec::new();
+    let mut put_back = Vec::new();
+    let mut combine = Vec::new();
+    let mut results = Vec::new();
+    let mut finish = Vec::new();
+    let mut slot = 0usize;
+    let acc = Ident::new("__dls_acc", Span::call_site());
+
+    for r in &clauses.reductions {
+        let var = &r.var;
+        let idx = syn::Index::from(slot);
+        let op = format_ident!("__dls_op_{}", slot);
+        let ty = format_ident!("__dls_ty_{}", slot);
+        let res = format_ident!("__dls_result_{}", slot);
+        let op_value = match &r.op {
+            ReduceOp::Sum(s) => quote_spanned!(*s=> #krate::reduce::Sum),
+            ReduceOp::Product(s) => quote_spanned!(*s=> #krate::reduce::Product),
+            ReduceOp::Max(s) => quote_spanned!(*s=> #krate::reduce::Max),
+            ReduceOp::Min(s) => quote_spanned!(*s=> #krate::reduce::Min),
+            ReduceOp::Merge(p) => quote_spanned!(p.span()=> #krate::reduce::Merge(#p)),
+        };
+        setup.push(quote_spanned!(var.span()=>
+            let #op = #op_value;
+            let #ty = #krate::reduce::type_of(&#var);
+        ));
+        identities.push(quote!(#krate::reduce::identity(&#op, #ty)));
+        take.push(quote_spanned!(var.span()=>
+            #[allow(unused_mut)]
+            let mut #var = ::core::mem::take(&mut #acc.#idx);
+        ));
+        put_back.push(quote!(#acc.#idx = #var;));
+        combine.push(quote!(#krate::reduce::Operator::combine(&#op, __dls_a.#idx, __dls_b.#idx)));
+        results.push(res.clone());
+        finish.push(quote_spanned!(var.span()=>
+            #var = #krate::reduce::Operator::combine(&#op, #var, #res);
+        ));
+        slot += 1;
+    }
+
+    let mut slots = Vec::new();
+    for var in &clauses.gathers {
+        let idx = syn::Index::from(slot);
+        let view = format_ident!("__dls_view_{}", slot);
+        let res = format_ident!("__dls_result_{}", slot);
+        setup.push(quote_spanned!(var.span()=>
+            let #view = #krate::gather::view(&#var);
+        ));
+        identities.push(quote!(#krate::gather::GatherBuf::new()));
+        slots.push(quote_spanned!(var.span()=>
+            #[allow(unused_mut)]
+            let mut #var = #krate::gather::GatherSlot::new(#view, &mut #acc.#idx);
+        ));
+        combine.push(quote!(#krate::gather::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
+        results.push(res.clone());
+        finish.push(quote_spanned!(var.span()=>
+            // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
+            #krate::gather::GatherBuf::scatter_into(#res, {
+                use #krate::gather::GatherTarget as _;
+                #var.elements_mut()
+            });
+        ));
+        slot += 1;
+    }
+
+    let pat = &for_loop.pat;
+    let (range, bind) = match source {
+        LoopSource::Range(range) => (quote!(#range), quote!(let #pat = __dls_index;)),
+        LoopSource::Reference(reference) => {
+            setup.push(quote_spanned!(reference.span()=>
+                let __dls_items = #krate::collection::borrowed(#reference);
+            ));
+            (
+                quote!(0..__dls_items.len()),
+                quote!(let #pat = &__dls_items[__dls_index];),
+            )
+        }
+        LoopSource::Collection {
+            collection,
+            enumerate,
+        } => {
+            setup.push(quote_spanned!(collection.span()=>
+                let __dls_items = #krate::collection::elements(&#collection);
+            ));
+            let item = if enumerate {
+                quote!((__dls_index, &__dls_items[__dls_index]))
+            } else {
+                quote!(&__dls_items[__dls_index])
+            };
+            (quote!(0..__dls_items.len()), quote!(let #pat = #item;))
+        }
+    };
+
+    let body = &for_loop.body;
+    let label = control::iterate_label();
+    let body = if wrap_body {
+        quote!(#label: #body)
+    } else {
+        quote!(#body)
+    };
+
+    Ok(quote_spanned! {span=> {
+        #(#attrs)*
+        let () = {
+            #(#setup)*
+            let (#(#results,)*) = #krate::macro_support::run_loop(
+                #name,
+                #schedule,
+                #range,
+                || (#(#identities,)*),
+                |__dls_index, #acc| {
+                    #bind
+                    #(#take)*
+                    #(#slots)*
+                    let () = #body;
+                    #(#put_back)*
+                },
+                |__dls_a, __dls_b| (#(#combine,)*),
+            );
+            #(#finish)*
+        };
+    }})
+}

@@ -1,0 +1,231 @@
+//! Outer variables changed by a parallel loop body. Iterates run concurrently on different workers,
+//! so a variable declared before the loop and changed in the body must be named in `reduce(...)`
+//! (an accumulated result) or `gather(...)` (a vector written at the loop index), or be declared
+//! inside the loop (scratch space, a random generator, ...). This is checked on the syntax:
+//!
+//! - assignments `x = …`, compound assignments `x += …`, and those through fields and indices
+//!   (`x.f = …`, `x[k] = …`);
+//! - mutable borrows `&mut x`;
+//! - method calls `x.m(…)` on a variable declared `mut` in the enclosing function: such a method
+//!   may take `&mut self` (as `rng.gen()` does). A method that only reads is accepted after
+//!   rebinding the variable without `mut` before the loop.
+//!
+//! A name bound anywhere in the body (by `let`, a pattern or a closure parameter) is local to the
+//! iterate and never reported.
+
+use std::collections::HashSet;
+
+use syn::visit::{self, Visit};
+use syn::{BinOp, Block, Expr, Ident, Pat};
+
+use crate::clauses::Clauses;
+
+/// Names bound by patterns inside a body (or a loop pattern).
+#[derive(Default)]
+pub struct Bindings {
+    /// Every bound name.
+    pub names: HashSet<String>,
+    /// The names bound with `mut`.
+    pub mutable: HashSet<String>,
+}
+
+impl<'ast> Visit<'ast> for Bindings {
+    fn visit_pat(&mut self, pat: &'ast Pat) {
+        if let Pat::Ident(p) = pat {
+            self.names.insert(p.ident.to_string());
+            if p.mutability.is_some() {
+                self.mutable.insert(p.ident.to_string());
+            }
+        }
+        visit::visit_pat(self, pat);
+    }
+
+    fn visit_fn_arg(&mut self, arg: &'ast syn::FnArg) {
+        if let syn::FnArg::Receiver(r) = arg {
+            if r.mutability.is_some() && r.reference.is_none() {
+                self.mutable.insert("self".to_string());
+            }
+        }
+        visit::visit_fn_arg(self, arg);
+    }
+}
+
+/// Reports every outer variable changed in `body` that no clause names. `mutable_outer` holds the
+/// names declared `mut` in the enclosing function; `loop_pat` is the loop's pattern.
+pub fn check(
+    body: &Block,
+    loop_pat: &Pat,
+    clauses: &Clauses,
+    mutable_outer: &HashSet<String>,
+) -> syn::Result<()> {
+    let mut locals = Bindings::default();
+    locals.visit_block(body);
+    locals.visit_pat(loop_pat);
+    let mut v = Mutations {
+        locals: &locals.names,
+        mutable_outer,
+        clauses,
+        reported: HashSet::new(),
+        errors: None,
+    };
+    v.visit_block(body);
+    match v.errors {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct Mutations<'a> {
+    locals: &'a HashSet<String>,
+    mutable_outer: &'a HashSet<String>,
+    clauses: &'a Clauses,
+    reported: HashSet<String>,
+    errors: Option<syn::Error>,
+}
+
+/// How the body changes a variable; decides the advice in the message.
+enum Change<'e> {
+    Compound(&'e BinOp),
+    Assign,
+    AssignPart,
+    AssignIndex,
+    BorrowMut,
+    Method(&'e Ident),
+}
+
+impl Mutations<'_> {
+    fn root<'e>(&self, place: &'e Expr) -> Option<(&'e Ident, bool)> {
+        // Returns the variable a place expression starts from, and whether the place is the whole
+        // variable (not a field, element or pointee of it).
+        let mut e = place;
+        let mut whole = true;
+        loop {
+            match e {
+                Expr::Path(p) if p.qself.is_none() => {
+                    return p.path.get_ident().map(|i| (i, whole))
+                }
+                Expr::Field(f) => e = &f.base,
+                Expr::Index(i) => e = &i.expr,
+                Expr::Paren(p) => {
+                    e = &p.expr;
+                    continue;
+                }
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => e = &u.expr,
+                _ => return None,
+            }
+            whole = false;
+        }
+    }
+
+    fn report(&mut self, place: &Expr, change: Change) {
+        let Some((var, whole)) = self.root(place) else {
+            return;
+        };
+        let name = var.to_string();
+        if self.locals.contains(&name) || self.reported.contains(&name) {
+            return;
+        }
+        let gathered = match self.clauses.clause_of(var) {
+            Some("reduce") => return,
+            Some("gather") if !whole || matches!(change, Change::Method(_)) => return,
+            Some("gather") => true,
+            _ => false,
+        };
+        if let Change::Method(_) = change {
+            if !self.mutable_outer.contains(&name) {
+                return;
+            }
+        }
+        self.reported.insert(name.clone());
+        let lead = format!(
+            "`{name}` is declared outside the #[par_doall] loop and changed in its body, but \
+             iterates run in parallel on different workers"
+        );
+        let advice = match change {
+            _ if gathered => {
+                format!("`{name}` is gathered: write only its elements, as `{name}[i] = ...`")
+            }
+            Change::Compound(op) => match op {
+                BinOp::AddAssign(_) | BinOp::SubAssign(_) => {
+                    format!("if it accumulates a result, add the clause reduce(+: {name})")
+                }
+                BinOp::MulAssign(_) => {
+                    format!("if it accumulates a result, add the clause reduce(*: {name})")
+                }
+                _ => format!(
+                    "if it accumulates a result, add reduce(path::to::merge_fn: {name}) with an \
+                     associative fn(T, T) -> T"
+                ),
+            },
+            Change::Assign => format!(
+                "if it keeps a best value, add reduce(max: {name}) or reduce(min: {name}); if it \
+                 is scratch space for one iterate, declare it inside the loop"
+            ),
+            Change::AssignIndex => format!(
+                "if each iterate writes its own elements (`{name}[i] = ...`), add the clause \
+                 gather({name})"
+            ),
+            Change::AssignPart | Change::BorrowMut => format!(
+                "declare it inside the loop, or name it in reduce(path::to::merge_fn: {name}) or \
+                 gather({name})"
+            ),
+            Change::Method(m) => format!(
+                "`{name}.{m}(...)` may change it (a shared random generator, for example): declare \
+                 it inside the loop, e.g. a generator seeded from the loop index; if `{m}` only \
+                 reads, rebind it without `mut` before the loop (`let {name} = {name};`)"
+            ),
+        };
+        let e = syn::Error::new_spanned(var, format!("{lead}; {advice}"));
+        match &mut self.errors {
+            Some(all) => all.combine(e),
+            None => self.errors = Some(e),
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Mutations<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Assign(a) => {
+                let change = if matches!(&*a.left, Expr::Index(_)) {
+                    Change::AssignIndex
+                } else if matches!(&*a.left, Expr::Path(_)) {
+                    Change::Assign
+                } else {
+                    Change::AssignPart
+                };
+                self.report(&a.left, change);
+            }
+            Expr::Binary(b) if is_compound(&b.op) => {
+                let change = if matches!(&*b.left, Expr::Index(_)) {
+                    Change::AssignIndex
+                } else {
+                    Change::Compound(&b.op)
+                };
+                self.report(&b.left, change);
+            }
+            Expr::Reference(r) if r.mutability.is_some() => self.report(&r.expr, Change::BorrowMut),
+            Expr::MethodCall(m) => self.report(&m.receiver, Change::Method(&m.method)),
+            _ => {}
+        }
+        visit::visit_expr(self, expr);
+    }
+
+    fn visit_item(&mut self, _item: &'ast syn::Item) {}
+}
+
+fn is_compound(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}

@@ -1,0 +1,151 @@
+//! Finds the `#[par_doall(...)]` loops of a function body and replaces each by its expansion.
+//! Errors of all loops are collected, so one build reports every problem.
+
+use std::collections::HashSet;
+
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Attribute, Block, Expr, Stmt};
+
+use crate::clauses::Clauses;
+use crate::{expand, mutation, source};
+
+/// True for `#[par_doall]`, `#[par_doall(...)]` and `#[dls::par_doall(...)]`.
+pub fn is_par_doall(attr: &Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "par_doall")
+}
+
+/// Rewrites every annotated loop in `block`. `mutable_outer` holds the names declared `mut` in
+/// the function (parameters and locals), used to flag method calls that may mutate them.
+pub fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -> syn::Result<()> {
+    let mut r = Rewriter {
+        mutable_outer,
+        errors: None,
+    };
+    r.visit_block_mut(block);
+    match r.errors {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct Rewriter {
+    mutable_outer: HashSet<String>,
+    errors: Option<syn::Error>,
+}
+
+impl Rewriter {
+    fn error(&mut self, e: syn::Error) {
+        match &mut self.errors {
+            Some(all) => all.combine(e),
+            None => self.errors = Some(e),
+        }
+    }
+
+    /// Removes a misplaced `#[par_doall]` from `attrs`, reporting it.
+    fn reject_misplaced(&mut self, attrs: &mut Vec<Attribute>) {
+        attrs.retain(|a| {
+            if is_par_doall(a) {
+                self.error(syn::Error::new_spanned(
+                    a,
+                    "#[par_doall] must be placed on a `for` loop",
+                ));
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    fn expand_loop(&mut self, expr: &mut Expr) {
+        let Expr::ForLoop(for_loop) = expr else {
+            return;
+        };
+        let Some(pos) = for_loop.attrs.iter().position(is_par_doall) else {
+            return;
+        };
+        let attr = for_loop.attrs.remove(pos);
+        let result = (|| {
+            let clauses = Clauses::from_attribute(&attr)?;
+            let mut nested = NestedFinder(None);
+            nested.visit_block(&for_loop.body);
+            if let Some(inner) = nested.0 {
+                return Err(syn::Error::new_spanned(
+                    inner,
+                    "nested #[par_doall] loops are not supported; annotate only the outer loop \
+                     (its iterates then run the inner loop serially)",
+                ));
+            }
+            let source = source::classify(&for_loop.expr);
+            let checked =
+                mutation::check(&for_loop.body, &for_loop.pat, &clauses, &self.mutable_outer);
+            let mut errors = None::<syn::Error>;
+            for e in [source.as_ref().err().cloned(), checked.err()]
+                .into_iter()
+                .flatten()
+            {
+                match &mut errors {
+                    Some(all) => all.combine(e),
+                    None => errors = Some(e),
+                }
+            }
+            if let Some(e) = errors {
+                // Also report control-flow errors of the same body.
+                let mut body = for_loop.body.clone();
+                let mut e = e;
+                if let Err(c) = crate::control::check_and_rewrite(&mut body, None) {
+                    e.combine(c);
+                }
+                return Err(e);
+            }
+            let attrs = std::mem::take(&mut for_loop.attrs);
+            expand::expand(for_loop.clone(), &clauses, source?, attrs)
+        })();
+        match result.and_then(syn::parse2::<Expr>) {
+            Ok(new) => *expr = new,
+            Err(e) => self.error(e),
+        }
+    }
+}
+
+impl VisitMut for Rewriter {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::ForLoop(f) = expr {
+            if f.attrs.iter().any(is_par_doall) {
+                // The outer loop first, so that a nested #[par_doall] is still visible to it.
+                self.expand_loop(expr);
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+        match expr {
+            Expr::While(w) => self.reject_misplaced(&mut w.attrs),
+            Expr::Loop(l) => self.reject_misplaced(&mut l.attrs),
+            Expr::Block(b) => self.reject_misplaced(&mut b.attrs),
+            Expr::Call(c) => self.reject_misplaced(&mut c.attrs),
+            Expr::MethodCall(m) => self.reject_misplaced(&mut m.attrs),
+            _ => {}
+        }
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        if let Stmt::Local(local) = stmt {
+            self.reject_misplaced(&mut local.attrs);
+        }
+        visit_mut::visit_stmt_mut(self, stmt);
+    }
+}
+
+/// Finds a `#[par_doall]` inside a parallel loop's body.
+struct NestedFinder<'a>(Option<&'a Attribute>);
+
+impl<'ast> Visit<'ast> for NestedFinder<'ast> {
+    fn visit_attribute(&mut self, attr: &'ast Attribute) {
+        if self.0.is_none() && is_par_doall(attr) {
+            self.0 = Some(attr);
+        }
+    }
+}
