@@ -183,12 +183,12 @@ fn weights_count_must_be_p() {
 
 #[test]
 fn required_parameters_are_checked_when_the_loop_starts() {
-    // Parsing accepts them missing (a caller such as the simulator may fill them in) but the
-    // scheduler does not.
+    // Parsing accepts half of a pair (a caller such as the simulator may fill in the other) but
+    // the scheduler does not.
     for (text, param) in [
-        ("fsc", "`h`"),
+        ("fsc,sigma=1ms", "`h`"),
         ("fsc,h=1ms", "`sigma`"),
-        ("fac", "`mu`"),
+        ("fac,sigma=1ms", "`mu`"),
         ("tap,mu=1ms", "`sigma`"),
         ("theta,model=normal", "`mu`"),
         ("theta,model=uniform2", "`m`"),
@@ -361,5 +361,24 @@ fn extreme_settings_do_not_panic() {
             let c = s.next_chunk(0).unwrap();
             assert!(c.size >= 1 && c.size <= n, "{text}");
         }
+    }
+}
+
+#[test]
+fn statistics_techniques_without_statistics_fall_back() {
+    // FSC without h and sigma uses mFSC's chunk, FAC without mu and sigma is FAC2 (x = 2, the
+    // paper's rule for unknown statistics), TAP without them has v = 0, which is GSS.
+    let run = |spec: &str| {
+        let mut s = ChunkScheduler::new(&parse(spec).unwrap(), 1000, 4).unwrap();
+        std::iter::from_fn(|| s.next_chunk(0).map(|c| c.size)).collect::<Vec<_>>()
+    };
+    assert_eq!(run("fsc"), run("mfsc"));
+    assert_eq!(run("fac"), run("fac2"));
+    assert_eq!(run("tap"), run("gss"));
+    for kind in Kind::ALL {
+        assert!(
+            ChunkScheduler::new(&Technique::new(kind), 10, 3).is_ok(),
+            "{kind}"
+        );
     }
 }

@@ -87,11 +87,12 @@ fn spec(kind: Kind, p: usize, k: &Knobs) -> String {
         s.push_str(&part);
     };
     match kind {
-        Kind::Fsc => {
+        // `weighted` also decides whether the statistics techniques get their statistics.
+        Kind::Fsc if k.weighted => {
             add(format!("h={}us", k.h_us));
             add(format!("sigma={}us", k.sigma_us));
         }
-        Kind::Fac | Kind::Tap => {
+        Kind::Fac | Kind::Tap if k.weighted => {
             add(format!("mu={}us", k.mu_us));
             add(format!("sigma={}us", k.sigma_us));
             if kind == Kind::Tap {

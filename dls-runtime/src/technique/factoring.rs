@@ -6,16 +6,19 @@
 //! * `x_0 = 1 + b_0² + b_0·sqrt(b_0² + 2)`, `x_j = 2 + b_j² + b_j·sqrt(b_j² + 4)` for j >= 1;
 //! * `c_j = ceil(R_j / (x_j·P))`.
 //!
-//! mu and sigma are parameters (`fac,mu=1ms,sigma=500us`); only their ratio matters. A chunk
-//! that would leave at most the minimum chunk behind takes that remainder too.
+//! mu and sigma are parameters (`fac,mu=1ms,sigma=500us`); only their ratio matters. Without
+//! them, `x_j = 2` for every batch: FAC2, the paper's rule for unknown statistics. A chunk that
+//! would leave at most the minimum chunk behind takes that remainder too.
 
+use super::fac2::batch_chunk;
 use super::rounding::ceil_chunk;
 use super::state::LoopState;
 
 /// `c_j = ceil(R_j / (x_j·P))`.
 pub(crate) fn chunk(s: &LoopState) -> u64 {
-    let mu = s.params.mu.unwrap_or(f64::NAN);
-    let sigma = s.params.sigma.unwrap_or(f64::NAN);
+    let (Some(mu), Some(sigma)) = (s.params.mu, s.params.sigma) else {
+        return batch_chunk(s);
+    };
     let r = s.batch.remaining_at_start as f64;
     let p = s.p as f64;
     let b = p * sigma / (2.0 * mu * r.sqrt());

@@ -39,17 +39,17 @@ pub(crate) const SEED: ParamSpec = ParamSpec {
 pub(crate) const H: ParamSpec = ParamSpec {
     name: "h",
     value: "duration > 0 (ns, us, ms, s; bare number = seconds)",
-    help: "scheduling overhead of one chunk (required)",
+    help: "scheduling overhead of one chunk (give with sigma; without both, fsc uses mFSC's chunk)",
 };
 pub(crate) const SIGMA: ParamSpec = ParamSpec {
     name: "sigma",
     value: "duration > 0 (ns, us, ms, s; bare number = seconds)",
-    help: "standard deviation of one iterate's time (required)",
+    help: "standard deviation of one iterate's time (give with h for fsc, with mu for fac and tap)",
 };
 pub(crate) const MU: ParamSpec = ParamSpec {
     name: "mu",
     value: "duration > 0 (ns, us, ms, s; bare number = seconds)",
-    help: "mean time of one iterate (required)",
+    help: "mean time of one iterate (give with sigma; without both, fac is fac2 and tap is gss)",
 };
 pub(crate) const WEIGHTS: ParamSpec = ParamSpec {
     name: "weights",

@@ -34,8 +34,8 @@ pub struct Technique {
 }
 
 impl Technique {
-    /// The technique with default parameters (techniques with required parameters, such as FSC,
-    /// still need them before [`ChunkScheduler::new`](super::ChunkScheduler::new) accepts them).
+    /// The technique with default parameters; valid for every kind (FSC, FAC and TAP without
+    /// their statistics fall back to mFSC's chunk, FAC2 and GSS respectively, see their modules).
     ///
     /// ```
     /// use dls_runtime::{Technique, technique::Kind};
@@ -83,10 +83,10 @@ impl Technique {
 
     /// Checks every parameter: durations and weights finite and > 0, `min` >= 1 and <= `max`,
     /// parameters the technique does not take absent, and, when the number of ranks `p` is
-    /// known, one weight per rank and the required parameters present (FSC: h, sigma; FAC and
-    /// TAP: mu, sigma; theta: mu, sigma with model=normal, m with model=uniform2). Parsing calls
-    /// it with `None` (so a caller may fill required parameters in after parsing, as the
-    /// simulator does from its iterate-time model),
+    /// known, one weight per rank and parameters that only work together present together
+    /// (FSC: h with sigma; FAC and TAP: mu with sigma; theta: mu and sigma with model=normal, m
+    /// with model=uniform2). Parsing calls it with `None` (so a caller may complete the
+    /// parameters after parsing, as the simulator does from its iterate-time model),
     /// [`ChunkScheduler::new`](super::ChunkScheduler::new) with `Some(p)`.
     ///
     /// ```
@@ -96,6 +96,7 @@ impl Technique {
     /// assert!(e.contains("wf") && e.contains("weights"));
     /// let fsc: dls_runtime::Technique = "fsc,h=1ms".parse().unwrap();
     /// assert!(fsc.validate(Some(4)).unwrap_err().to_string().contains("`sigma` is required"));
+    /// assert!("fsc".parse::<dls_runtime::Technique>().unwrap().validate(Some(4)).is_ok());
     /// ```
     pub fn validate(&self, p: Option<usize>) -> Result<(), TechniqueError> {
         let k = self.kind;
@@ -185,9 +186,27 @@ impl Technique {
                 return err("m", format!("must be a finite number >= 1, got `{m}`"));
             }
         }
+        let is_given = |param: &str| self.given().iter().any(|(n, g)| *n == param && *g);
+        let pair: Option<[&str; 2]> = match k {
+            Kind::Fsc => Some(["h", "sigma"]),
+            Kind::Fac | Kind::Tap => Some(["mu", "sigma"]),
+            _ => None,
+        };
+        if let (Some([a, b]), Some(_)) = (pair, p) {
+            for (this, other) in [(a, b), (b, a)] {
+                if is_given(other) && !is_given(this) {
+                    return err(
+                        this,
+                        format!(
+                            "is required together with `{other}` (give both or neither); \
+                             for example `{}`",
+                            k.example()
+                        ),
+                    );
+                }
+            }
+        }
         let required: &[&str] = match k {
-            Kind::Fsc => &["h", "sigma"],
-            Kind::Fac | Kind::Tap => &["mu", "sigma"],
             Kind::Theta => match params.theta_model() {
                 ThetaModel::Normal => &["mu", "sigma"],
                 ThetaModel::ShiftedUniform => &["m"],
@@ -196,16 +215,12 @@ impl Technique {
             _ => &[],
         };
         for param in required.iter().filter(|_| p.is_some()) {
-            if !self.given().iter().any(|(n, g)| n == param && *g) {
+            if !is_given(param) {
                 return err(
                     param,
                     format!(
-                        "is required{}; for example `{}`",
-                        if k == Kind::Theta {
-                            format!(" with model={}", params.theta_model())
-                        } else {
-                            String::new()
-                        },
+                        "is required with model={}; for example `{}`",
+                        params.theta_model(),
                         k.example_with(param)
                     ),
                 );
