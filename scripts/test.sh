@@ -7,3 +7,16 @@ bash scripts/deps.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cargo fmt --all -- --check || { echo "run: cargo fmt --all"; exit 1; }
 cargo test --workspace --all-features
+
+# ---- #[par_doall] examples under mpirun (issue 4) ----------------------------------------------
+# Each example runs its serial loop and its #[par_doall] loop and exits non-zero if the results
+# differ; run each with 1, 2 and 4 ranks.
+cargo build --release --features mpi --example mandelbrot --example denoise --example montecarlo
+examples_dir="${CARGO_TARGET_DIR:-target}/release/examples"
+for example in mandelbrot denoise montecarlo; do
+  for ranks in 1 2 4; do
+    echo "== mpirun -n $ranks $example"
+    timeout 120 mpirun -n "$ranks" --oversubscribe "$examples_dir/$example" \
+      || { echo "FAILED: $example under mpirun -n $ranks"; exit 1; }
+  done
+done

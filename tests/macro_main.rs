@@ -1,0 +1,75 @@
+//! `#[dls::main]` on a `main` returning `Result` (this file is a test without the libtest harness,
+//! so it has its own `main`). Run plainly, it checks a parallel loop and then re-runs itself:
+//!
+//! - with `DLS_SCHEDULE=bogus`: the runtime refuses to start; the child must exit with status 1
+//!   and name the variable and the valid techniques on stderr;
+//! - with `DLS_SCHEDULE=gss` and a `schedule = "runtime"` loop: the override is accepted;
+//! - asked to fail: `main` returns `Err`; the child must exit with status 1 and print the error.
+
+use std::process::{Command, ExitCode};
+
+const ROLE: &str = "DLS_MACRO_MAIN_ROLE";
+
+#[dls::parallel]
+fn sum_of_squares(n: u64) -> u64 {
+    let mut total = 0;
+    #[par_doall(schedule = "runtime", reduce(+: total))]
+    for i in 1..=n {
+        total += i * i;
+    }
+    total
+}
+
+#[dls::main]
+fn main() -> Result<ExitCode, String> {
+    let n = 2000;
+    let got = sum_of_squares(n);
+    if got != n * (n + 1) * (2 * n + 1) / 6 {
+        return Err(format!("sum of squares: got {got}"));
+    }
+    match std::env::var(ROLE).as_deref() {
+        Ok("fail") => return Err("asked to fail".to_string()),
+        Ok(_) => return Ok(ExitCode::SUCCESS),
+        Err(_) => {}
+    }
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let run = |role: &str, schedule: Option<&str>| {
+        let mut cmd = Command::new(&me);
+        cmd.env(ROLE, role).env_remove("DLS_SCHEDULE");
+        if let Some(s) = schedule {
+            cmd.env("DLS_SCHEDULE", s);
+        }
+        let out = cmd.output().map_err(|e| e.to_string())?;
+        Ok::<_, String>((
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    };
+    let mut failures = Vec::new();
+
+    let (code, stderr) = run("ok", Some("bogus"))?;
+    if code != Some(1) || !stderr.contains("DLS_SCHEDULE=`bogus`") || !stderr.contains("fac2") {
+        failures.push(format!(
+            "bad DLS_SCHEDULE: status {code:?}, stderr {stderr:?}"
+        ));
+    }
+    let (code, stderr) = run("ok", Some("gss,min=3"))?;
+    if code != Some(0) {
+        failures.push(format!(
+            "DLS_SCHEDULE=gss,min=3: status {code:?}, stderr {stderr:?}"
+        ));
+    }
+    let (code, stderr) = run("fail", None)?;
+    if code != Some(1) || !stderr.contains("asked to fail") {
+        failures.push(format!(
+            "main returning Err: status {code:?}, stderr {stderr:?}"
+        ));
+    }
+
+    if failures.is_empty() {
+        println!("macro_main: 3 child runs behaved as expected");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(failures.join("\n"))
+    }
+}
