@@ -33,6 +33,7 @@ mod layout;
 mod level;
 mod plan;
 mod rack_map;
+mod reduce_ops;
 mod report;
 mod spec;
 #[cfg(feature = "mpi")]

@@ -1,0 +1,121 @@
+//! Two-level loops under mpirun: every (j, i) pair runs exactly once, for P in {3, 4, 5, 8} with
+//! racks simulated by a rank map, for every pair (outer × inner) of STATIC, SS, GSS, FAC2 and AF
+//! (one mpirun run per P); reductions and gathers at both levels equal the serial results
+//! (checked inside `examples/two_level_check.rs`); 1 and 2 ranks fall back to one-level loops with
+//! a one-line warning.
+#![cfg(feature = "mpi")]
+
+mod mpi_groups_support;
+
+use std::time::Duration;
+
+use mpi_groups_support::mpirun;
+
+const ALL: &str = "static;ss;gss;fac2;af";
+
+fn check_all_pairs(p: usize, racks: &str, min: &str, max: &str, layout: &str) {
+    let run = mpirun(
+        p,
+        Some(racks),
+        &[
+            "--min", min, "--max", max, "--outer", ALL, "--inner", ALL, "--m", "24",
+        ],
+        Duration::from_secs(120),
+    );
+    run.assert_ok(&format!("P = {p}"));
+    assert!(
+        run.stdout.contains(&format!("layout: {layout}\n")),
+        "P = {p}: {}",
+        run.stdout
+    );
+    let ok = run.stdout.lines().filter(|l| l.starts_with("ok ")).count();
+    assert_eq!(ok, 25, "P = {p}: {}", run.stdout);
+    assert!(!run.stdout.contains("FAIL"), "{}", run.stdout);
+}
+
+#[test]
+fn p3_two_racks_of_one() {
+    check_all_pairs(
+        3,
+        "ranks:0-1=a,2=b",
+        "1",
+        "2",
+        "coordinator 0; groups {1}@a {2}@b",
+    );
+}
+
+#[test]
+fn p4_one_rack_split_by_max() {
+    check_all_pairs(
+        4,
+        "ranks:0-3=a",
+        "1",
+        "2",
+        "coordinator 0; groups {1,2}@a {3}@a",
+    );
+}
+
+#[test]
+fn p5_groups_123_and_4() {
+    check_all_pairs(
+        5,
+        "ranks:0-3=a,4=b",
+        "1",
+        "3",
+        "coordinator 0; groups {1,2,3}@a {4}@b",
+    );
+}
+
+#[test]
+fn p8_racks_split_and_kept_together() {
+    check_all_pairs(
+        8,
+        "ranks:0-3=a,4-7=b",
+        "2",
+        "3",
+        "coordinator 0; groups {1,2,3}@a {4,5}@b {6,7}@b",
+    );
+}
+
+#[test]
+fn p5_racks_merged_to_reach_min() {
+    let run = mpirun(
+        5,
+        Some("ranks:0-1=a,2=b,3=c,4=d"),
+        &[
+            "--min", "2", "--max", "2", "--outer", "af", "--inner", "fac2",
+        ],
+        Duration::from_secs(60),
+    );
+    run.assert_ok("merged racks");
+    assert!(
+        run.stdout
+            .contains("layout: coordinator 0; groups {1,2}@a+b {3,4}@c+d\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn one_and_two_ranks_run_one_level_with_one_warning() {
+    for p in [1, 2] {
+        let run = mpirun(
+            p,
+            None,
+            &["--outer", "gss;af", "--inner", "ss;fac2"],
+            Duration::from_secs(60),
+        );
+        run.assert_ok(&format!("P = {p}"));
+        assert!(run.stdout.contains("layout: one-level"), "{}", run.stdout);
+        assert_eq!(
+            run.stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+            4
+        );
+        let warnings: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("runs as a one-level loop"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "P = {p}: {}", run.stderr);
+    }
+}
