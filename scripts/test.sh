@@ -20,3 +20,13 @@ for example in mandelbrot denoise montecarlo; do
       || { echo "FAILED: $example under mpirun -n $ranks"; exit 1; }
   done
 done
+
+# ---- two-level (2D) loops: vfcar under mpirun (issue 5) -----------------------------------------
+# The seed 004 §4.2 Monte Carlo study with an inner bootstrap loop, on 5 ranks with two simulated
+# racks (coordinator + groups {1,2} and {3,4}); exits non-zero if the 2D-parallel results differ
+# from the serial ones.
+cargo build --release --features mpi --example vfcar
+echo "== mpirun -n 5 vfcar (DLS_RACKS=ranks:0-2=rack1,3-4=rack2)"
+DLS_RACKS="ranks:0-2=rack1,3-4=rack2" timeout 120 mpirun -n 5 --oversubscribe \
+  "${CARGO_TARGET_DIR:-target}/release/examples/vfcar" --min 2 --max 2 \
+  || { echo "FAILED: vfcar under mpirun -n 5"; exit 1; }
