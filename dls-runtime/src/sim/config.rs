@@ -7,6 +7,12 @@ use super::speed::{RankSpeeds, Slowdown};
 use crate::Technique;
 
 /// Most ranks a simulation accepts (2^20 = 1,048,576; memory grows linearly with P).
+///
+/// ```
+/// use dls_runtime::sim::{simulate, SimConfig, MAX_RANKS};
+/// let c = SimConfig::new("ss".parse().unwrap(), 10, MAX_RANKS + 1);
+/// assert!(simulate(&c).unwrap_err().to_string().contains("--p"));
+/// ```
 pub const MAX_RANKS: usize = 1 << 20;
 
 /// Everything that defines one simulated loop. Start from [`SimConfig::new`] and set fields.

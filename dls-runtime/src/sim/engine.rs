@@ -25,71 +25,18 @@
 //! 5. When the scheduler has no iterate left, the reply says so and r stops (that request still
 //!    costs `h` of server time).
 //!
-//! The makespan is the end of the last chunk. Events are kept in a binary heap keyed by
+//! The makespan is the end of the last chunk. Events are kept in a 4-ary heap keyed by
 //! (time, sequence number): equal times are served first come, first served, so a run is
 //! deterministic. Iterate times are drawn lazily in index order, so memory is O(P) plus the chunk
 //! map when requested.
 
-use std::cmp::Ordering;
-use std::collections::binary_heap::PeekMut;
-use std::collections::BinaryHeap;
-
 use super::config::SimConfig;
 use super::error::SimError;
+use super::event_queue::{Arrival, EventQueue};
 use super::outcome::SimOutcome;
 use super::service::ServiceModel;
 use super::speed::RankSpeeds;
 use crate::{ChunkScheduler, ChunkTiming, LoopReport, RankReport};
-
-/// Bits of [`Arrival::key`] that hold the rank.
-const RANK_BITS: u32 = 20;
-
-/// A request arriving at the scheduler: 16 bytes, so that the heap stays compact.
-#[derive(Debug, Clone, Copy)]
-struct Arrival {
-    /// Arrival time, seconds.
-    time: f64,
-    /// Sequence number (order of sending) in the high bits, rank in the low [`RANK_BITS`].
-    key: u64,
-}
-
-impl Arrival {
-    fn new(time: f64, seq: u64, rank: usize) -> Self {
-        Arrival {
-            time,
-            key: (seq << RANK_BITS) | rank as u64,
-        }
-    }
-
-    fn rank(&self) -> usize {
-        (self.key & ((1 << RANK_BITS) - 1)) as usize
-    }
-}
-
-impl PartialEq for Arrival {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Arrival {}
-
-impl PartialOrd for Arrival {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Arrival {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest arrival first; equal times
-    /// in order of sending.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .total_cmp(&self.time)
-            .then(other.key.cmp(&self.key))
-    }
-}
 
 /// Simulates one loop (see the [module documentation](self) for the model).
 ///
@@ -114,10 +61,10 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     let h = config.overhead_s;
     let latency = |rank: usize| if rank == 0 { 0.0 } else { config.latency_s };
 
-    let mut heap = BinaryHeap::with_capacity(p);
+    let mut queue = EventQueue::with_capacity(p);
     let mut seq = 0u64;
     for rank in 0..p {
-        heap.push(Arrival::new(latency(rank), seq, rank));
+        queue.push(Arrival::new(latency(rank), seq, rank));
         seq += 1;
     }
     let mut ranks: Vec<RankReport> = (0..p)
@@ -135,10 +82,10 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     let mut base_work = 0.0f64;
     let mut longest = 0.0f64;
 
-    // The earliest arrival is served; the rank's next request replaces it at the top of the heap
-    // (one sift-down instead of a pop and a push), or it leaves the heap when the loop is done.
-    while let Some(mut top) = heap.peek_mut() {
-        let (time, rank) = (top.time, top.rank());
+    // The earliest arrival is served; the rank's next request replaces it at the top of the queue
+    // (one sift-down instead of a pop and a push), or it leaves the queue when the loop is done.
+    while let Some(top) = queue.peek() {
+        let (time, rank) = (top.time(), top.rank());
         let served = match config.service {
             ServiceModel::Serial => time.max(server_free) + h,
             ServiceModel::Parallel => time + h,
@@ -149,7 +96,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
             scheduler.record(rank, timing);
         }
         let Some(chunk) = scheduler.next_chunk(rank) else {
-            PeekMut::pop(top);
+            queue.pop();
             continue;
         };
         let (work, longest_here) = sampler.take(chunk.size);
@@ -172,7 +119,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         if config.chunk_map {
             chunk_map.push([chunk.start, chunk.size, rank as u64]);
         }
-        *top = Arrival::new(done + latency(rank), seq, rank);
+        queue.replace_top(Arrival::new(done + latency(rank), seq, rank));
         seq += 1;
     }
 

@@ -21,6 +21,7 @@ mod config;
 mod duration;
 pub mod engine;
 mod error;
+mod event_queue;
 pub mod experiment;
 mod iterate_time;
 mod outcome;

@@ -11,6 +11,12 @@ use super::duration::{format_duration, parse_duration};
 use super::error::SimError;
 
 /// When a [`Slowdown`] starts.
+///
+/// ```
+/// use dls_runtime::sim::{Slowdown, SlowdownStart};
+/// assert_eq!("0@0.25x2".parse::<Slowdown>().unwrap().start, SlowdownStart::LoopFraction(0.25));
+/// assert_eq!("0@3sx2".parse::<Slowdown>().unwrap().start, SlowdownStart::Time(3.0));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SlowdownStart {
     /// Once this fraction (0 to 1) of the loop's iterates has been handed out: chunks the rank
