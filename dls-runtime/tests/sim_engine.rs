@@ -152,6 +152,24 @@ fn slow_rank_dominates_static_and_dynamic_schedules_route_around_it() {
 }
 
 #[test]
+fn weighted_factoring_takes_the_rank_speeds_as_weights() {
+    // WF without weights in its spec gets 1 / speeds: the slow rank's chunks are a third of the
+    // others' in every batch, so the loop ends near its bound; without weights it is FAC2.
+    let mut c = config("wf", 100_000, 4, "const:1ms");
+    c.speeds = vec![1.0, 1.0, 1.0, 3.0];
+    let mut plain = c.clone();
+    plain.technique.params.weights = Some(vec![1.0; 4]);
+    let note = c.fill_technique_params().unwrap();
+    assert!(note.contains("0.3333"), "{note}");
+    let weighted = run(&c).makespan_over_lower_bound();
+    let unweighted = run(&plain).makespan_over_lower_bound();
+    assert!(
+        weighted < 1.02 && unweighted > 1.2,
+        "{weighted} vs {unweighted}"
+    );
+}
+
+#[test]
 fn deterministic_per_seed() {
     let mut c = config("gss", 5000, 8, "gamma:0.5:2ms");
     c.overhead_s = 1e-5;

@@ -77,10 +77,10 @@ impl SimConfig {
         }
     }
 
-    /// Gives FSC, FAC and TAP what their formulas need and their specification left unset: mu
-    /// and sigma of the iterate-time model, and h = `overhead_s` (FSC). Values that are zero are
-    /// left unset (technique parameters must be positive). Returns a note naming what was filled,
-    /// or `None`.
+    /// Gives FSC, FAC, TAP and WF what their formulas need and their specification left unset:
+    /// mu and sigma of the iterate-time model, h = `overhead_s` (FSC), and for WF the relative
+    /// speeds `1 / speeds[i]` as weights. Values that are zero are left unset (technique
+    /// parameters must be positive). Returns a note naming what was filled, or `None`.
     ///
     /// ```
     /// let mut c = dls_runtime::sim::SimConfig::new("fac".parse().unwrap(), 100, 4);
@@ -91,6 +91,19 @@ impl SimConfig {
     pub fn fill_technique_params(&mut self) -> Option<String> {
         use crate::technique::Kind;
         let kind = self.technique.kind;
+        if kind == Kind::Wf {
+            if self.technique.params.weights.is_some() || self.speeds.is_empty() {
+                return None;
+            }
+            let w: Vec<f64> = self.speeds.iter().map(|f| 1.0 / f).collect();
+            let text: Vec<String> = w.iter().map(|x| format!("{x:.4}")).collect();
+            self.technique.params.weights = Some(w);
+            return Some(format!(
+                "wf: weights = {} (relative speeds 1 / --speeds) taken from the simulated loop \
+                 (set them in the technique spec to override)",
+                text.join(":")
+            ));
+        }
         if !matches!(kind, Kind::Fsc | Kind::Fac | Kind::Tap) {
             return None;
         }
