@@ -320,3 +320,32 @@ fn help_documents_every_option_with_an_example() {
         }
     }
 }
+
+#[test]
+fn speeds_and_slowdowns_change_the_work_split() {
+    let json = |extra: &[&str]| -> dls::LoopReport {
+        let mut args = vec![
+            "simulate",
+            "-t",
+            "ss",
+            "--n",
+            "2000",
+            "--p",
+            "4",
+            "--iterate-time",
+            "const:1ms",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = dls(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).expect("JSON")
+    };
+    let even = json(&[]);
+    assert!(even.ranks.iter().all(|r| r.iterates == 500));
+    let slow = json(&["--speeds", "1,1,1,3"]);
+    assert!(slow.ranks[3].iterates < 250, "{:?}", slow.ranks);
+    let slowed = json(&["--slowdown", "2@0.5x4", "--slowdown", "1@100msx2"]);
+    assert!(slowed.ranks[2].iterates < 450 && slowed.ranks[1].iterates < 500);
+    assert_eq!(slowed.ranks.iter().map(|r| r.iterates).sum::<u64>(), 2000);
+}
