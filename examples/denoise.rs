@@ -31,8 +31,8 @@ const NOISE: f64 = 20.0;
 const BETA: [f64; 3] = [0.0, 0.02, 0.08];
 const SIGMA: [f64; 3] = [0.0, 0.5, 1.0];
 const ALPHA: [f64; 2] = [1.0, 4.0];
-const DT: [f64; 3] = [0.005, 0.01, 0.02];
-const STEPS: [usize; 4] = [5, 10, 20, 40];
+const DT: [f64; 3] = [0.01, 0.03, 0.06];
+const STEPS: [usize; 4] = [10, 20, 40, 80];
 
 /// One parameter combination.
 #[derive(Debug, Clone, Copy, PartialEq)]
