@@ -14,6 +14,7 @@ use super::super::error::DlsError;
 use super::super::loop_handle::lock;
 use super::super::sched_core::SchedCore;
 use super::super::wire::{self, Wire};
+use super::backoff;
 use super::comm::LoopComm;
 use super::messages::{Reply, Request, REPLY_WORDS, TAG_REPLY, TAG_REQUEST};
 use super::service;
@@ -98,6 +99,9 @@ impl MpiLoop {
                 }
                 let root = self.comm.0.process_at_rank(0);
                 root.send_with_tag(&Request::Next(finished).encode()[..], TAG_REQUEST);
+                // A blocking receive: the reply is due within a round trip (the service thread
+                // answers at once), and spinning for it is what makes a request cost no more than
+                // a raw MPI ping-pong.
                 let mut buf = [0u64; REPLY_WORDS];
                 root.receive_into_with_tag(&mut buf[..], TAG_REPLY);
                 match Reply::decode(&buf) {
@@ -148,8 +152,8 @@ impl MpiLoop {
                 let mut bytes =
                     serde_json::to_vec(&shared).expect("dls: a loop report always serialises");
                 let mut len = bytes.len() as u64;
-                root.broadcast_into(&mut len);
-                root.broadcast_into(&mut bytes[..]);
+                broadcast_politely(&root, &mut len);
+                broadcast_politely(&root, &mut bytes[..]);
                 report
             }
             Role::Worker { done } => {
@@ -161,9 +165,9 @@ impl MpiLoop {
                     }
                 }
                 let mut len = 0u64;
-                root.broadcast_into(&mut len);
+                broadcast_politely(&root, &mut len);
                 let mut bytes = vec![0u8; len as usize];
-                root.broadcast_into(&mut bytes[..]);
+                broadcast_politely(&root, &mut bytes[..]);
                 serde_json::from_slice(&bytes)
                     .expect("dls: the scheduler's loop report always deserialises")
             }
@@ -204,4 +208,9 @@ impl MpiLoop {
             .map(|(&c, &d)| wire::decode(&all[d as usize..(d + c) as usize]))
             .collect()
     }
+}
+
+/// `MPI_Ibcast` completed by polling (a worker may wait here for the scheduler's last chunk).
+fn broadcast_politely<R: Root, B: mpi::datatype::BufferMut + ?Sized>(root: &R, buf: &mut B) {
+    mpi::request::scope(|scope| backoff::complete(root.immediate_broadcast_into(scope, buf)));
 }

@@ -13,6 +13,9 @@ pub(crate) struct MpiEnv {
     size: usize,
 }
 
+/// Open MPI's MCA parameter `mpi_yield_when_idle`, as an environment variable.
+const YIELD_VAR: &str = "OMPI_MCA_mpi_yield_when_idle";
+
 fn abort_world(code: i32) {
     SimpleCommunicator::world().abort(code)
 }
@@ -26,6 +29,12 @@ impl MpiEnv {
                  cannot be initialised twice: keep the runtime from dls::init() alive"
                     .into(),
             ));
+        }
+        // Open MPI busy-polls without yielding when it believes each rank has a core of its own.
+        // A dls scheduler rank runs two threads (compute + service), so let waiting ranks yield
+        // the CPU, unless the user chose otherwise (read by MPI_Init from the environment).
+        if std::env::var_os(YIELD_VAR).is_none() {
+            std::env::set_var(YIELD_VAR, "1");
         }
         let (universe, provided) =
             mpi::initialize_with_threading(Threading::Multiple).ok_or_else(|| {

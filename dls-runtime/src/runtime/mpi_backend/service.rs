@@ -1,52 +1,21 @@
 //! The scheduler's service thread: answers the workers' requests while rank 0 computes.
 
-use std::sync::Mutex;
-use std::thread;
-use std::time::{Duration, Instant};
-
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::Communicator;
+use std::sync::Mutex;
 
 use super::super::loop_handle::lock;
 use super::super::sched_core::SchedCore;
+use super::backoff::Backoff;
 use super::comm::LoopComm;
 use super::messages::{Reply, Request, REQUEST_WORDS, TAG_REPLY, TAG_REQUEST};
-
-/// Pure spinning on the probe after the last message.
-const SPIN: Duration = Duration::from_micros(50);
-/// Then yielding the CPU between probes, up to this idle time.
-const YIELD: Duration = Duration::from_millis(2);
-/// Then sleeping this long between probes (the worst-case added latency).
-const SLEEP: Duration = Duration::from_micros(50);
-
-/// Waits between probes: spin, then yield, then sleep.
-struct Backoff {
-    idle_since: Option<Instant>,
-}
-
-impl Backoff {
-    fn reset(&mut self) {
-        self.idle_since = None;
-    }
-
-    fn wait(&mut self) {
-        let idle = self.idle_since.get_or_insert_with(Instant::now).elapsed();
-        if idle < SPIN {
-            std::hint::spin_loop();
-        } else if idle < YIELD {
-            thread::yield_now();
-        } else {
-            thread::sleep(SLEEP);
-        }
-    }
-}
 
 /// Serves requests until each of the `workers` ranks (1..=workers) has been told `Done` or has
 /// left.
 pub(crate) fn serve(comm: &LoopComm, core: &Mutex<SchedCore>, workers: usize) {
     let comm = &comm.0;
     let mut active = workers;
-    let mut backoff = Backoff { idle_since: None };
+    let mut backoff = Backoff::default();
     let mut buf = [0u64; REQUEST_WORDS];
     while active > 0 {
         let Some((msg, status)) = comm

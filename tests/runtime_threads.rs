@@ -1,0 +1,314 @@
+//! The threads backend: exactly-once for every technique, thread count and loop size; explicit
+//! API pulled from several threads; index types at their limits; reductions; nested loops;
+//! `DLS_SCHEDULE` and `DLS_REPORT`; panics naming the iterate and the thread.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use dls::runtime::settings::{parse_schedule, ReportMode, Settings};
+use dls::technique::Kind;
+use dls::{LoopReport, Runtime, Technique};
+
+fn check_map(r: &LoopReport, n: u64) {
+    let mut map = r.chunk_map.clone();
+    map.sort();
+    let mut next = 0;
+    for [start, size, rank] in map {
+        assert_eq!(start, next, "{}: gap or overlap", r.name);
+        assert!(size >= 1 && (rank as usize) < r.p, "{}", r.name);
+        next += size;
+    }
+    assert_eq!(next, n, "{}", r.name);
+    assert_eq!(
+        r.ranks.iter().map(|k| k.iterates).sum::<u64>(),
+        n,
+        "{}",
+        r.name
+    );
+    assert_eq!(
+        r.ranks.iter().map(|k| k.chunks).sum::<u64>(),
+        r.chunks,
+        "{}",
+        r.name
+    );
+}
+
+#[test]
+fn every_iterate_exactly_once_for_every_technique() {
+    for p in [1usize, 2, 3, 4, 8] {
+        let rt = Runtime::threads(p, Settings::default()).unwrap();
+        assert_eq!(rt.workers(), p);
+        for kind in Kind::ALL {
+            for n in [0u64, 1, p as u64 - 1, p as u64, p as u64 + 1, 1000] {
+                let hits: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+                let stats = rt
+                    .doall_named(kind.name(), 0..n, Technique::new(kind), |i| {
+                        hits[i as usize].fetch_add(1, Ordering::Relaxed);
+                    })
+                    .unwrap();
+                assert!(
+                    hits.iter().all(|h| h.load(Ordering::Relaxed) == 1),
+                    "{} p={p} n={n}",
+                    kind.name()
+                );
+                assert_eq!((stats.report.n, stats.report.p), (n, p));
+                assert_eq!(stats.iterates, n);
+                check_map(&stats.report, n);
+            }
+        }
+    }
+}
+
+#[test]
+fn explicit_loop_pulled_by_several_threads() {
+    let rt = Runtime::threads(4, Settings::default()).unwrap();
+    for kind in [Kind::Ss, Kind::Gss, Kind::Fac2, Kind::AwfB, Kind::Af] {
+        let n = 5000u64;
+        let lp = rt.start_loop(0..n, Technique::new(kind)).unwrap();
+        let hits: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    while let Some(chunk) = lp.next_chunk() {
+                        for i in chunk {
+                            hits[i as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(lp.terminated());
+        let stats = lp.finish();
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        check_map(&stats.report, n);
+        assert!(
+            stats.report.name.contains("runtime_threads.rs"),
+            "{}",
+            stats.report.name
+        );
+    }
+}
+
+#[test]
+fn index_types_at_their_limits() {
+    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let t: Technique = "gss".parse().unwrap();
+    let sum = |a: i128, b: i128| a + b;
+    let (s, _) = rt
+        .doall_reduce(
+            "i8",
+            i8::MIN..=i8::MAX,
+            t.clone(),
+            || 0i128,
+            |i, a| *a += i as i128,
+            sum,
+        )
+        .unwrap();
+    assert_eq!(s, -128);
+    let (s, _) = rt
+        .doall_reduce(
+            "u8",
+            250u8..=255,
+            t.clone(),
+            || 0i128,
+            |i, a| *a += i as i128,
+            sum,
+        )
+        .unwrap();
+    assert_eq!(s, (250..=255).sum::<i128>());
+    let (s, _) = rt
+        .doall_reduce(
+            "i64",
+            i64::MAX - 4..i64::MAX,
+            t.clone(),
+            || 0i128,
+            |i, a| *a += (i64::MAX - i) as i128,
+            sum,
+        )
+        .unwrap();
+    assert_eq!(s, 1 + 2 + 3 + 4);
+    let (s, _) = rt
+        .doall_reduce(
+            "u128",
+            u128::MAX - 2..=u128::MAX,
+            t.clone(),
+            || 0i128,
+            |i, a| *a += (u128::MAX - i) as i128,
+            sum,
+        )
+        .unwrap();
+    assert_eq!(s, 3);
+    let (s, _) = rt
+        .doall_reduce(
+            "isize",
+            -3isize..3,
+            t.clone(),
+            || 0i128,
+            |i, a| *a += i as i128,
+            sum,
+        )
+        .unwrap();
+    assert_eq!(s, -3);
+    for empty in [5u32..5, 9..2] {
+        let stats = rt
+            .doall(empty, t.clone(), |_| panic!("no iterate"))
+            .unwrap();
+        assert_eq!(stats.report.n, 0);
+    }
+    #[allow(clippy::reversed_empty_ranges)]
+    let stats = rt
+        .doall(3i16..=-3, t.clone(), |_| panic!("no iterate"))
+        .unwrap();
+    assert_eq!(stats.report.n, 0);
+    let e = rt.start_loop(0..=u64::MAX, t).err().unwrap();
+    assert!(e.to_string().contains("u64::MAX"), "{e}");
+}
+
+#[test]
+fn reductions_reach_the_caller() {
+    let rt = Runtime::threads(4, Settings::default()).unwrap();
+    let (v, stats) = rt
+        .doall_reduce(
+            "hist",
+            0..10_000u32,
+            "af".parse().unwrap(),
+            || vec![0u64; 10],
+            |i, h| h[(i % 10) as usize] += 1,
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
+        .unwrap();
+    assert_eq!(v, vec![1000; 10]);
+    assert_eq!(stats.report.name, "hist");
+    assert!(stats.report.parallel_time_s > 0.0);
+    assert!(stats.report.efficiency > 0.0);
+}
+
+#[test]
+fn nested_loops_run_on_the_calling_thread() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let total = AtomicU64::new(0);
+    rt.doall(0..20u64, "ss".parse().unwrap(), |i| {
+        let inner = rt
+            .doall_named("inner", 0..i, "gss".parse().unwrap(), |j| {
+                total.fetch_add(j, Ordering::Relaxed);
+            })
+            .unwrap();
+        assert_eq!(inner.report.p, 1);
+    })
+    .unwrap();
+    let expected: u64 = (0..20u64).map(|i| (0..i).sum::<u64>()).sum();
+    assert_eq!(total.into_inner(), expected);
+}
+
+#[test]
+fn schedule_setting_overrides_the_program() {
+    let s = Settings {
+        schedule: Some(parse_schedule("gss,min=3").unwrap()),
+        ..Settings::default()
+    };
+    let rt = Runtime::threads(2, s).unwrap();
+    let stats = rt
+        .doall(0..100u32, "static".parse().unwrap(), |_| {})
+        .unwrap();
+    assert_eq!(stats.report.technique, "gss,min=3");
+    assert!(stats
+        .report
+        .chunk_map
+        .iter()
+        .all(|c| c[1] >= 3 || c[0] + c[1] == 100));
+}
+
+#[test]
+fn report_setting_appends_json_lines() {
+    let path = std::env::temp_dir().join(format!("dls-report-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let s = Settings {
+        report: ReportMode::JsonLines(path.clone()),
+        ..Settings::default()
+    };
+    let rt = Runtime::threads(2, s).unwrap();
+    rt.doall_named("first", 0..50u32, "fac2".parse().unwrap(), |_| {})
+        .unwrap();
+    rt.doall_named("second", 0..7u32, "ss".parse().unwrap(), |_| {})
+        .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let objects: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is one JSON object"))
+        .collect();
+    assert_eq!(objects.len(), 2);
+    assert_eq!(objects[0]["name"], "first");
+    assert_eq!(objects[1]["n"], 7);
+    for o in &objects {
+        for key in [
+            "name",
+            "technique",
+            "n",
+            "p",
+            "parallel_time_s",
+            "efficiency",
+            "ranks",
+            "chunk_map",
+        ] {
+            assert!(!o[key].is_null(), "missing {key}: {o}");
+        }
+        for r in o["ranks"].as_array().unwrap() {
+            for key in ["rank", "iterates", "work_time_s", "chunks"] {
+                assert!(!r[key].is_null(), "missing ranks[].{key}: {o}");
+            }
+        }
+        assert_eq!(o["chunk_map"][0].as_array().unwrap().len(), 3);
+    }
+}
+
+#[test]
+fn a_panicking_iterate_names_the_iterate_and_the_thread() {
+    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let after = AtomicU64::new(0);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        rt.doall_named("boomer", 0..100_000u32, "ss".parse().unwrap(), |i| {
+            if i == 777 {
+                panic!("boom {i}");
+            }
+            if i > 20_000 {
+                after.fetch_add(1, Ordering::Relaxed);
+            }
+            std::hint::black_box(i);
+        })
+    }));
+    let payload = result.expect_err("the panic reaches the caller");
+    let msg = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(msg.contains("iterate 777 of loop `boomer`"), "{msg}");
+    assert!(msg.contains("on thread "), "{msg}");
+    assert!(msg.contains("boom 777"), "{msg}");
+    // The other threads stopped taking chunks soon after.
+    assert!(after.into_inner() < 79_000);
+    // The runtime is still usable.
+    assert_eq!(
+        rt.doall(0..10u8, "ss".parse().unwrap(), |_| {})
+            .unwrap()
+            .report
+            .n,
+        10
+    );
+}
+
+#[test]
+fn unfinished_loops_are_finished_on_drop() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let lp = rt.start_loop(0..100u32, "fac2".parse().unwrap()).unwrap();
+    let first = lp.next_chunk().unwrap();
+    assert!(first.len() >= 1);
+    drop(first);
+    let stats = lp.finish();
+    // Finished early: the remaining iterates were not executed.
+    assert!(stats.iterates < 100);
+    assert_eq!(stats.report.n, 100);
+}
