@@ -50,8 +50,12 @@ pub fn parse_duration(text: &str, what: &str) -> Result<f64, SimError> {
 /// assert_eq!(format_duration(0.0015), "1.5ms");
 /// assert_eq!(format_duration(2.0), "2s");
 /// assert_eq!(format_duration(0.0), "0s");
+/// assert_eq!(format_duration(1e300), "1e300s");
 /// ```
 pub fn format_duration(seconds: f64) -> String {
+    if seconds.abs() >= 1e6 {
+        return format!("{seconds:e}s");
+    }
     let (v, unit) = if seconds == 0.0 || seconds.abs() >= 1.0 {
         (seconds, "s")
     } else if seconds.abs() >= 1e-3 {
@@ -97,7 +101,7 @@ mod tests {
 
     #[test]
     fn format_round_trips() {
-        for v in [1e-9, 2.5e-6, 1e-3, 0.125, 3.0, 12.5] {
+        for v in [1e-9, 2.5e-6, 1e-3, 0.125, 3.0, 12.5, 3.5e7, 1e300] {
             let back = parse_duration(&format_duration(v), "x").unwrap();
             assert!((back - v).abs() <= 1e-9 * v, "{v} -> {back}");
         }

@@ -22,11 +22,16 @@ pub(crate) struct Arrival {
 
 impl Arrival {
     /// The arrival of `rank`'s request number `seq` (counted over all ranks) at `time`.
-    /// `time` must not be negative or NaN (`-0.0` is taken as `0.0`).
+    /// Times are sums of non-negative durations; `-0.0` is taken as `0.0` and NaN (only
+    /// reachable from infinite iterate times) as infinity, so that the bit order holds.
     pub(crate) fn new(time: f64, seq: u64, rank: usize) -> Self {
-        debug_assert!(time >= 0.0, "arrival time {time}");
+        let time = if time.is_nan() {
+            f64::INFINITY
+        } else {
+            time.max(0.0) + 0.0
+        };
         Arrival {
-            time_bits: (time + 0.0).to_bits(),
+            time_bits: time.to_bits(),
             key: (seq << RANK_BITS) | rank as u64,
         }
     }
