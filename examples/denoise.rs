@@ -196,6 +196,8 @@ fn better(a: Best, b: Best) -> Best {
     }
 }
 
+// Indexing by `k` keeps the serial loop identical to the parallel one.
+#[allow(clippy::needless_range_loop)]
 fn study_serial(g: &[f64], f: &[f64]) -> (Vec<f64>, Best) {
     let mut scores = vec![0.0; COMBINATIONS];
     let mut best = Best::default();
