@@ -266,6 +266,7 @@ fn serial(study: &Study) -> Vec<RepResult> {
     out
 }
 
+// ANCHOR: replication
 /// One outer iterate of the 2D loop: part A, the bandwidth loop, the bootstrap loop, part B.
 fn replication(
     study: &Study,
@@ -283,6 +284,7 @@ fn replication(
     })?;
     Ok((c, k, s, count, p_value(count, study.boot)))
 }
+// ANCHOR_END: replication
 
 fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T, String> {
     match args.iter().position(|a| a == name) {
@@ -324,9 +326,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     let inner_tech: Technique = "fac2".parse()?;
 
     let t0 = Instant::now();
+    // ANCHOR: outer
     let (parallel, stats) = groups.gather_2d(0..study.reps, "af".parse()?, |rep, inner| {
         replication(&study, rep, inner, &inner_tech)
     })?;
+    // ANCHOR_END: outer
     let parallel_s = t0.elapsed().as_secs_f64();
 
     if !root {

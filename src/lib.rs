@@ -17,3 +17,6 @@ mod book_first_loop {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/clauses.md")]
 mod book_clauses {}
+#[cfg(doctest)]
+#[doc = include_str!("../book/src/two_level.md")]
+mod book_two_level {}

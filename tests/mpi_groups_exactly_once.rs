@@ -2,14 +2,15 @@
 //! racks simulated by a rank map, for every pair (outer × inner) of STATIC, SS, GSS, FAC2 and AF
 //! (one mpirun run per P); reductions and gathers at both levels equal the serial results
 //! (checked inside `examples/two_level_check.rs`); 1 and 2 ranks fall back to one-level loops with
-//! a one-line warning.
+//! a one-line warning; the nested `#[par_doall]` form (`examples/two_level_macro.rs`) gives the
+//! serial result.
 #![cfg(feature = "mpi")]
 
 mod mpi_groups_support;
 
 use std::time::Duration;
 
-use mpi_groups_support::mpirun;
+use mpi_groups_support::{mpirun, mpirun_example};
 
 const ALL: &str = "static;ss;gss;fac2;af";
 
@@ -117,5 +118,18 @@ fn one_and_two_ranks_run_one_level_with_one_warning() {
             .filter(|l| l.contains("runs as a one-level loop"))
             .collect();
         assert_eq!(warnings.len(), 1, "P = {p}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn nested_par_doall_macro_loop_equals_serial() {
+    for (p, racks) in [(5, Some("ranks:0-3=a,4=b")), (4, None), (2, None)] {
+        let run = mpirun_example("two_level_macro", p, racks, &[], Duration::from_secs(60));
+        run.assert_ok(&format!("two_level_macro on {p} ranks"));
+        assert!(
+            run.stdout.contains("equal to the serial loops"),
+            "{}",
+            run.stdout
+        );
     }
 }

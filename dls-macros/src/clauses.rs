@@ -49,10 +49,12 @@ pub struct Clauses {
     pub reductions: Vec<Reduction>,
     /// Gathered variables, in the order written.
     pub gathers: Vec<Ident>,
+    /// `group(min = ..., max = ...)`: the group sizes of a two-level loop (see `nested.rs`).
+    pub group: Option<crate::nested::GroupClause>,
 }
 
-const VALID_CLAUSES: &str =
-    "schedule = \"<technique>\", reduce(<op>: <vars>), gather(<vars>), name = \"<text>\"";
+const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), gather(<vars>), \
+                             name = \"<text>\", group(min = <ranks>, max = <ranks>)";
 
 impl Clauses {
     /// Parses the attribute (`#[par_doall]` or `#[par_doall(...)]`) and validates the clauses.
@@ -136,6 +138,15 @@ impl Parse for Clauses {
                         note_name(&mut named, &var, "gather")?;
                         clauses.gathers.push(var);
                     }
+                }
+                "group" => {
+                    if clauses.group.is_some() {
+                        return Err(syn::Error::new_spanned(
+                            &key,
+                            "`group` is given twice; keep one",
+                        ));
+                    }
+                    clauses.group = Some(crate::nested::parse_group(key.clone(), input)?);
                 }
                 other => {
                     return Err(syn::Error::new_spanned(

@@ -10,14 +10,18 @@ use syn::{Attribute, ExprForLoop, Ident};
 
 use crate::clauses::{Clauses, ReduceOp, RUNTIME_SCHEDULE};
 use crate::control;
+use crate::nested::{call_shape, LoopKind};
 use crate::source::LoopSource;
 
 /// Generates the block expression that replaces `for_loop`; `attrs` are its other attributes, kept.
+/// `kind` says which runtime function the loop calls (a one-level loop, or the outer or an inner
+/// loop of a two-level loop, see `nested.rs`).
 pub fn expand(
     mut for_loop: ExprForLoop,
     clauses: &Clauses,
     source: LoopSource,
     attrs: Vec<Attribute>,
+    kind: LoopKind,
 ) -> syn::Result<TokenStream> {
     let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
     let span = for_loop.for_token.span;
@@ -134,16 +138,25 @@ pub fn expand(
         quote!(#body)
     };
 
+    let shape = call_shape(kind, &krate);
+    let (function, lead, group_args, extra_param) = (
+        shape.function,
+        shape.lead,
+        shape.group_args,
+        shape.extra_param,
+    );
     Ok(quote_spanned! {span=> {
         #(#attrs)*
         let () = {
             #(#setup)*
-            let (#(#results,)*) = #krate::macro_support::run_loop(
+            let (#(#results,)*) = #function(
+                #lead
                 #name,
                 #schedule,
+                #group_args
                 #range,
                 || (#(#identities,)*),
-                |__dls_index, #acc| {
+                |__dls_index, #extra_param #acc| {
                     #bind
                     #(#take)*
                     #(#slots)*

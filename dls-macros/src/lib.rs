@@ -43,6 +43,7 @@ mod clauses;
 mod control;
 mod expand;
 mod mutation;
+mod nested;
 mod rewrite;
 mod source;
 

@@ -24,6 +24,7 @@ pub fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -> syn::
     let mut r = Rewriter {
         mutable_outer,
         errors: None,
+        inside_outer: false,
     };
     r.visit_block_mut(block);
     match r.errors {
@@ -35,6 +36,8 @@ pub fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -> syn::
 struct Rewriter {
     mutable_outer: HashSet<String>,
     errors: Option<syn::Error>,
+    /// True while rewriting the body of a two-level outer loop (see `nested.rs`).
+    inside_outer: bool,
 }
 
 impl Rewriter {
@@ -60,25 +63,23 @@ impl Rewriter {
         });
     }
 
-    fn expand_loop(&mut self, expr: &mut Expr) {
+    /// Expands the loop; returns true when it became the outer loop of a two-level loop.
+    fn expand_loop(&mut self, expr: &mut Expr) -> bool {
         let Expr::ForLoop(for_loop) = expr else {
-            return;
+            return false;
         };
         let Some(pos) = for_loop.attrs.iter().position(is_par_doall) else {
-            return;
+            return false;
         };
+        let inside_outer = self.inside_outer;
+        let mut outer = false;
         let attr = for_loop.attrs.remove(pos);
         let result = (|| {
             let clauses = Clauses::from_attribute(&attr)?;
             let mut nested = NestedFinder(None);
             nested.visit_block(&for_loop.body);
-            if let Some(inner) = nested.0 {
-                return Err(syn::Error::new_spanned(
-                    inner,
-                    "nested #[par_doall] loops are not supported; annotate only the outer loop \
-                     (its iterates then run the inner loop serially)",
-                ));
-            }
+            let kind = crate::nested::kind(inside_outer, clauses.group.as_ref(), nested.0)?;
+            outer = matches!(kind, crate::nested::LoopKind::Outer { .. });
             let source = source::classify(&for_loop.expr);
             let checked =
                 mutation::check(&for_loop.body, &for_loop.pat, &clauses, &self.mutable_outer);
@@ -102,11 +103,17 @@ impl Rewriter {
                 return Err(e);
             }
             let attrs = std::mem::take(&mut for_loop.attrs);
-            expand::expand(for_loop.clone(), &clauses, source?, attrs)
+            expand::expand(for_loop.clone(), &clauses, source?, attrs, kind)
         })();
         match result.and_then(syn::parse2::<Expr>) {
-            Ok(new) => *expr = new,
-            Err(e) => self.error(e),
+            Ok(new) => {
+                *expr = new;
+                outer
+            }
+            Err(e) => {
+                self.error(e);
+                false
+            }
         }
     }
 }
@@ -115,8 +122,13 @@ impl VisitMut for Rewriter {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::ForLoop(f) = expr {
             if f.attrs.iter().any(is_par_doall) {
-                // The outer loop first, so that a nested #[par_doall] is still visible to it.
-                self.expand_loop(expr);
+                // The outer loop first, so that a nested #[par_doall] is still visible to it; the
+                // inner loops of a two-level loop are then expanded inside its expansion.
+                if self.expand_loop(expr) {
+                    self.inside_outer = true;
+                    visit_mut::visit_expr_mut(self, expr);
+                    self.inside_outer = false;
+                }
                 return;
             }
         }

@@ -34,14 +34,26 @@ pub fn example(name: &str) -> PathBuf {
     path
 }
 
+/// Runs `mpirun -n p two_level_check args` with `DLS_RACKS=racks` (unset when `None`), killing
+/// it after `limit`.
+pub fn mpirun(p: usize, racks: Option<&str>, args: &[&str], limit: Duration) -> Run {
+    mpirun_example("two_level_check", p, racks, args, limit)
+}
+
 /// Runs `mpirun -n p <example> args` with `DLS_RACKS=racks` (unset when `None`), killing it after
 /// `limit`.
-pub fn mpirun(p: usize, racks: Option<&str>, args: &[&str], limit: Duration) -> Run {
+pub fn mpirun_example(
+    name: &str,
+    p: usize,
+    racks: Option<&str>,
+    args: &[&str],
+    limit: Duration,
+) -> Run {
     let mut cmd = Command::new("mpirun");
     cmd.args(["--oversubscribe", "--timeout"])
         .arg(limit.as_secs().max(1).to_string())
         .args(["-n", &p.to_string()])
-        .arg(example("two_level_check"))
+        .arg(example(name))
         .args(args)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")

@@ -175,6 +175,7 @@ impl Groups<'_> {
                     name,
                     range,
                     &technique,
+                    self.rt.settings().schedule.as_ref(),
                     &identity,
                     &combine,
                     |j, inner, acc| {

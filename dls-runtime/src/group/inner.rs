@@ -62,6 +62,8 @@ enum Team<'a> {
 pub struct Inner<'a> {
     team: Team<'a>,
     tally: Option<&'a mut InnerTally>,
+    /// `DLS_SCHEDULE`, which overrides the inner techniques too.
+    schedule: Option<&'a Technique>,
 }
 
 impl<'a> Inner<'a> {
@@ -70,14 +72,20 @@ impl<'a> Inner<'a> {
         Inner {
             team: Team::Solo,
             tally: None,
+            schedule: None,
         }
     }
 
     #[cfg(feature = "mpi")]
-    pub(crate) fn group(level: &'a mut Level, tally: &'a mut InnerTally) -> Inner<'a> {
+    pub(crate) fn group(
+        level: &'a mut Level,
+        tally: &'a mut InnerTally,
+        schedule: Option<&'a Technique>,
+    ) -> Inner<'a> {
         Inner {
             team: Team::Group(level),
             tally: Some(tally),
+            schedule,
         }
     }
 
@@ -109,7 +117,8 @@ impl<'a> Inner<'a> {
 
     /// The core of every inner loop: each rank folds its iterates into a private accumulator
     /// started at `identity()` with `body(i, &mut acc)`; the partial results are combined with
-    /// `combine` and every rank of the group gets the total.
+    /// `combine` and every rank of the group gets the total. In a two-level loop on MPI,
+    /// `DLS_SCHEDULE` overrides `technique` as it does for every loop.
     pub fn fold<R, T, B>(
         &mut self,
         range: R,
@@ -124,6 +133,7 @@ impl<'a> Inner<'a> {
         B: FnMut(R::Index, &mut T),
     {
         let (first, n) = range.first_and_len()?;
+        let technique = self.schedule.unwrap_or(technique);
         let mut acc = identity();
         match &mut self.team {
             #[cfg(feature = "mpi")]

@@ -31,6 +31,7 @@ mod inner;
 mod layout;
 #[cfg(feature = "mpi")]
 mod level;
+mod macro_glue;
 mod plan;
 mod rack_map;
 mod reduce_ops;
@@ -46,6 +47,7 @@ pub use groups::{BodyResult, Groups};
 pub use host_pattern::HostPattern;
 pub use inner::Inner;
 pub use layout::{Group, GroupLayout, Role};
+pub use macro_glue::run_loop_2d;
 pub use plan::{plan, Plan};
 pub use rack_map::{HostRule, RackMap, RankRule};
 pub use report::{group_summary, summarise_groups, GroupReport};

@@ -160,7 +160,7 @@ impl MpiGroups {
     }
 
     /// Runs a two-level loop: the coordinator schedules the outer iterates of `range` among the
-    /// groups with `technique`; every rank of a group runs `body(j, inner, acc)` for the group's
+    /// groups with `technique` (`schedule`, from `DLS_SCHEDULE`, overrides the inner techniques); every rank of a group runs `body(j, inner, acc)` for the group's
     /// outer iterates in lock step. The leaders' partial results are combined with `combine` and
     /// every rank gets the total and the loop report.
     pub fn fold<R, T, B>(
@@ -168,6 +168,7 @@ impl MpiGroups {
         name: &str,
         range: R,
         technique: &Technique,
+        schedule: Option<&Technique>,
         identity: impl Fn() -> T,
         combine: impl Fn(T, T) -> T,
         mut body: B,
@@ -234,7 +235,7 @@ impl MpiGroups {
                     did = true;
                     let c0 = Instant::now();
                     for k in msg[0]..msg[0] + msg[1] {
-                        let mut handle = Inner::group(inner, &mut tally);
+                        let mut handle = Inner::group(inner, &mut tally, schedule);
                         body(R::Index::offset_from(first, k), &mut handle, &mut acc);
                     }
                     let elapsed = c0.elapsed().as_secs_f64();

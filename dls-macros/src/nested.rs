@@ -1,0 +1,186 @@
+//! Two-level loops: a `#[par_doall]` loop inside the body of another one.
+//!
+//! ```text
+//! #[par_doall(schedule = "af", group(min = 2, max = 4))]
+//! for j in 0..m {
+//!     PART A
+//!     #[par_doall(schedule = "fac2", reduce(+: s))]
+//!     for i in 0..n[j] { … }
+//!     PART B
+//! }
+//! ```
+//!
+//! The outer loop becomes a call of `dls::group::run_loop_2d` (its closure gets a third parameter,
+//! the group's inner-loop handle `__dls_inner`), every inner loop a call of
+//! `dls::group::Inner::run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of the
+//! closures) is the one-level expansion of `expand.rs`. On MPI the ranks are grouped by rack
+//! (seed 004 §3); `group(min = …, max = …)` bounds the group sizes (default: one group per rack).
+//! Part A and part B run redundantly on every rank of a group; the group shares the inner
+//! iterates. Only two levels are supported.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::parse::ParseStream;
+use syn::{Attribute, Ident, LitInt, Token};
+
+/// `group(min = …, max = …)` of an outer loop.
+#[derive(Clone)]
+pub struct GroupClause {
+    /// The `group` keyword (for error spans).
+    pub key: Ident,
+    /// Fewest ranks per group.
+    pub min: usize,
+    /// Most ranks per group.
+    pub max: usize,
+}
+
+/// Parses the parenthesised part of `group(min = 2, max = 4)` (either bound may be left out:
+/// `min` defaults to 1, `max` to unbounded). Rejects `min < 1`, `min > max` and unknown keys.
+pub fn parse_group(key: Ident, input: ParseStream) -> syn::Result<GroupClause> {
+    let content;
+    syn::parenthesized!(content in input);
+    let (mut min, mut max) = (None::<(usize, LitInt)>, None::<(usize, LitInt)>);
+    while !content.is_empty() {
+        let name: Ident = content.parse()?;
+        content.parse::<Token![=]>()?;
+        let lit: LitInt = content.parse()?;
+        let value: usize = lit.base10_parse()?;
+        let slot = match name.to_string().as_str() {
+            "min" => &mut min,
+            "max" => &mut max,
+            other => {
+                return Err(syn::Error::new_spanned(
+                    &name,
+                    format!(
+                        "unknown group bound `{other}`; write group(min = <ranks>, max = <ranks>)"
+                    ),
+                ))
+            }
+        };
+        if slot.is_some() {
+            return Err(syn::Error::new_spanned(
+                &name,
+                format!("`{name}` is given twice in group(...)"),
+            ));
+        }
+        *slot = Some((value, lit));
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    if let Some((0, lit)) = &min {
+        return Err(syn::Error::new_spanned(
+            lit,
+            "group(min = 0): a group needs at least 1 rank (allowed: 1 <= min <= max)",
+        ));
+    }
+    if let (Some((lo, _)), Some((hi, lit))) = (&min, &max) {
+        if lo > hi {
+            return Err(syn::Error::new_spanned(
+                lit,
+                format!(
+                    "group(min = {lo}, max = {hi}): min is above max (allowed: 1 <= min <= max)"
+                ),
+            ));
+        }
+    }
+    Ok(GroupClause {
+        key,
+        min: min.map_or(1, |m| m.0),
+        max: max.map_or(usize::MAX, |m| m.0),
+    })
+}
+
+/// Which call a `#[par_doall]` loop expands to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum LoopKind {
+    /// A one-level loop: `dls::macro_support::run_loop`.
+    OneLevel,
+    /// The outer loop of a two-level loop: `dls::group::run_loop_2d`.
+    Outer {
+        /// Fewest ranks per group.
+        min: usize,
+        /// Most ranks per group.
+        max: usize,
+    },
+    /// An inner loop of a two-level loop: `dls::group::Inner::run_loop`.
+    Inner,
+}
+
+/// Decides the kind of a loop: `inside_outer` when it sits in the body of a two-level outer loop,
+/// `nested` the first `#[par_doall]` found in its own body.
+pub fn kind(
+    inside_outer: bool,
+    group: Option<&GroupClause>,
+    nested: Option<&Attribute>,
+) -> syn::Result<LoopKind> {
+    match (inside_outer, nested, group) {
+        (true, Some(deeper), _) => Err(syn::Error::new_spanned(
+            deeper,
+            "only two levels of #[par_doall] loops are supported; run this loop serially \
+             (remove its #[par_doall])",
+        )),
+        (true, None, Some(g)) => Err(syn::Error::new_spanned(
+            &g.key,
+            "group(...) belongs on the outer loop of a two-level loop, not on an inner loop",
+        )),
+        (true, None, None) => Ok(LoopKind::Inner),
+        (false, Some(_), g) => Ok(LoopKind::Outer {
+            min: g.map_or(1, |g| g.min),
+            max: g.map_or(usize::MAX, |g| g.max),
+        }),
+        (false, None, Some(g)) => Err(syn::Error::new_spanned(
+            &g.key,
+            "group(...) makes a two-level loop and needs an inner #[par_doall] loop in the body",
+        )),
+        (false, None, None) => Ok(LoopKind::OneLevel),
+    }
+}
+
+/// The identifier of the inner-loop handle, the outer closure's second parameter.
+fn inner_handle() -> Ident {
+    Ident::new("__dls_inner", Span::call_site())
+}
+
+/// The parts of the runtime call that depend on the kind: the function, the arguments before
+/// the loop name, the arguments between the schedule and the range, and the closure parameters
+/// between the index and the accumulator.
+pub struct CallShape {
+    pub function: TokenStream,
+    pub lead: TokenStream,
+    pub group_args: TokenStream,
+    pub extra_param: TokenStream,
+}
+
+/// The call shape of `kind`, with `krate` the path of the facade crate (`::dls`).
+pub fn call_shape(kind: LoopKind, krate: &TokenStream) -> CallShape {
+    let handle = inner_handle();
+    match kind {
+        LoopKind::OneLevel => CallShape {
+            function: quote!(#krate::macro_support::run_loop),
+            lead: quote!(),
+            group_args: quote!(),
+            extra_param: quote!(),
+        },
+        LoopKind::Outer { min, max } => {
+            let max = if max == usize::MAX {
+                quote!(::core::primitive::usize::MAX)
+            } else {
+                quote!(#max)
+            };
+            CallShape {
+                function: quote!(#krate::group::run_loop_2d),
+                lead: quote!(),
+                group_args: quote!(#min, #max,),
+                extra_param: quote!(#handle,),
+            }
+        }
+        LoopKind::Inner => CallShape {
+            function: quote!(#krate::group::Inner::run_loop),
+            lead: quote!(#handle,),
+            group_args: quote!(),
+            extra_param: quote!(),
+        },
+    }
+}
