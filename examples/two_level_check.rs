@@ -9,12 +9,17 @@
 //! ```
 //!
 //! Prints `layout: …` and one `ok …` line per pair on rank 0; exits 1 on the first mismatch.
+//! `--panic-at J` makes inner iterate 0 of outer iterate J panic (to test that the job ends).
 
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use dls::group::{GroupSpec, Inner};
 use dls::reduce::Sum;
 use dls::Technique;
+
+/// The outer iterate whose first inner iterate panics (`--panic-at`).
+static PANIC_AT: OnceLock<Option<u64>> = OnceLock::new();
 
 /// Inner loop length of outer iterate `j` (0 included, some longer than a group).
 fn inner_len(j: u64) -> u64 {
@@ -37,7 +42,12 @@ fn outer_iterate(j: u64, inner: &mut Inner<'_>, tech: &Technique) -> Result<Visi
             a.append(&mut b);
             a
         },
-        |i, acc: &mut Vec<u64>| acc.push(i),
+        |i, acc: &mut Vec<u64>| {
+            if i == 0 && PANIC_AT.get().copied().flatten() == Some(j) {
+                panic!("planted panic at (j, i) = ({j}, {i})");
+            }
+            acc.push(i)
+        },
     )?;
     seen.sort_unstable();
     // Inner loop 2: a reduction; inner loop 3: a gather, summed in part B.
@@ -72,6 +82,11 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let min: usize = arg(&args, "--min", "1").parse()?;
     let max: usize = arg(&args, "--max", "3").parse()?;
     let m: u64 = arg(&args, "--m", "24").parse()?;
+    let panic_at = match arg(&args, "--panic-at", "") {
+        s if s.is_empty() => None,
+        s => Some(s.parse::<u64>()?),
+    };
+    PANIC_AT.get_or_init(|| panic_at);
     let parse = |list: String| -> Result<Vec<Technique>, dls::TechniqueError> {
         list.split(';').map(str::parse).collect()
     };

@@ -1,5 +1,6 @@
 //! Bad input to a two-level loop gives a clear error on every rank and a non-zero exit, never a
-//! hang: min > max, min < 1, a rack map that does not parse, too few ranks.
+//! hang: min > max, min < 1, a rack map that does not parse, too few ranks. A panic in an inner
+//! iterate ends the whole job, naming the rank, the iterate and the outer iterate.
 #![cfg(feature = "mpi")]
 
 mod mpi_groups_support;
@@ -63,5 +64,24 @@ fn too_few_ranks() {
         None,
         &["--min", "4", "--max", "4"],
         "min = 4 needs at least 5 ranks (a coordinator plus a group of 4), but 4 run",
+    );
+}
+
+#[test]
+fn panic_in_an_inner_iterate_ends_the_job() {
+    let run = mpirun(
+        5,
+        Some("ranks:0-3=a,4=b"),
+        &["--outer", "ss", "--inner", "ss", "--panic-at", "7"],
+        Duration::from_secs(60),
+    );
+    assert!(!run.timed_out, "hang:\n{}", run.stderr);
+    assert_ne!(run.code, Some(0));
+    assert!(
+        run.stderr.contains("panicked in iterate 0 of loop")
+            && run.stderr.contains("(inner loop of outer iterate 7)")
+            && run.stderr.contains("planted panic at (j, i) = (7, 0)"),
+        "{}",
+        run.stderr
     );
 }

@@ -1,6 +1,10 @@
 //! Running the `two_level_check` example under `mpirun` for the `mpi_groups_*` tests: each run
 //! under `mpirun --timeout` and a wall-clock deadline here, so a hang fails the test instead of
 //! stalling the suite.
+//!
+//! The examples are built by a plain `cargo test --all-features` (the suite's command). A run
+//! filtered with `--test <name>` does not rebuild them: run
+//! `cargo build --features mpi --examples` first.
 
 // Each test file uses only part of this shared helper.
 #![allow(dead_code)]
@@ -28,7 +32,7 @@ pub fn example(name: &str) -> PathBuf {
     let path = profile_dir.join("examples").join(name);
     assert!(
         path.exists(),
-        "{} is missing: cargo test builds examples; run `cargo test --features mpi`",
+        "{} is missing: run `cargo build --features mpi --examples` (or the whole `cargo test`)",
         path.display()
     );
     path

@@ -8,6 +8,15 @@ use crate::Technique;
 
 #[cfg(feature = "mpi")]
 use super::level::Level;
+#[cfg(feature = "mpi")]
+use crate::runtime::panic_ctx::{self, ChunkCtx};
+
+/// Formats index `first + offset` of a loop whose first index has bits `first_bits` (for panic
+/// messages).
+#[cfg(feature = "mpi")]
+pub(crate) fn format_index<I: LoopIndex>(first_bits: u128, offset: u64) -> String {
+    I::offset_from(I::from_bits(first_bits), offset).to_string()
+}
 
 /// What one rank did in the inner loops of a two-level loop.
 #[derive(Debug, Clone, Default)]
@@ -61,6 +70,10 @@ enum Team<'a> {
 /// ```
 pub struct Inner<'a> {
     team: Team<'a>,
+    /// The outer loop's panic context and the current outer iterate (MPI two-level loops), so a
+    /// panic names the inner loop's outer iterate.
+    #[cfg(feature = "mpi")]
+    outer: Option<(&'a ChunkCtx, u64)>,
     tally: Option<&'a mut InnerTally>,
     /// `DLS_SCHEDULE`, which overrides the inner techniques too.
     schedule: Option<&'a Technique>,
@@ -71,6 +84,8 @@ impl<'a> Inner<'a> {
     pub fn solo() -> Inner<'static> {
         Inner {
             team: Team::Solo,
+            #[cfg(feature = "mpi")]
+            outer: None,
             tally: None,
             schedule: None,
         }
@@ -81,9 +96,11 @@ impl<'a> Inner<'a> {
         level: &'a mut Level,
         tally: &'a mut InnerTally,
         schedule: Option<&'a Technique>,
+        outer: (&'a ChunkCtx, u64),
     ) -> Inner<'a> {
         Inner {
             team: Team::Group(level),
+            outer: Some(outer),
             tally: Some(tally),
             schedule,
         }
@@ -138,9 +155,29 @@ impl<'a> Inner<'a> {
         match &mut self.team {
             #[cfg(feature = "mpi")]
             Team::Group(level) => {
-                let (tally, _) = level.run_loop(technique, n, &mut |k| {
+                if let Some((ctx, j)) = self.outer {
+                    panic_ctx::enter_chunk(ChunkCtx {
+                        loop_name: format!(
+                            "{} (inner loop of outer iterate {})",
+                            ctx.loop_name,
+                            (ctx.format)(ctx.first_bits, j)
+                        )
+                        .into(),
+                        first_bits: first.to_bits(),
+                        format: format_index::<R::Index>,
+                        worker: ctx.worker,
+                        caught: false,
+                    });
+                }
+                let ran = level.run_loop(technique, n, &mut |k| {
+                    panic_ctx::set_offset(k);
                     body(R::Index::offset_from(first, k), &mut acc)
-                })?;
+                });
+                if let Some((ctx, j)) = self.outer {
+                    panic_ctx::enter_chunk(ctx.clone());
+                    panic_ctx::set_offset(j);
+                }
+                let (tally, _) = ran?;
                 if let Some(t) = self.tally.as_deref_mut() {
                     t.note(technique, tally.iterates, tally.chunks, tally.work_s);
                 }

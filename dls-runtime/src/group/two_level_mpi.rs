@@ -8,7 +8,7 @@ use mpi::topology::{Color, Communicator, SimpleCommunicator};
 use mpi::traits::{CommunicatorCollectives, Root};
 use serde::{Deserialize, Serialize};
 
-use super::inner::{Inner, InnerTally};
+use super::inner::{format_index, Inner, InnerTally};
 use super::layout::{GroupLayout, Role};
 use super::level::Level;
 use super::plan::{plan, Plan};
@@ -17,6 +17,7 @@ use super::report::{summarise_groups, GroupReport};
 use super::spec::GroupSpec;
 use super::wire::{decode, encode};
 use crate::report::{LoopReport, RankReport};
+use crate::runtime::panic_ctx::{self, ChunkCtx};
 use crate::runtime::{DlsError, LoopIndex, LoopRange, Wire};
 use crate::{ChunkScheduler, ChunkTiming, Technique};
 
@@ -221,6 +222,15 @@ impl MpiGroups {
                 let mut acc = identity();
                 let mut previous: Option<ChunkTiming> = None;
                 let mut did = false;
+                // A panicking iterate names its rank, outer iterate and loop, and aborts the job
+                // (the runtime's panic hook).
+                let ctx = ChunkCtx {
+                    loop_name: name.into(),
+                    first_bits: first.to_bits(),
+                    format: format_index::<R::Index>,
+                    worker: self.world_rank,
+                    caught: false,
+                };
                 loop {
                     let mut msg = [0u64; 2];
                     if let Some((o, tags)) = outer.as_mut() {
@@ -235,9 +245,12 @@ impl MpiGroups {
                     did = true;
                     let c0 = Instant::now();
                     for k in msg[0]..msg[0] + msg[1] {
-                        let mut handle = Inner::group(inner, &mut tally, schedule);
+                        panic_ctx::enter_chunk(ctx.clone());
+                        panic_ctx::set_offset(k);
+                        let mut handle = Inner::group(inner, &mut tally, schedule, (&ctx, k));
                         body(R::Index::offset_from(first, k), &mut handle, &mut acc);
                     }
+                    panic_ctx::leave_chunk();
                     let elapsed = c0.elapsed().as_secs_f64();
                     previous = Some(ChunkTiming {
                         iterates: msg[1],
