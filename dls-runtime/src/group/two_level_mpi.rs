@@ -164,6 +164,7 @@ impl MpiGroups {
     /// groups with `technique` (`schedule`, from `DLS_SCHEDULE`, overrides the inner techniques); every rank of a group runs `body(j, inner, acc)` for the group's
     /// outer iterates in lock step. The leaders' partial results are combined with `combine` and
     /// every rank gets the total and the loop report.
+    #[allow(clippy::too_many_arguments)]
     pub fn fold<R, T, B>(
         &mut self,
         name: &str,
