@@ -154,3 +154,101 @@ impl VisitMut for ControlFlow {
 
     fn visit_item_mut(&mut self, _item: &mut Item) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn run(body: Block, label: Option<Label>) -> (syn::Result<bool>, String) {
+        let mut body = body;
+        let r = check_and_rewrite(&mut body, label.as_ref());
+        (r, body.to_token_stream().to_string())
+    }
+
+    #[test]
+    fn continue_of_the_loop_becomes_a_break_of_the_iterate_block() {
+        let (r, text) = run(
+            syn::parse_quote!({
+                if a {
+                    continue;
+                }
+                for j in 0..3 {
+                    if j == 1 {
+                        continue;
+                    }
+                    if j == 2 {
+                        break;
+                    }
+                }
+                let f = |x: u32| -> Option<u32> {
+                    if x > 1 {
+                        return None;
+                    }
+                    Some(x?)
+                };
+                'blk: {
+                    break 'blk;
+                }
+            }),
+            None,
+        );
+        assert!(r.unwrap());
+        assert_eq!(text.matches("break '__dls_iterate").count(), 1);
+        // The inner loop's continue and break, and the closure's return, are untouched.
+        assert!(text.contains("continue ;") && text.contains("return None"));
+    }
+
+    #[test]
+    fn continue_naming_the_parallel_loop_is_rewritten_even_inside_inner_loops() {
+        let label: Label = syn::parse_quote!('rows:);
+        let (r, text) = run(
+            syn::parse_quote!({
+                for j in 0..3 {
+                    if j == 1 {
+                        continue 'rows;
+                    }
+                }
+            }),
+            Some(label),
+        );
+        assert!(r.unwrap());
+        assert!(text.contains("break '__dls_iterate"));
+    }
+
+    #[test]
+    fn leaving_the_loop_is_an_error_for_each_place() {
+        let (r, _) = run(
+            syn::parse_quote!({
+                if a {
+                    break;
+                }
+                if b {
+                    return;
+                }
+                let x = g()?;
+                'inner: loop {
+                    continue 'outer;
+                }
+            }),
+            None,
+        );
+        let messages: Vec<String> = r.unwrap_err().into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert!(messages[0].starts_with("`break`"));
+        assert!(messages[1].starts_with("`return`"));
+        assert!(messages[2].starts_with("`?`"));
+        assert!(messages[3].starts_with("`continue 'outer`"));
+    }
+
+    #[test]
+    fn body_without_continue_is_not_wrapped() {
+        let (r, _) = run(
+            syn::parse_quote!({
+                total += 1;
+            }),
+            None,
+        );
+        assert!(!r.unwrap());
+    }
+}

@@ -229,3 +229,73 @@ fn is_compound(op: &BinOp) -> bool {
             | BinOp::ShrAssign(_)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(body: Block, clauses: &str, mutable: &[&str]) -> Vec<String> {
+        let clauses: Clauses = syn::parse_str(clauses).unwrap();
+        let pat: Pat = syn::parse_quote!(i);
+        let mutable = mutable.iter().map(|s| s.to_string()).collect();
+        match check(&body, &pat, &clauses, &mutable) {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn named_and_local_variables_are_accepted() {
+        let body = syn::parse_quote!({
+            let mut scratch = vec![0; 3];
+            scratch[0] = i;
+            let mut rng = Rng::new(i);
+            total += rng.next();
+            out[i] = scratch[0];
+            counts.insert(i, 1);
+            let n = data.len();
+        });
+        let e = errors(
+            body,
+            "reduce(+: total), reduce(merge: counts), gather(out)",
+            &["data"],
+        );
+        // `data.len()` on a `mut` outer variable is reported: the method may mutate it.
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("`let data = data;`"));
+    }
+
+    #[test]
+    fn each_kind_of_change_names_its_remedy() {
+        let body = syn::parse_quote!({
+            hits += 1;
+            prod *= 2;
+            best = i;
+            out[i] = 1;
+            p.x = 3;
+            take(&mut buf);
+            hits -= 1;
+        });
+        let e = errors(body, "", &[]);
+        assert_eq!(e.len(), 6, "{e:?}");
+        assert!(e[0].contains("reduce(+: hits)"));
+        assert!(e[1].contains("reduce(*: prod)"));
+        assert!(e[2].contains("reduce(max: best)"));
+        assert!(e[3].contains("gather(out)"));
+        assert!(e[4].contains("declare it inside the loop"));
+        assert!(e[5].contains("`buf`"));
+    }
+
+    #[test]
+    fn a_gathered_vector_may_only_be_written_element_by_element() {
+        let e = errors(
+            syn::parse_quote!({
+                out = Vec::new();
+            }),
+            "gather(out)",
+            &[],
+        );
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("write only its elements"));
+    }
+}
