@@ -3,7 +3,8 @@
 //!
 //! - with `DLS_SCHEDULE=bogus`: the runtime refuses to start; the child must exit with status 1
 //!   and name the variable and the valid techniques on stderr;
-//! - with `DLS_SCHEDULE=gss` and a `schedule = "runtime"` loop: the override is accepted;
+//! - with `DLS_SCHEDULE=gss,min=3`: the `schedule = "runtime"` loop runs with that technique (as
+//!   the loop report, `DLS_REPORT=1`, shows);
 //! - asked to fail: `main` returns `Err`; the child must exit with status 1 and print the error.
 
 use std::process::{Command, ExitCode};
@@ -35,7 +36,9 @@ fn main() -> Result<ExitCode, String> {
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
     let run = |role: &str, schedule: Option<&str>| {
         let mut cmd = Command::new(&me);
-        cmd.env(ROLE, role).env_remove("DLS_SCHEDULE");
+        cmd.env(ROLE, role)
+            .env_remove("DLS_SCHEDULE")
+            .env("DLS_REPORT", "1");
         if let Some(s) = schedule {
             cmd.env("DLS_SCHEDULE", s);
         }
@@ -54,7 +57,7 @@ fn main() -> Result<ExitCode, String> {
         ));
     }
     let (code, stderr) = run("ok", Some("gss,min=3"))?;
-    if code != Some(0) {
+    if code != Some(0) || !stderr.contains("technique=gss,min=3") {
         failures.push(format!(
             "DLS_SCHEDULE=gss,min=3: status {code:?}, stderr {stderr:?}"
         ));
