@@ -10,7 +10,7 @@ mod mpi_groups_support;
 
 use std::time::Duration;
 
-use mpi_groups_support::{mpirun, mpirun_example};
+use mpi_groups_support::{mpirun, mpirun_example, mpirun_with};
 
 const ALL: &str = "static;ss;gss;fac2;af";
 
@@ -131,5 +131,67 @@ fn nested_par_doall_macro_loop_equals_serial() {
             "{}",
             run.stdout
         );
+    }
+}
+
+#[test]
+fn rank_that_fits_no_group_stays_idle() {
+    let run = mpirun(
+        6,
+        Some("ranks:0-5=a"),
+        &[
+            "--min", "2", "--max", "2", "--outer", "af;ss", "--inner", "fac2",
+        ],
+        Duration::from_secs(60),
+    );
+    run.assert_ok("idle rank");
+    assert!(
+        run.stdout
+            .contains("layout: coordinator 0; groups {1,2}@a {3,4}@a; idle 5\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        2
+    );
+}
+
+#[test]
+fn json_report_holds_the_groups() {
+    let path = std::env::temp_dir().join(format!("dls_groups_report_{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let report = path.to_str().expect("utf-8 temp path");
+    let run = mpirun_with(
+        "two_level_check",
+        5,
+        &[("DLS_RACKS", "ranks:0-3=a,4=b"), ("DLS_REPORT", report)],
+        &["--outer", "af", "--inner", "fac2", "--m", "30"],
+        Duration::from_secs(60),
+    );
+    run.assert_ok("DLS_REPORT");
+    let text = std::fs::read_to_string(&path).expect("report file");
+    let _ = std::fs::remove_file(&path);
+    let loops: Vec<dls::LoopReport> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON loop report per line"))
+        .collect();
+    // two_level_check runs two two-level loops per technique pair.
+    assert_eq!(loops.len(), 2, "{text}");
+    for r in &loops {
+        assert_eq!(r.coordinator, Some(0));
+        assert_eq!(r.n, 30);
+        assert_eq!(r.p, 5);
+        let ranks: Vec<Vec<usize>> = r.groups.iter().map(|g| g.ranks.clone()).collect();
+        assert_eq!(ranks, [vec![1, 2, 3], vec![4]]);
+        assert_eq!(r.groups[0].racks, ["a"]);
+        assert_eq!(r.groups.iter().map(|g| g.outer_iterates).sum::<u64>(), 30);
+        assert_eq!(r.chunk_map.iter().map(|c| c[1]).sum::<u64>(), 30);
+        assert!(r.chunk_map.iter().all(|c| c[2] == 1 || c[2] == 4));
+        let cost: f64 = r.groups.iter().map(|g| g.cost_s()).sum();
+        assert!((r.sequential_cost_s - cost).abs() < 1e-12);
+        let eff = cost / (5.0 * r.parallel_time_s);
+        assert!((r.efficiency - eff).abs() < 1e-12);
+        assert!(text.contains("\"groups\""));
     }
 }

@@ -53,6 +53,19 @@ pub fn mpirun_example(
     args: &[&str],
     limit: Duration,
 ) -> Run {
+    let envs: Vec<(&str, &str)> = racks.map(|r| ("DLS_RACKS", r)).into_iter().collect();
+    mpirun_with(name, p, &envs, args, limit)
+}
+
+/// Runs `mpirun -n p <example> args` with the given environment variables (`DLS_RACKS`,
+/// `DLS_SCHEDULE` and `DLS_REPORT` are unset unless given), killing it after `limit`.
+pub fn mpirun_with(
+    name: &str,
+    p: usize,
+    envs: &[(&str, &str)],
+    args: &[&str],
+    limit: Duration,
+) -> Run {
     let mut cmd = Command::new("mpirun");
     cmd.args(["--oversubscribe", "--timeout"])
         .arg(limit.as_secs().max(1).to_string())
@@ -64,12 +77,10 @@ pub fn mpirun_example(
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .env_remove("DLS_SCHEDULE")
         .env_remove("DLS_REPORT")
+        .env_remove("DLS_RACKS")
+        .envs(envs.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    match racks {
-        Some(r) => cmd.env("DLS_RACKS", r),
-        None => cmd.env_remove("DLS_RACKS"),
-    };
     let start = Instant::now();
     let mut child = cmd
         .spawn()
