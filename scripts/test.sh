@@ -41,3 +41,16 @@ if command -v mdbook >/dev/null 2>&1; then
 else
   echo "note: mdbook not installed; book/ not built (cargo install mdbook --locked)"
 fi
+
+# ---- the README's example, on threads and under mpirun (issue 3) --------------------------------
+cargo run --release --example explicit_api
+cargo build --release --features mpi --example explicit_api
+for ranks in 1 3; do
+  echo "== mpirun -n $ranks explicit_api"
+  timeout 120 mpirun -n "$ranks" --oversubscribe "${CARGO_TARGET_DIR:-target}/release/examples/explicit_api" \
+    || { echo "FAILED: explicit_api under mpirun -n $ranks"; exit 1; }
+done
+
+# ---- without the mpi feature: `cargo build` needs no MPI, and a program launched by mpirun
+# refuses to run N independent copies (tests/runtime_env.rs) ---------------------------------------
+cargo test --test runtime_env

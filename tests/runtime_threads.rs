@@ -312,3 +312,35 @@ fn unfinished_loops_are_finished_on_drop() {
     assert!(stats.iterates < 100);
     assert_eq!(stats.report.n, 100);
 }
+
+#[test]
+fn awf_learns_rank_speeds_across_time_steps() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let step = || {
+        rt.doall_named("time step", 0..200u32, "awf".parse().unwrap(), |_| {
+            // Pool thread 1 is 3x slower.
+            let slow = rayon::current_thread_index() == Some(1);
+            std::thread::sleep(std::time::Duration::from_micros(if slow {
+                300
+            } else {
+                100
+            }));
+        })
+        .unwrap()
+    };
+    step();
+    let w = rt.awf_weights("time step").expect("history after one step");
+    assert!(w[0] > 1.2 && w[1] < 0.8, "weights {w:?}");
+    let second = step();
+    // The second step starts with the learned weights: thread 0's first chunk is the larger one.
+    let first_of = |rank: u64| {
+        second
+            .report
+            .chunk_map
+            .iter()
+            .find(|c| c[2] == rank)
+            .map(|c| c[1])
+            .unwrap()
+    };
+    assert!(first_of(0) > first_of(1), "{:?}", second.report.chunk_map);
+}

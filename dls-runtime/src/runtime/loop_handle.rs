@@ -67,8 +67,8 @@ pub(crate) struct LoopCore {
     report_mode: ReportMode,
     /// Threads backend: the calling "rank" is the whole process.
     whole_process: bool,
-    /// Keeps MPI initialised while the loop exists.
-    _runtime: Option<Runtime>,
+    /// The runtime: keeps MPI initialised while the loop exists, keeps AWF histories.
+    runtime: Option<Runtime>,
 }
 
 impl LoopCore {
@@ -96,7 +96,7 @@ impl LoopCore {
             aborted: AtomicBool::new(false),
             report_mode,
             whole_process,
-            _runtime: runtime,
+            runtime,
         }
     }
 
@@ -185,6 +185,11 @@ impl LoopCore {
                 }
                 let report = core.report(&self.name, self.started.elapsed().as_secs_f64());
                 emit(&report, &self.report_mode);
+                if let Some(rt) = &self.runtime {
+                    if *p > 1 {
+                        rt.record_history(&self.technique, &report);
+                    }
+                }
                 LoopStats::from_report(report, 0, self.whole_process)
             }
             #[cfg(feature = "mpi")]
@@ -197,6 +202,9 @@ impl LoopCore {
                 let report = m.finish(timing, &self.name, self.started);
                 if m.rank() == 0 {
                     emit(&report, &self.report_mode);
+                }
+                if let Some(rt) = &self.runtime {
+                    rt.record_history(&self.technique, &report);
                 }
                 LoopStats::from_report(report, m.rank(), false)
             }

@@ -56,6 +56,7 @@ pub mod stats;
 mod threads;
 mod wire;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 pub use error::DlsError;
@@ -70,6 +71,8 @@ use sched_core::SchedCore;
 use settings::{launcher_size, ReportMode, Settings};
 use threads::ThreadsBackend;
 
+use crate::report::LoopReport;
+use crate::technique::{AwfHistory, Kind};
 use crate::Technique;
 
 /// Which backend a [`Runtime`] runs loops on.
@@ -105,6 +108,8 @@ enum BackendImpl {
 struct Inner {
     settings: Settings,
     backend: BackendImpl,
+    /// AWF's history of earlier executions, per loop name (time steps of the same loop).
+    history: Mutex<HashMap<String, AwfHistory>>,
 }
 
 /// The dynamic loop scheduling environment (seed 004's `info` after `DLS_Setup`).
@@ -151,20 +156,45 @@ pub fn init() -> Result<Runtime, DlsError> {
     }
     let settings = Settings::from_env()?;
     let launched = launcher_size(|k| std::env::var(k).ok());
-    let backend = match launched {
-        #[cfg(feature = "mpi")]
-        Some(_) => BackendImpl::Mpi(mpi_backend::MpiEnv::init()?),
-        #[cfg(not(feature = "mpi"))]
-        Some(size) if size > 1 => return Err(DlsError::MpiNotBuilt { size }),
-        _ => BackendImpl::Threads(ThreadsBackend::new(settings.threads)?),
+    let backend = if use_mpi(launched, cfg!(feature = "mpi"))? {
+        mpi_env()?
+    } else {
+        BackendImpl::Threads(ThreadsBackend::new(settings.threads)?)
     };
     let rt = Runtime {
-        inner: Arc::new(Inner { settings, backend }),
+        inner: Arc::new(Inner {
+            settings,
+            backend,
+            history: Mutex::new(HashMap::new()),
+        }),
     };
     rt.check_report_target()?;
     panic_ctx::install_hook();
     *current = Arc::downgrade(&rt.inner);
     Ok(rt)
+}
+
+/// Whether to run on MPI: when launched by an MPI launcher (`launched`: its process count) and
+/// built with MPI. Launched with several processes but built without MPI is an error: never run
+/// N independent copies.
+fn use_mpi(launched: Option<usize>, mpi_built: bool) -> Result<bool, DlsError> {
+    match launched {
+        Some(_) if mpi_built => Ok(true),
+        Some(size) if size > 1 => Err(DlsError::MpiNotBuilt { size }),
+        _ => Ok(false),
+    }
+}
+
+#[cfg(feature = "mpi")]
+fn mpi_env() -> Result<BackendImpl, DlsError> {
+    Ok(BackendImpl::Mpi(mpi_backend::MpiEnv::init()?))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpi_env() -> Result<BackendImpl, DlsError> {
+    Err(DlsError::Mpi(
+        "this program was built without the `mpi` feature of dls".into(),
+    ))
 }
 
 /// The runtime for code that did not receive one: what `#[dls::parallel]`-generated code calls.
@@ -199,7 +229,11 @@ pub fn current() -> Result<Runtime, DlsError> {
     let settings = Settings::from_env()?;
     let backend = BackendImpl::Threads(ThreadsBackend::new(settings.threads)?);
     let rt = Runtime {
-        inner: Arc::new(Inner { settings, backend }),
+        inner: Arc::new(Inner {
+            settings,
+            backend,
+            history: Mutex::new(HashMap::new()),
+        }),
     };
     rt.check_report_target()?;
     panic_ctx::install_hook();
@@ -225,6 +259,7 @@ impl Runtime {
             inner: Arc::new(Inner {
                 backend: BackendImpl::Threads(ThreadsBackend::new(Some(threads))?),
                 settings,
+                history: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -379,15 +414,19 @@ impl Runtime {
         let mut report = self.inner.settings.report.clone();
         let (driver, mode) = if panic_ctx::in_iterate() {
             report = ReportMode::Off;
-            (shared(&technique, n, 1)?, Mode::Local)
+            (shared(&technique, n, 1, None)?, Mode::Local)
         } else {
             match &self.inner.backend {
-                BackendImpl::Threads(t) => (shared(&technique, n, t.threads())?, Mode::Threads),
+                BackendImpl::Threads(t) => {
+                    let w = self.awf_weights_for(name, &technique, t.threads());
+                    (shared(&technique, n, t.threads(), w)?, Mode::Threads)
+                }
                 #[cfg(feature = "mpi")]
-                BackendImpl::Mpi(env) => (
-                    Driver::Mpi(mpi_backend::MpiLoop::start(&env.world(), &technique, n)?),
-                    Mode::Mpi,
-                ),
+                BackendImpl::Mpi(env) => {
+                    let w = self.awf_weights_for(name, &technique, env.size());
+                    let lp = mpi_backend::MpiLoop::start(&env.world(), &technique, n, w)?;
+                    (Driver::Mpi(lp), Mode::Mpi)
+                }
             }
         };
         let core = LoopCore::new(
@@ -433,7 +472,8 @@ impl Runtime {
         }
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
-        let driver = Driver::Mpi(mpi_backend::MpiLoop::start(comm, &technique, n)?);
+        let w = self.awf_weights_for(name, &technique, comm.size() as usize);
+        let driver = Driver::Mpi(mpi_backend::MpiLoop::start(comm, &technique, n, w)?);
         let core = LoopCore::new(
             name.into(),
             technique,
@@ -595,6 +635,58 @@ impl Runtime {
     }
 }
 
+impl Runtime {
+    /// AWF's weights for the next execution of the loop `name`, from its earlier executions
+    /// (time steps) on this runtime: `None` before the first, or when the loop is not AWF.
+    /// `w_i = P·rho_i / Σ rho_k` with `rho_i = mean(pi) / pi_i` and
+    /// `pi_i = Σ_s s·T_is / Σ_s s·N_is` (Banicescu, Velusamy & Devaprasad 2003; see
+    /// [`AwfHistory`]).
+    ///
+    /// ```
+    /// use dls_runtime::{Runtime, runtime::settings::Settings};
+    /// let rt = Runtime::threads(2, Settings::default()).unwrap();
+    /// assert_eq!(rt.awf_weights("step"), None);
+    /// rt.doall_named("step", 0..100u32, "awf".parse().unwrap(), |_| {}).unwrap();
+    /// assert_eq!(rt.awf_weights("step").unwrap().len(), 2);
+    /// ```
+    pub fn awf_weights(&self, name: &str) -> Option<Vec<f64>> {
+        lock(&self.inner.history).get(name).map(|h| h.weights())
+    }
+
+    fn awf_weights_for(&self, name: &str, technique: &Technique, p: usize) -> Option<Vec<f64>> {
+        if technique.kind != Kind::Awf {
+            return None;
+        }
+        let history = lock(&self.inner.history);
+        let h = history.get(name)?;
+        let w = h.weights();
+        (h.steps() > 0 && w.len() == p).then_some(w)
+    }
+
+    /// Records a finished AWF loop as one more time step of its history.
+    pub(crate) fn record_history(&self, technique: &Technique, report: &LoopReport) {
+        if technique.kind != Kind::Awf || report.p == 0 {
+            return;
+        }
+        let per_rank: Vec<(u64, f64)> = report
+            .ranks
+            .iter()
+            .map(|r| (r.iterates, r.work_time_s))
+            .collect();
+        let mut history = lock(&self.inner.history);
+        let h = history
+            .entry(report.name.clone())
+            .or_insert_with(|| AwfHistory::new(report.p));
+        if h.update(&per_rank).is_err() {
+            // Another P than before (e.g. the loop also ran nested): start a new history.
+            let mut fresh = AwfHistory::new(report.p);
+            if fresh.update(&per_rank).is_ok() {
+                *h = fresh;
+            }
+        }
+    }
+}
+
 /// How a loop executes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -604,9 +696,18 @@ enum Mode {
     Mpi,
 }
 
-fn shared(technique: &Technique, n: u64, p: usize) -> Result<Driver, DlsError> {
+fn shared(
+    technique: &Technique,
+    n: u64,
+    p: usize,
+    weights: Option<Vec<f64>>,
+) -> Result<Driver, DlsError> {
+    let mut core = SchedCore::new(technique, n, p)?;
+    if let Some(w) = weights {
+        core.set_weights(w)?;
+    }
     Ok(Driver::Shared {
-        core: Mutex::new(SchedCore::new(technique, n, p)?),
+        core: Mutex::new(core),
         p,
     })
 }
@@ -616,5 +717,22 @@ fn fold_all<T>(values: Vec<T>, identity: &impl Fn() -> T, combine: &impl Fn(T, T
     match it.next() {
         Some(first) => it.fold(first, combine),
         None => identity(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_choice() {
+        assert!(!use_mpi(None, true).unwrap());
+        assert!(!use_mpi(None, false).unwrap());
+        assert!(use_mpi(Some(1), true).unwrap());
+        assert!(use_mpi(Some(4), true).unwrap());
+        assert!(!use_mpi(Some(1), false).unwrap());
+        let e = use_mpi(Some(4), false).unwrap_err().to_string();
+        assert!(e.contains("launched by mpirun with 4 processes"), "{e}");
+        assert!(e.contains("--features mpi"), "{e}");
     }
 }

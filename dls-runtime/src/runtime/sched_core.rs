@@ -52,6 +52,12 @@ impl SchedCore {
         Some(chunk)
     }
 
+    /// Sets the ranks' relative speeds (AWF's weights from earlier time steps); see
+    /// [`ChunkScheduler::set_weights`].
+    pub(crate) fn set_weights(&mut self, weights: Vec<f64>) -> Result<(), TechniqueError> {
+        self.sched.set_weights(weights)
+    }
+
     /// Records the timing of a chunk `rank` executed.
     pub(crate) fn record(&mut self, rank: usize, t: ChunkTiming) {
         self.sched.record(rank, t);

@@ -177,5 +177,7 @@ mod tests {
     fn schedule_with_parameters() {
         let t = parse_schedule("gss,min=3").unwrap();
         assert_eq!(t.params.min_chunk, 3);
+        let t = parse_schedule("fsc,h=200us,sigma=50us").unwrap();
+        assert_eq!(t.to_string(), "fsc,h=200us,sigma=50us");
     }
 }

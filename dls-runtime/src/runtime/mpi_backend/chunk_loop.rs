@@ -40,16 +40,20 @@ pub(crate) struct MpiLoop {
 }
 
 impl MpiLoop {
-    /// `DLS_StartLoop` on `comm` (collective over `comm`): validates the technique on every
-    /// rank (so that all fail alike, before any communication), duplicates the communicator and,
-    /// on rank 0, starts the service thread.
+    /// `DLS_StartLoop` on `comm` (collective over `comm`): validates the technique (and the
+    /// weights, if any) on every rank (so that all fail alike, before any communication),
+    /// duplicates the communicator and, on rank 0, starts the service thread.
     pub(crate) fn start<C: Communicator>(
         comm: &C,
         technique: &Technique,
         n: u64,
+        weights: Option<Vec<f64>>,
     ) -> Result<MpiLoop, DlsError> {
         let size = comm.size() as usize;
-        let core = SchedCore::new(technique, n, size)?;
+        let mut core = SchedCore::new(technique, n, size)?;
+        if let Some(w) = weights {
+            core.set_weights(w)?;
+        }
         let comm = Arc::new(LoopComm(comm.duplicate()));
         let rank = comm.0.rank() as usize;
         let role = if rank == 0 {

@@ -1,0 +1,85 @@
+//! Benchmark (c): the threads backend against rayon's `par_iter` on an irregular compute loop
+//! (the rows of a Mandelbrot image: rows through the set cost up to 100× more than rows outside),
+//! in the same run, on the same number of threads.
+//!
+//! Each variant runs `REPS` times, interleaved; the median wall-clock time is compared. The ratio
+//! printed is `rayon time / dls time` (≥ 1.0: dls is as fast as rayon or faster).
+//!
+//! ```text
+//! cargo run --release --example bench_threads
+//! ```
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+const WIDTH: usize = 800;
+const HEIGHT: u32 = 600;
+const MAX_ITER: u32 = 2000;
+const REPS: usize = 9;
+
+fn row(y: u32) -> u64 {
+    let ci = -1.2 + 2.4 * y as f64 / HEIGHT as f64;
+    (0..WIDTH)
+        .map(|x| {
+            let cr = -2.2 + 3.0 * x as f64 / WIDTH as f64;
+            let (mut zr, mut zi, mut k) = (0.0f64, 0.0f64, 0);
+            while k < MAX_ITER && zr * zr + zi * zi <= 4.0 {
+                let t = zr * zr - zi * zi + cr;
+                zi = 2.0 * zr * zi + ci;
+                zr = t;
+                k += 1;
+            }
+            k as u64
+        })
+        .sum()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let rt = dls::init()?;
+    let threads = rt.workers();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let expected: u64 = pool.install(|| (0..HEIGHT).into_par_iter().map(row).sum());
+    let techniques = ["fac2", "gss", "af", "awf-b", "tss"];
+    let mut rayon_t = Vec::new();
+    let mut dls_t: Vec<Vec<f64>> = vec![Vec::new(); techniques.len()];
+    for _ in 0..REPS {
+        let t = Instant::now();
+        let s: u64 = pool.install(|| (0..HEIGHT).into_par_iter().map(row).sum());
+        rayon_t.push(t.elapsed().as_secs_f64());
+        assert_eq!(s, expected);
+        for (k, name) in techniques.iter().enumerate() {
+            let t = Instant::now();
+            let (s, _) = rt.doall_reduce(
+                "mandelbrot",
+                0..HEIGHT,
+                name.parse()?,
+                || 0u64,
+                |y, acc| *acc += row(y),
+                |a, b| a + b,
+            )?;
+            dls_t[k].push(t.elapsed().as_secs_f64());
+            assert_eq!(s, expected);
+        }
+    }
+    let r = median(rayon_t);
+    println!(
+        "threads: {threads}; Mandelbrot {WIDTH}x{HEIGHT}, max_iter {MAX_ITER}; median of {REPS}"
+    );
+    println!("rayon par_iter: {:.4} s", r);
+    for (k, name) in techniques.iter().enumerate() {
+        let d = median(dls_t[k].clone());
+        println!(
+            "dls {name:>6}: {d:.4} s, rayon/dls = {:.3} (target >= 1.0)",
+            r / d
+        );
+    }
+    Ok(())
+}
