@@ -195,3 +195,31 @@ fn json_report_holds_the_groups() {
         assert!(text.contains("\"groups\""));
     }
 }
+
+#[test]
+fn host_pattern_map_from_a_file() {
+    // Every rank of this machine matches `*`: one rack, split by max = 2.
+    let path = std::env::temp_dir().join(format!("dls_racks_{}.txt", std::process::id()));
+    std::fs::write(
+        &path,
+        "# racks of this machine\nrackA: nosuchhost[1-4], *\n",
+    )
+    .expect("write");
+    let file = path.to_str().expect("utf-8 temp path");
+    let run = mpirun(
+        5,
+        Some(file),
+        &[
+            "--min", "1", "--max", "2", "--outer", "gss", "--inner", "ss",
+        ],
+        Duration::from_secs(60),
+    );
+    let _ = std::fs::remove_file(&path);
+    run.assert_ok("host map from a file");
+    assert!(
+        run.stdout
+            .contains("layout: coordinator 0; groups {1,2}@rackA {3,4}@rackA\n"),
+        "{}",
+        run.stdout
+    );
+}
