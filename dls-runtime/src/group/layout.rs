@@ -1,24 +1,4 @@
-//! The GroupSetup algorithm of seed 004 §3: split the ranks into non-overlapping groups (inner
-//! communicators, `iComms`) of `min..=max` ranks, keeping the ranks of a rack together, plus one
-//! coordinator that schedules the outer loop and executes no iterates. The coordinator and the
-//! leader (lowest rank) of every group form the outer communicator (`jComm`).
-//!
-//! Algorithm (pure and deterministic, so every rank computes the same layout from the same rack
-//! list):
-//! 1. The workers are all ranks but the coordinator. Racks are taken in the order of their lowest
-//!    worker rank, the ranks of a rack in rank order.
-//! 2. A rack of `s` workers that can be cut into `k` groups of `min..=max` ranks (some `k` with
-//!    `k·min <= s <= k·max`) is cut into `k = ceil(s / max)` groups whose sizes differ by at most
-//!    one ("a rack is split to respect max").
-//! 3. Any other rack keeps `floor(s / max)` groups of `max` ranks and leaves its `s mod max`
-//!    (fewer than `min`) ranks over. The left-over ranks of all racks, in rack order, form a pool
-//!    that is cut the same way as in step 2 ("racks are merged to reach min").
-//! 4. Ranks still left over join a group with room (fewer than `max` ranks), one holding their rack
-//!    first, else the smallest. Ranks for which no group has room stay idle: they execute no
-//!    iterates but receive the loop's results.
-//!
-//! On seed 004's fig. 4.5 job (racks of 2, 10, 10 and 42 processors, `max = 4`) this gives the
-//! 18 groups the seed reports.
+//! The GroupSetup algorithm of seed 004 §3 (see [`GroupLayout`]).
 
 use super::error::GroupError;
 use super::spec::GroupSpec;
@@ -67,6 +47,28 @@ pub enum Role {
 }
 
 /// The groups of a two-level loop: the result of `DLS_GroupSetup`.
+///
+/// The GroupSetup algorithm of seed 004 §3: split the ranks into non-overlapping groups (inner
+/// communicators, `iComms`) of `min..=max` ranks, keeping the ranks of a rack together, plus one
+/// coordinator that schedules the outer loop and executes no iterates. The coordinator and the
+/// leader (lowest rank) of every group form the outer communicator (`jComm`).
+///
+/// Algorithm (pure and deterministic, so every rank computes the same layout from the same rack
+/// list):
+/// 1. The workers are all ranks but the coordinator. Racks are taken in the order of their lowest
+///    worker rank, the ranks of a rack in rank order.
+/// 2. A rack of `s` workers that can be cut into `k` groups of `min..=max` ranks (some `k` with
+///    `k·min <= s <= k·max`) is cut into `k = ceil(s / max)` groups whose sizes differ by at most
+///    one ("a rack is split to respect max").
+/// 3. Any other rack keeps `floor(s / max)` groups of `max` ranks and leaves its `s mod max`
+///    (fewer than `min`) ranks over. The left-over ranks of all racks, in rack order, form a pool
+///    that is cut the same way as in step 2 ("racks are merged to reach min").
+/// 4. Ranks still left over join a group with room (fewer than `max` ranks), one holding their rack
+///    first, else the smallest. Ranks for which no group has room stay idle: they execute no
+///    iterates but receive the loop's results.
+///
+/// On seed 004's fig. 4.5 job (racks of 2, 10, 10 and 42 processors, `max = 4`) this gives the
+/// 18 groups the seed reports.
 ///
 /// ```
 /// use dls_runtime::group::{GroupLayout, GroupSpec, Role};

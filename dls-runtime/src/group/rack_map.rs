@@ -1,20 +1,5 @@
-//! The rack map: which rack each rank sits in, from the `DLS_RACKS` setting.
-//!
-//! Seed 004 §3 groups the ranks of one rack together because they talk over the same rack switch.
-//! MPI does not know racks, so the user says where they are. `DLS_RACKS` holds one of:
-//!
-//! | form | example | meaning |
-//! |------|---------|---------|
-//! | unset or empty | | every node (MPI processor name) is its own rack |
-//! | host map | `rack1:host[1-4],hostA;rack2:cn*` | a rank whose host name matches a pattern of `rack1` is in `rack1`; entries are tried in order, the first match wins |
-//! | rank map | `ranks:0-2=a,3-4=b` | ranks 0, 1, 2 are in rack `a`, ranks 3, 4 in rack `b` (simulated racks, for tests on one machine) |
-//! | file path | `/etc/dls/racks` | a file holding a host map or a rank map; newlines separate entries like `;`, `#` starts a comment |
-//!
-//! A value is read as a file path when it holds neither `:` nor `=`. Host patterns accept `*`
-//! (any run of characters), `?` (one character) and bracketed numeric ranges `[1-4,7]`,
-//! `[01-16]` (see [`HostPattern`]). A host that matches no pattern, or a rank that the rank map
-//! does not list, is in the rack named after its node. Rack names use letters, digits, `_`, `-`
-//! and `.`; the word `ranks` before the first `:` selects the rank map.
+//! The rack map: which rack each rank sits in, from the `DLS_RACKS` setting (syntax: see
+//! [`RackMap`]).
 
 use std::fmt;
 
@@ -45,7 +30,23 @@ pub struct RankRule {
     pub rack: String,
 }
 
-/// A parsed rack map (see the [module documentation](self) for the syntax).
+/// A parsed rack map: which rack each rank is in.
+///
+/// Seed 004 §3 groups the ranks of one rack together because they talk over the same rack switch.
+/// MPI does not know racks, so the user says where they are. `DLS_RACKS` holds one of:
+///
+/// | form | example | meaning |
+/// |------|---------|---------|
+/// | unset or empty | | every node (MPI processor name) is its own rack |
+/// | host map | `rack1:host[1-4],hostA;rack2:cn*` | a rank whose host name matches a pattern of `rack1` is in `rack1`; entries are tried in order, the first match wins |
+/// | rank map | `ranks:0-2=a,3-4=b` | ranks 0, 1, 2 are in rack `a`, ranks 3, 4 in rack `b` (simulated racks, for tests on one machine) |
+/// | file path | `/etc/dls/racks` | a file holding a host map or a rank map; newlines separate entries like `;`, `#` starts a comment |
+///
+/// A value is read as a file path when it holds neither `:` nor `=`. Host patterns accept `*`
+/// (any run of characters), `?` (one character) and bracketed numeric ranges `[1-4,7]`,
+/// `[01-16]` (see [`HostPattern`]). A host that matches no pattern, or a rank that the rank map
+/// does not list, is in the rack named after its node. Rack names use letters, digits, `_`, `-`
+/// and `.`; the word `ranks` before the first `:` selects the rank map.
 ///
 /// ```
 /// use dls_runtime::group::RackMap;
