@@ -13,8 +13,11 @@
 //!
 //! ```text
 //! cargo build --release --features mpi --example mpi_efficiency
-//! mpirun --oversubscribe -np 8 target/release/examples/mpi_efficiency
+//! mpirun --oversubscribe -np 8 target/release/examples/mpi_efficiency            # 3 runs each
+//! mpirun --oversubscribe -np 8 target/release/examples/mpi_efficiency 5 af,max=200 fac2
 //! ```
+//!
+//! Arguments: the number of runs per technique, then the techniques (default: the four above).
 
 use std::time::Duration;
 
@@ -37,11 +40,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (rank, p) = (rt.rank(), rt.workers());
     let slow = p - 1;
     let factor = if rank == slow && p > 1 { 3.0 } else { 1.0 };
-    let reps: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(3);
-    for name in ["static", "fac2", "awf-b", "af"] {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let reps: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(3);
+    let mut techniques: Vec<&str> = args.iter().skip(1).map(|s| s.as_str()).collect();
+    if techniques.is_empty() {
+        techniques = vec!["static", "fac2", "awf-b", "af"];
+    }
+    for name in techniques {
         let mut effs = Vec::new();
         let mut line = String::new();
         for _ in 0..reps {

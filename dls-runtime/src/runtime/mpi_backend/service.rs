@@ -18,15 +18,25 @@ pub(crate) fn serve(comm: &LoopComm, core: &Mutex<SchedCore>, workers: usize) {
     let mut backoff = Backoff::default();
     let mut buf = [0u64; REQUEST_WORDS];
     while active > 0 {
-        let Some((msg, status)) = comm
-            .any_process()
-            .immediate_matched_probe_with_tag(TAG_REQUEST)
-        else {
-            backoff.wait();
-            continue;
-        };
+        // One posted receive per request, completed by polling (MPI_Irecv + MPI_Test): cheaper
+        // than probing and then receiving, and it never blocks the thread inside MPI.
+        let status = mpi::request::scope(|scope| {
+            let mut request = comm.any_process().immediate_receive_into_with_tag(
+                scope,
+                &mut buf[..],
+                TAG_REQUEST,
+            );
+            loop {
+                match request.test() {
+                    Ok(status) => break status,
+                    Err(r) => {
+                        request = r;
+                        backoff.wait();
+                    }
+                }
+            }
+        });
         backoff.reset();
-        msg.matched_receive_into(&mut buf[..]);
         let rank = status.source_rank();
         match Request::decode(&buf) {
             Some(Request::Next(timing)) => {
