@@ -49,3 +49,43 @@ fn exactly_once_p4() {
 fn exactly_once_p8() {
     run(8);
 }
+
+/// `DLS_REPORT=path` under mpirun: rank 0 alone appends one JSON object per loop, holding every
+/// rank's figures and the chunk map.
+#[test]
+fn report_file_written_once_per_loop_by_rank_0() {
+    let path = std::env::temp_dir().join(format!("dls-mpi-report-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let value = path.display().to_string();
+    let job = mpi_common::mpirun_env(
+        3,
+        &["-x", "DLS_REPORT"],
+        &[("DLS_REPORT", &value)],
+        "explicit_api",
+        &["fac2"],
+        Duration::from_secs(120),
+    );
+    assert!(job.success && !job.timed_out, "{job:?}");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let _ = std::fs::remove_file(&path);
+    let loops: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(loops.len(), 2, "two loops, one line each:\n{text}");
+    for l in &loops {
+        assert_eq!(l["p"], 3, "{l}");
+        assert_eq!(l["technique"], "fac2", "{l}");
+        let ranks = l["ranks"].as_array().unwrap();
+        assert_eq!(ranks.len(), 3);
+        let total: u64 = ranks.iter().map(|r| r["iterates"].as_u64().unwrap()).sum();
+        assert_eq!(total, l["n"].as_u64().unwrap());
+        let covered: u64 = l["chunk_map"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c[1].as_u64().unwrap())
+            .sum();
+        assert_eq!(covered, l["n"].as_u64().unwrap());
+    }
+}

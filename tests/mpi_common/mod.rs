@@ -51,11 +51,25 @@ pub fn mpirun(
     args: &[&str],
     timeout: Duration,
 ) -> Job {
+    mpirun_env(np, mpirun_args, &[], name, args, timeout)
+}
+
+/// [`mpirun`] with environment variables `env` set for the job (forward them to the ranks with
+/// `-x NAME` in `mpirun_args`).
+pub fn mpirun_env(
+    np: usize,
+    mpirun_args: &[&str],
+    env: &[(&str, &str)],
+    name: &str,
+    args: &[&str],
+    timeout: Duration,
+) -> Job {
     let _one = ONE_JOB_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let exe = example(name);
     let mut cmd = Command::new("mpirun");
     cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .envs(env.iter().copied())
         .arg("--oversubscribe")
         .args(mpirun_args)
         .arg("-np")
