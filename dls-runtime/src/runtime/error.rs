@@ -15,7 +15,7 @@ use crate::TechniqueError;
 /// };
 /// assert_eq!(e.to_string(), "DLS_THREADS=`many`: expected a whole number of threads >= 1");
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum DlsError {
     /// An environment setting (`DLS_SCHEDULE`, `DLS_THREADS`, `DLS_REPORT`) has a bad value.
     Setting {
@@ -76,6 +76,14 @@ impl fmt::Display for DlsError {
             DlsError::Wire(m) => write!(f, "reduction value: {m}"),
             DlsError::Threads(m) => write!(f, "threads: {m}"),
         }
+    }
+}
+
+/// The same text as `Display`, so that `fn main() -> Result<(), Box<dyn Error>>` prints the
+/// message (naming the setting and the allowed values) rather than the enum's structure.
+impl fmt::Debug for DlsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 

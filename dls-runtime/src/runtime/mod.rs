@@ -264,24 +264,36 @@ impl Runtime {
         })
     }
 
+    /// Checks that rank 0 can append to the `DLS_REPORT` file. On MPI the verdict is shared by
+    /// every rank (a collective), so that all ranks fail alike instead of some waiting forever.
     fn check_report_target(&self) -> Result<(), DlsError> {
-        if let ReportMode::JsonLines(path) = &self.inner.settings.report {
-            if self.rank() == 0 {
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .map_err(|e| DlsError::Setting {
-                        name: "DLS_REPORT",
-                        value: path.display().to_string(),
-                        message: format!(
-                            "cannot append to this file ({e}); use 1 for a summary on stderr, \
-                             0 for none, or a writable file path for JSON Lines"
-                        ),
-                    })?;
+        let ReportMode::JsonLines(path) = &self.inner.settings.report else {
+            return Ok(());
+        };
+        let mut verdict = Ok(());
+        if self.rank() == 0 {
+            if let Err(e) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+            {
+                verdict = Err(e.to_string());
             }
         }
-        Ok(())
+        #[cfg(feature = "mpi")]
+        if let BackendImpl::Mpi(env) = &self.inner.backend {
+            if !env.all_agree(verdict.is_ok()) && verdict.is_ok() {
+                verdict = Err("rank 0 cannot append to it".into());
+            }
+        }
+        verdict.map_err(|e| DlsError::Setting {
+            name: "DLS_REPORT",
+            value: path.display().to_string(),
+            message: format!(
+                "cannot append to this file ({e}); use 1 for a summary on stderr, 0 for none, or \
+                 a writable file path for JSON Lines"
+            ),
+        })
     }
 
     /// This process's rank (0 on the threads backend).

@@ -1,5 +1,6 @@
 //! MPI initialisation and finalisation (`DLS_Setup` on MPI).
 
+use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::environment::{Threading, Universe};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
@@ -69,6 +70,15 @@ impl MpiEnv {
 
     pub(crate) fn size(&self) -> usize {
         self.size
+    }
+
+    /// True on every rank when `ok` is true on every rank (collective over `MPI_COMM_WORLD`).
+    pub(crate) fn all_agree(&self, ok: bool) -> bool {
+        let mine = i32::from(ok);
+        let mut all = 0i32;
+        self.world()
+            .all_reduce_into(&mine, &mut all, SystemOperation::min());
+        all == 1
     }
 
     /// `MPI_COMM_WORLD`.
