@@ -34,7 +34,7 @@
 //! **Backends.** *threads* (the default): the loop's scheduler state sits behind a mutex and the
 //! threads of a rayon pool pull chunks from it; `DLS_THREADS` sets the thread count. *MPI* (feature
 //! `mpi`, chosen when the program is launched by `mpirun`): scheduler/worker as in seed 004 fig. 3.3,
-//! see [`mpi_backend`](self) (module docs of `runtime::mpi_backend` when built with `mpi`).
+//! see the module docs of `runtime::mpi_backend` (built with the `mpi` feature).
 //!
 //! **Nested loops.** A loop started inside an iterate of another loop (on the same thread) runs on
 //! that thread alone, with the same technique, and prints no report: on MPI the other ranks are
