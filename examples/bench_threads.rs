@@ -2,8 +2,9 @@
 //! (the rows of a Mandelbrot image: rows through the set cost up to 100× more than rows outside),
 //! in the same run, on the same number of threads.
 //!
-//! Each variant runs `REPS` times, interleaved; the median wall-clock time is compared. The ratio
-//! printed is `rayon time / dls time` (≥ 1.0: dls is as fast as rayon or faster).
+//! Each technique runs `REPS` times paired with a rayon run (alternating which goes first, so
+//! that drifts in machine load hit both alike); the ratio printed is the median over the pairs of
+//! `rayon time / dls time` (≥ 1.0: dls is as fast as rayon or faster).
 //!
 //! ```text
 //! cargo run --release --example bench_threads
@@ -16,7 +17,7 @@ use rayon::prelude::*;
 const WIDTH: usize = 800;
 const HEIGHT: u32 = 600;
 const MAX_ITER: u32 = 2000;
-const REPS: usize = 9;
+const REPS: usize = 11;
 
 fn row(y: u32) -> u64 {
     let ci = -1.2 + 2.4 * y as f64 / HEIGHT as f64;
@@ -48,37 +49,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let expected: u64 = pool.install(|| (0..HEIGHT).into_par_iter().map(row).sum());
     let techniques = ["fac2", "gss", "af", "awf-b", "tss"];
-    let mut rayon_t = Vec::new();
-    let mut dls_t: Vec<Vec<f64>> = vec![Vec::new(); techniques.len()];
-    for _ in 0..REPS {
+    let rayon_run = || {
         let t = Instant::now();
         let s: u64 = pool.install(|| (0..HEIGHT).into_par_iter().map(row).sum());
-        rayon_t.push(t.elapsed().as_secs_f64());
         assert_eq!(s, expected);
-        for (k, name) in techniques.iter().enumerate() {
-            let t = Instant::now();
-            let (s, _) = rt.doall_reduce(
-                "mandelbrot",
-                0..HEIGHT,
-                name.parse()?,
-                || 0u64,
-                |y, acc| *acc += row(y),
-                |a, b| a + b,
-            )?;
-            dls_t[k].push(t.elapsed().as_secs_f64());
-            assert_eq!(s, expected);
-        }
-    }
-    let r = median(rayon_t);
+        t.elapsed().as_secs_f64()
+    };
+    let dls_run = |name: &str| -> Result<f64, Box<dyn std::error::Error>> {
+        let t = Instant::now();
+        let (s, _) = rt.doall_reduce(
+            "mandelbrot",
+            0..HEIGHT,
+            name.parse()?,
+            || 0u64,
+            |y, acc| *acc += row(y),
+            |a, b| a + b,
+        )?;
+        assert_eq!(s, expected);
+        Ok(t.elapsed().as_secs_f64())
+    };
     println!(
-        "threads: {threads}; Mandelbrot {WIDTH}x{HEIGHT}, max_iter {MAX_ITER}; median of {REPS}"
+        "threads: {threads}; Mandelbrot {WIDTH}x{HEIGHT}, max_iter {MAX_ITER}; {REPS} paired runs"
     );
-    println!("rayon par_iter: {:.4} s", r);
-    for (k, name) in techniques.iter().enumerate() {
-        let d = median(dls_t[k].clone());
+    for name in techniques {
+        // Paired runs, alternating which goes first; the ratio of each pair is rayon/dls.
+        let (mut r_t, mut d_t, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for rep in 0..REPS {
+            let (r, d) = if rep % 2 == 0 {
+                let r = rayon_run();
+                (r, dls_run(name)?)
+            } else {
+                let d = dls_run(name)?;
+                (rayon_run(), d)
+            };
+            r_t.push(r);
+            d_t.push(d);
+            ratios.push(r / d);
+        }
         println!(
-            "dls {name:>6}: {d:.4} s, rayon/dls = {:.3} (target >= 1.0)",
-            r / d
+            "dls {name:>6}: median {:.4} s vs rayon par_iter {:.4} s; median paired rayon/dls = {:.3} (target >= 1.0)",
+            median(d_t),
+            median(r_t),
+            median(ratios)
         );
     }
     Ok(())
