@@ -119,6 +119,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
+    // AWF keeps a history per loop name, on every rank (each AWF loop above ran once).
+    let w = rt
+        .awf_weights(&format!("reduce awf n=1000 p={p}"))
+        .expect("AWF history after one time step");
+    assert_eq!(w.len(), p);
+    assert!(
+        (w.iter().sum::<f64>() - p as f64).abs() < 1e-6,
+        "weights sum to P: {w:?}"
+    );
+
     // Other index types, bounds at their limits.
     let fac2: Technique = "fac2".parse()?;
     let (c, _) = rt.doall_reduce(

@@ -114,6 +114,10 @@ struct Inner {
 
 /// The dynamic loop scheduling environment (seed 004's `info` after `DLS_Setup`).
 ///
+/// On MPI every rank must start the same loops in the same order (each start is collective over
+/// the loop's communicator), from one thread per rank. On threads, loops may also be started
+/// concurrently from several threads; they share the pool.
+///
 /// Cheap to clone (a shared handle). On MPI it owns the MPI library: MPI is finalised when the
 /// last handle is dropped, so keep the handle returned by [`init`] alive in `main` until the end
 /// and let it drop there (on the thread that called `init`), and `mpirun` exits 0.
