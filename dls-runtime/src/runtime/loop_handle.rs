@@ -63,7 +63,9 @@ pub(crate) struct LoopCore {
     started: Instant,
     driver: Driver,
     callers: Mutex<Vec<Caller>>,
-    aborted: AtomicBool,
+    /// Raised when an iterate panicked (threads backend): no more chunks are handed out. Shared
+    /// with the panic hook (see `panic_ctx::set_stop_flag`).
+    aborted: Arc<AtomicBool>,
     report_mode: ReportMode,
     /// Threads backend: the calling "rank" is the whole process.
     whole_process: bool,
@@ -93,7 +95,7 @@ impl LoopCore {
             started: Instant::now(),
             driver,
             callers: Mutex::new((0..slots).map(|_| Caller::default()).collect()),
-            aborted: AtomicBool::new(false),
+            aborted: Arc::new(AtomicBool::new(false)),
             report_mode,
             whole_process,
             runtime,
@@ -308,6 +310,7 @@ impl<I: LoopIndex> Loop<I> {
             worker: slot,
             caught,
         });
+        panic_ctx::set_stop_flag(caught.then(|| self.core.aborted.clone()));
         Some((
             ChunkRange {
                 first: self.first,

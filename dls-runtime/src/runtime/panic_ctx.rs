@@ -34,6 +34,10 @@ pub(crate) struct ChunkCtx {
 thread_local! {
     static CTX: RefCell<Option<ChunkCtx>> = const { RefCell::new(None) };
     static OFFSET: Cell<u64> = const { Cell::new(0) };
+    /// The stop flag of the loop whose chunk this thread executes, when `doall` catches panics:
+    /// the hook raises it before anything else, so the other threads stop taking chunks while the
+    /// panic is still being reported (printing a backtrace can take milliseconds).
+    static STOP: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
 }
 
 static MPI_ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -52,8 +56,18 @@ pub(crate) fn set_offset(offset: u64) {
     OFFSET.with(|o| o.set(offset));
 }
 
+/// Sets (or clears) the stop flag the panic hook raises for the current thread's loop.
+pub(crate) fn set_stop_flag(stop: Option<Arc<AtomicBool>>) {
+    STOP.with(|s| *s.borrow_mut() = stop);
+}
+
 /// The current thread no longer executes a chunk.
 pub(crate) fn leave_chunk() {
+    let _ = STOP.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            *s = None;
+        }
+    });
     let _ = CTX.try_with(|c| {
         if let Ok(mut c) = c.try_borrow_mut() {
             *c = None;
@@ -108,6 +122,11 @@ pub(crate) fn install_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            let _ = STOP.try_with(|s| {
+                if let Some(stop) = s.try_borrow().ok().as_deref().and_then(Option::as_ref) {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            });
             let mpi = MPI_ACTIVE.load(Ordering::SeqCst);
             let message = payload_text(info.payload());
             let here = current_iterate();
