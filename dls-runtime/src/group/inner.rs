@@ -7,9 +7,13 @@ use crate::runtime::{DlsError, LoopIndex, LoopRange, Wire};
 use crate::Technique;
 
 #[cfg(feature = "mpi")]
-use super::level::Level;
+use super::shared_loop::{combine_all, run_shared};
+#[cfg(feature = "mpi")]
+use crate::runtime::mpi_backend::LoopComm;
 #[cfg(feature = "mpi")]
 use crate::runtime::panic_ctx::{self, ChunkCtx};
+#[cfg(feature = "mpi")]
+use std::sync::Arc;
 
 /// Formats index `first + offset` of a loop whose first index has bits `first_bits` (for panic
 /// messages).
@@ -43,9 +47,9 @@ impl InnerTally {
 enum Team<'a> {
     /// The whole inner loop runs on the calling rank or thread (one-level fallback).
     Solo,
-    /// The group's ranks share the inner iterates.
+    /// The group's ranks share the inner iterates (the group's communicator).
     #[cfg(feature = "mpi")]
-    Group(&'a mut Level),
+    Group(&'a Arc<LoopComm>),
     #[cfg(not(feature = "mpi"))]
     #[allow(dead_code)]
     Never(std::marker::PhantomData<&'a ()>),
@@ -93,13 +97,13 @@ impl<'a> Inner<'a> {
 
     #[cfg(feature = "mpi")]
     pub(crate) fn group(
-        level: &'a mut Level,
+        comm: &'a Arc<LoopComm>,
         tally: &'a mut InnerTally,
         schedule: Option<&'a Technique>,
         outer: (&'a ChunkCtx, u64),
     ) -> Inner<'a> {
         Inner {
-            team: Team::Group(level),
+            team: Team::Group(comm),
             outer: Some(outer),
             tally: Some(tally),
             schedule,
@@ -114,7 +118,7 @@ impl<'a> Inner<'a> {
     pub fn rank(&self) -> usize {
         match &self.team {
             #[cfg(feature = "mpi")]
-            Team::Group(l) => l.rank(),
+            Team::Group(c) => mpi::topology::Communicator::rank(&c.0) as usize,
             _ => 0,
         }
     }
@@ -127,7 +131,7 @@ impl<'a> Inner<'a> {
     pub fn size(&self) -> usize {
         match &self.team {
             #[cfg(feature = "mpi")]
-            Team::Group(l) => l.size(),
+            Team::Group(c) => mpi::topology::Communicator::size(&c.0) as usize,
             _ => 1,
         }
     }
@@ -154,7 +158,7 @@ impl<'a> Inner<'a> {
         let mut acc = identity();
         match &mut self.team {
             #[cfg(feature = "mpi")]
-            Team::Group(level) => {
+            Team::Group(comm) => {
                 if let Some((ctx, j)) = self.outer {
                     panic_ctx::enter_chunk(ChunkCtx {
                         loop_name: format!(
@@ -169,7 +173,7 @@ impl<'a> Inner<'a> {
                         caught: false,
                     });
                 }
-                let ran = level.run_loop(technique, n, &mut |k| {
+                let ran = run_shared(comm, technique, n, &mut |k| {
                     panic_ctx::set_offset(k);
                     body(R::Index::offset_from(first, k), &mut acc)
                 });
@@ -177,12 +181,12 @@ impl<'a> Inner<'a> {
                     panic_ctx::enter_chunk(ctx.clone());
                     panic_ctx::set_offset(j);
                 }
-                let (tally, _) = ran?;
+                let tally = ran?;
                 if let Some(t) = self.tally.as_deref_mut() {
                     t.note(technique, tally.iterates, tally.chunks, tally.work_s);
                 }
                 let mine = (tally.iterates > 0).then_some(acc);
-                level.combine_all(mine, &identity, &combine)
+                combine_all(comm, mine, &identity, &combine)
             }
             _ => {
                 crate::ChunkScheduler::new(technique, n, 1)?;

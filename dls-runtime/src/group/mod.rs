@@ -10,6 +10,15 @@
 //! - [`plan`]: the one-level fallback on 1 or 2 ranks;
 //! - [`GroupReport`], [`summarise_groups`], [`group_summary`]: the per-group report of fig. 4.5.
 //!
+//! On MPI ([`Groups`], feature `mpi`) both levels run on the runtime's scheduler/worker machinery
+//! (the module docs of `runtime::mpi_backend`): one protocol and one set of messages for
+//! one-level loops, outer loops and inner loops. The outer loop runs over the coordinator and the
+//! group leaders; the coordinator executes no iterate and only answers the leaders. Each inner
+//! loop runs over its group; the leader schedules on a service thread while its own thread
+//! executes inner iterates, so the group's requests are answered promptly whatever the iterate
+//! length (`tests/mpi_groups_latency.rs`). Each level has its own communicator, split from a
+//! private duplicate of `MPI_COMM_WORLD`.
+//!
 //! | seed 004 | dls |
 //! |----------|-----|
 //! | `DLS_GroupSetup(comm, coordinator, minSize, maxSize, jInfo, iInfo)` | [`GroupSpec`] + [`GroupLayout::plan`] (the communicators are built by the runtime) |
@@ -29,18 +38,16 @@ mod groups;
 mod host_pattern;
 mod inner;
 mod layout;
-#[cfg(feature = "mpi")]
-mod level;
 mod macro_glue;
 mod plan;
 mod rack_map;
 mod reduce_ops;
 mod report;
+#[cfg(feature = "mpi")]
+mod shared_loop;
 mod spec;
 #[cfg(feature = "mpi")]
 mod two_level_mpi;
-#[cfg(feature = "mpi")]
-mod wire;
 
 pub use error::GroupError;
 pub use groups::{BodyResult, Groups};

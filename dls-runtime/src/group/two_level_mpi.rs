@@ -1,7 +1,9 @@
 //! The two-level loop on MPI (seed 004 fig. 3.4 and 3.5): communicators built from the group
 //! layout, the coordinator scheduling outer iterates among the group leaders, each group running
-//! its outer iterates in lock step and sharing their inner loops.
+//! its outer iterates in lock step and sharing their inner loops. Both levels run on the
+//! runtime's MPI loop machinery (see `shared_loop.rs`).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
@@ -10,13 +12,13 @@ use serde::{Deserialize, Serialize};
 
 use super::inner::{format_index, Inner, InnerTally};
 use super::layout::{GroupLayout, Role};
-use super::level::Level;
 use super::plan::{plan, Plan};
 use super::rack_map::RackMap;
 use super::report::{summarise_groups, GroupReport};
+use super::shared_loop::combine_all;
 use super::spec::GroupSpec;
-use super::wire::{decode, encode};
 use crate::report::{LoopReport, RankReport};
+use crate::runtime::mpi_backend::{all_gather_values, LoopComm, MpiLoop};
 use crate::runtime::panic_ctx::{self, ChunkCtx};
 use crate::runtime::{DlsError, LoopIndex, LoopRange, Wire};
 use crate::{ChunkScheduler, ChunkTiming, Technique};
@@ -29,9 +31,12 @@ pub(crate) struct MpiGroups {
     pub layout: GroupLayout,
     pub role: Role,
     pub world_rank: usize,
-    world: Level,
-    outer: Option<Level>,
-    inner: Option<Level>,
+    /// A private duplicate of `MPI_COMM_WORLD` (setup, and the results after each loop).
+    world: LoopComm,
+    /// The coordinator and the group leaders (coordinator = rank 0).
+    outer: Option<Arc<LoopComm>>,
+    /// The calling rank's group (leader = rank 0).
+    inner: Option<Arc<LoopComm>>,
 }
 
 /// Result of the MPI group setup.
@@ -72,23 +77,13 @@ fn spec_error(spec: &GroupSpec, e: super::GroupError) -> DlsError {
     }
 }
 
-/// Rank 0's bytes, on every rank.
-fn broadcast_from_root(level: &mut Level, mine: Vec<u8>) -> Vec<u8> {
-    let mine = (level.rank() == 0).then_some(mine);
-    level
-        .all_combine(mine, &mut |acc, next| acc.or(Some(next)))
-        .unwrap_or_default()
-}
-
 impl MpiGroups {
     /// `DLS_GroupSetup`: reads the rack map on rank 0, learns every rank's node, plans the groups
     /// and splits the communicators. Collective over `MPI_COMM_WORLD`.
     pub fn setup(spec: &GroupSpec) -> Result<MpiSetup, DlsError> {
-        let world = SimpleCommunicator::world();
-        let dup = world.duplicate();
-        let p = dup.size() as usize;
-        let world_rank = dup.rank() as usize;
-        let mut world_level = Level::new(dup);
+        let world = LoopComm(SimpleCommunicator::world().duplicate());
+        let p = world.0.size() as usize;
+        let world_rank = world.0.rank() as usize;
 
         // The rack map, as rank 0 reads it (so every rank parses the same text).
         let setting: Result<String, String> = if world_rank == 0 {
@@ -101,8 +96,7 @@ impl MpiGroups {
         } else {
             Ok(String::new())
         };
-        let bytes = broadcast_from_root(&mut world_level, encode(&setting)?);
-        let setting: Result<String, String> = decode(&bytes)?;
+        let setting = all_gather_values(&world.0, &setting)?.swap_remove(0);
         let map: RackMap = setting
             .and_then(|text| text.parse().map_err(|e: super::GroupError| e.to_string()))
             .map_err(|m| spec_error(spec, super::GroupError::RackMap(m)))?;
@@ -113,7 +107,7 @@ impl MpiGroups {
         let n = name.len().min(NAME_LEN);
         mine[..n].copy_from_slice(&name.as_bytes()[..n]);
         let mut all = vec![0u8; NAME_LEN * p];
-        world_level.comm.all_gather_into(&mine[..], &mut all[..]);
+        world.0.all_gather_into(&mine[..], &mut all[..]);
         let hosts: Vec<String> = all
             .chunks(NAME_LEN)
             .map(|c| {
@@ -133,7 +127,7 @@ impl MpiGroups {
             Plan::TwoLevel(layout) => layout,
         };
         let role = layout.role(world_rank);
-        let comm = &world_level.comm;
+        let comm = &world.0;
         let key = world_rank as i32;
         let inner_color = match role {
             Role::Member { group, .. } => Color::with_value(group as i32),
@@ -141,7 +135,7 @@ impl MpiGroups {
         };
         let inner = comm
             .split_by_color_with_key(inner_color, key)
-            .map(Level::new);
+            .map(|c| Arc::new(LoopComm(c)));
         let (outer_color, outer_key) = match role {
             Role::Coordinator => (Color::with_value(0), 0),
             Role::Member { group, index: 0 } => (Color::with_value(0), 1 + group as i32),
@@ -149,12 +143,12 @@ impl MpiGroups {
         };
         let outer = comm
             .split_by_color_with_key(outer_color, outer_key)
-            .map(Level::new);
+            .map(|c| Arc::new(LoopComm(c)));
         Ok(MpiSetup::TwoLevel(Box::new(MpiGroups {
             layout,
             role,
             world_rank,
-            world: world_level,
+            world,
             outer,
             inner,
         })))
@@ -182,7 +176,7 @@ impl MpiGroups {
     {
         let (first, m) = range.first_and_len()?;
         ChunkScheduler::new(technique, m, self.layout.groups.len())?;
-        self.world.comm.barrier();
+        self.world.0.barrier();
         let t0 = Instant::now();
         let mut tally = InnerTally::default();
         let mut record = RankRecord {
@@ -194,10 +188,11 @@ impl MpiGroups {
             Role::Coordinator => {
                 let outer = self
                     .outer
-                    .as_mut()
+                    .as_ref()
                     .expect("coordinator has the outer communicator");
-                let core = outer.coordinate(technique, m)?;
-                let rep = core.report(name, 0.0);
+                // The coordinator executes no iterate: its service thread answers the leaders
+                // while this thread waits for the end of the loop.
+                let rep = MpiLoop::start_private(outer, technique, m, true)?.finish(None, name, t0);
                 record.chunk_map = rep.chunk_map;
                 record.groups = rep
                     .ranks
@@ -208,15 +203,16 @@ impl MpiGroups {
             Role::Member { index, .. } => {
                 let inner = self
                     .inner
-                    .as_mut()
+                    .as_ref()
                     .expect("members have an inner communicator");
-                let mut outer = if index == 0 {
+                // The leader is a worker of the outer loop; it passes each outer chunk on to its
+                // group.
+                let outer = if index == 0 {
                     let o = self
                         .outer
-                        .as_mut()
+                        .as_ref()
                         .expect("leaders have the outer communicator");
-                    let tags = o.next_tags();
-                    Some((o, tags))
+                    Some(MpiLoop::start_private(o, technique, m, true)?)
                 } else {
                     None
                 };
@@ -234,12 +230,12 @@ impl MpiGroups {
                 };
                 loop {
                     let mut msg = [0u64; 2];
-                    if let Some((o, tags)) = outer.as_mut() {
-                        if let Some(c) = o.request(*tags, previous.take()) {
+                    if let Some(o) = &outer {
+                        if let Some(c) = o.next(previous.take()) {
                             msg = [c.start, c.size];
                         }
                     }
-                    inner.comm.process_at_rank(0).broadcast_into(&mut msg[..]);
+                    inner.0.process_at_rank(0).broadcast_into(&mut msg[..]);
                     if msg[1] == 0 {
                         break;
                     }
@@ -259,6 +255,9 @@ impl MpiGroups {
                         elapsed_s: elapsed,
                     });
                 }
+                if let Some(o) = outer {
+                    o.finish(None, name, t0);
+                }
                 if index == 0 && did {
                     partial = Some(acc);
                 }
@@ -271,13 +270,8 @@ impl MpiGroups {
         record.inner_work_s = tally.work_s;
         record.techniques = tally.techniques;
 
-        let total = self.world.combine_all(partial, &identity, &combine)?;
-        let records: Vec<RankRecord> =
-            self.world
-                .combine_all(Some(vec![record]), &Vec::new, &|mut a, mut b| {
-                    a.append(&mut b);
-                    a
-                })?;
+        let total = combine_all(&self.world, partial, &identity, &combine)?;
+        let records: Vec<RankRecord> = all_gather_values(&self.world.0, &record)?;
         let report = self.report(name, technique, m, records);
         Ok((total, report))
     }

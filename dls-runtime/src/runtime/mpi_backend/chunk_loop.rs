@@ -26,6 +26,8 @@ enum Role {
     Scheduler {
         core: Arc<Mutex<SchedCore>>,
         service: Mutex<Option<JoinHandle<()>>>,
+        /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
+        computes: bool,
     },
     /// Other ranks: whether the scheduler said `Done` (or this rank left).
     Worker { done: Mutex<bool> },
@@ -49,37 +51,71 @@ impl MpiLoop {
         n: u64,
         weights: Option<Vec<f64>>,
     ) -> Result<MpiLoop, DlsError> {
-        let size = comm.size() as usize;
-        let mut core = SchedCore::new(technique, n, size)?;
+        let mut core = SchedCore::new(technique, n, comm.size() as usize)?;
         if let Some(w) = weights {
             core.set_weights(w)?;
         }
-        let comm = Arc::new(LoopComm(comm.duplicate()));
+        Ok(Self::launch(
+            Arc::new(LoopComm(comm.duplicate())),
+            core,
+            false,
+        ))
+    }
+
+    /// `DLS_StartLoop` on a communicator that the caller keeps private to loops run one after
+    /// the other (the inner loops of a group, the outer loops of a two-level loop), without
+    /// duplicating it: no `MPI_Comm_dup` per loop. Collective over `comm`; validates the
+    /// technique on every rank first.
+    ///
+    /// Successive loops on one communicator cannot mix their messages: a rank leaves a loop
+    /// (`finish`) only after it received every reply addressed to it, and only after rank 0's
+    /// report broadcast, which follows the end of the service thread, that is the receipt of
+    /// every request of the loop; so every message of a loop is received before any rank sends
+    /// one of the next.
+    ///
+    /// With `coordinator`, rank 0 schedules and executes no iterate (seed 004 fig. 3.4's
+    /// coordinator): the iterates are shared among ranks `1..size`, scheduler slot `r - 1` for
+    /// rank `r`, and the report's ranks are those slots.
+    pub(crate) fn start_private(
+        comm: &Arc<LoopComm>,
+        technique: &Technique,
+        n: u64,
+        coordinator: bool,
+    ) -> Result<MpiLoop, DlsError> {
+        let size = comm.0.size() as usize;
+        let core = SchedCore::new(technique, n, size - usize::from(coordinator))?;
+        Ok(Self::launch(comm.clone(), core, coordinator))
+    }
+
+    fn launch(comm: Arc<LoopComm>, core: SchedCore, coordinator: bool) -> MpiLoop {
+        let size = comm.0.size() as usize;
         let rank = comm.0.rank() as usize;
         let role = if rank == 0 {
             let core = Arc::new(Mutex::new(core));
+            let first = usize::from(coordinator);
             let service = (size > 1).then(|| {
                 let (c, k) = (comm.clone(), core.clone());
                 thread::Builder::new()
                     .name("dls-scheduler".into())
-                    .spawn(move || service::serve(&c, &k, size - 1))
+                    .spawn(move || service::serve(&c, &k, size - 1, first))
                     .expect("dls: cannot start the scheduler's service thread")
             });
             Role::Scheduler {
                 core,
                 service: Mutex::new(service),
+                computes: !coordinator,
             }
         } else {
             Role::Worker {
                 done: Mutex::new(false),
             }
         };
-        Ok(MpiLoop {
+        MpiLoop {
             comm,
             rank,
             size,
             role,
-        })
+        }
     }
 
     /// This rank in the loop's communicator.
@@ -95,7 +131,13 @@ impl MpiLoop {
     /// The next chunk for this rank; `finished` is the timing of its previous chunk.
     pub(crate) fn next(&self, finished: Option<ChunkTiming>) -> Option<Chunk> {
         match &self.role {
-            Role::Scheduler { core, .. } => lock(core).serve(0, finished),
+            Role::Scheduler { core, computes, .. } => {
+                if *computes {
+                    lock(core).serve(0, finished)
+                } else {
+                    None
+                }
+            }
             Role::Worker { done } => {
                 let mut done = lock(done);
                 if *done {
@@ -140,7 +182,7 @@ impl MpiLoop {
     ) -> LoopReport {
         let root = self.comm.0.process_at_rank(0);
         match &self.role {
-            Role::Scheduler { core, service } => {
+            Role::Scheduler { core, service, .. } => {
                 if let Some(t) = open {
                     lock(core).record(0, t);
                 }
@@ -180,38 +222,46 @@ impl MpiLoop {
 
     /// Every rank's value, in rank order, on every rank (collective over the loop's communicator).
     pub(crate) fn all_gather_values<T: Wire>(&self, value: &T) -> Result<Vec<T>, DlsError> {
-        let bytes = wire::encode(value)?;
-        let comm = &self.comm.0;
-        let mine = bytes.len() as u64;
-        let mut lens = vec![0u64; self.size];
-        comm.all_gather_into(&mine, &mut lens[..]);
-        let total: u64 = lens.iter().sum();
-        if total > Count::MAX as u64 {
-            return Err(DlsError::Wire(format!(
-                "the reduction values of all ranks take {total} bytes; at most {} can be gathered",
-                Count::MAX
-            )));
-        }
-        let counts: Vec<Count> = lens.iter().map(|&l| l as Count).collect();
-        let displs: Vec<Count> = counts
-            .iter()
-            .scan(0, |acc, &c| {
-                let d = *acc;
-                *acc += c;
-                Some(d)
-            })
-            .collect();
-        let mut all = vec![0u8; total as usize];
-        {
-            let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            comm.all_gather_varcount_into(&bytes[..], &mut partition);
-        }
-        counts
-            .iter()
-            .zip(&displs)
-            .map(|(&c, &d)| wire::decode(&all[d as usize..(d + c) as usize]))
-            .collect()
+        all_gather_values(&self.comm.0, value)
     }
+}
+
+/// Every rank's value, in rank order, on every rank (collective over `comm`; values travel
+/// serialised, [`Wire`]).
+pub(crate) fn all_gather_values<C: Communicator, T: Wire>(
+    comm: &C,
+    value: &T,
+) -> Result<Vec<T>, DlsError> {
+    let bytes = wire::encode(value)?;
+    let mine = bytes.len() as u64;
+    let mut lens = vec![0u64; comm.size() as usize];
+    comm.all_gather_into(&mine, &mut lens[..]);
+    let total: u64 = lens.iter().sum();
+    if total > Count::MAX as u64 {
+        return Err(DlsError::Wire(format!(
+            "the reduction values of all ranks take {total} bytes; at most {} can be gathered",
+            Count::MAX
+        )));
+    }
+    let counts: Vec<Count> = lens.iter().map(|&l| l as Count).collect();
+    let displs: Vec<Count> = counts
+        .iter()
+        .scan(0, |acc, &c| {
+            let d = *acc;
+            *acc += c;
+            Some(d)
+        })
+        .collect();
+    let mut all = vec![0u8; total as usize];
+    {
+        let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+        comm.all_gather_varcount_into(&bytes[..], &mut partition);
+    }
+    counts
+        .iter()
+        .zip(&displs)
+        .map(|(&c, &d)| wire::decode(&all[d as usize..(d + c) as usize]))
+        .collect()
 }
 
 /// `MPI_Ibcast` completed by polling (a worker may wait here for the scheduler's last chunk).

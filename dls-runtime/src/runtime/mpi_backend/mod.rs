@@ -37,7 +37,11 @@
 //!
 //! **Any communicator.** `MpiLoop::start` takes any communicator, so loops can run over a group
 //! of ranks or over a coordinator and group leaders (two-level loops, seed 004 fig. 3.4); see
-//! `Runtime::start_loop_on`.
+//! `Runtime::start_loop_on`. Two-level loops (`group` module) run their outer loop and every
+//! inner loop on this machinery too (`MpiLoop::start_private`: on a communicator private to the
+//! two-level code, without a duplicate per loop; on the outer level rank 0 is a coordinator that
+//! executes no iterate), so the group leader's service thread answers its group's requests
+//! promptly while the leader executes inner iterates.
 
 mod backoff;
 mod chunk_loop;
@@ -46,5 +50,6 @@ mod env;
 pub(crate) mod messages;
 mod service;
 
-pub(crate) use chunk_loop::MpiLoop;
+pub(crate) use chunk_loop::{all_gather_values, MpiLoop};
+pub(crate) use comm::LoopComm;
 pub(crate) use env::MpiEnv;

@@ -11,8 +11,9 @@ use super::comm::LoopComm;
 use super::messages::{Reply, Request, REQUEST_WORDS, TAG_REPLY, TAG_REQUEST};
 
 /// Serves requests until each of the `workers` ranks (1..=workers) has been told `Done` or has
-/// left.
-pub(crate) fn serve(comm: &LoopComm, core: &Mutex<SchedCore>, workers: usize) {
+/// left. Rank `r` is scheduler slot `r - first` (`first` = 1 when rank 0 is a coordinator that
+/// executes no iterate, else 0).
+pub(crate) fn serve(comm: &LoopComm, core: &Mutex<SchedCore>, workers: usize, first: usize) {
     let comm = &comm.0;
     let mut active = workers;
     let mut backoff = Backoff::default();
@@ -38,9 +39,10 @@ pub(crate) fn serve(comm: &LoopComm, core: &Mutex<SchedCore>, workers: usize) {
         });
         backoff.reset();
         let rank = status.source_rank();
+        let slot = rank as usize - first;
         match Request::decode(&buf) {
             Some(Request::Next(timing)) => {
-                let chunk = lock(core).serve(rank as usize, timing);
+                let chunk = lock(core).serve(slot, timing);
                 let reply = match chunk {
                     Some(c) => Reply::Chunk(c),
                     None => {
@@ -53,7 +55,7 @@ pub(crate) fn serve(comm: &LoopComm, core: &Mutex<SchedCore>, workers: usize) {
             }
             Some(Request::Leave(timing)) => {
                 if let Some(t) = timing {
-                    lock(core).record(rank as usize, t);
+                    lock(core).record(slot, t);
                 }
                 active -= 1;
             }
