@@ -82,3 +82,26 @@ fn per_request_adaptation_beats_fac2_on_one_slow_rank() {
         assert!((share - 1.0 / 3.0).abs() < 0.05, "{name}: share {share}");
     }
 }
+
+#[test]
+fn sampling_phase_keeps_a_slow_rank_from_a_large_first_chunk() {
+    // Benchmark (b) of the runtime issue in the simulator: N = 20,000 iterates of exp(1 ms) on
+    // P = 8 ranks, one 3x slower. Published (probe=0), AF and AWF-B give the slow rank FAC2's
+    // first chunk of 1,250 iterates (3.75 s, above the lower bound of about 2.7 s); with the
+    // default sampling phase it first runs probe chunks of ceil(N/(40P)) = 63 and the loop ends
+    // within 3% of the lower bound.
+    let mut c = config("af", 20_000, 8, "exp:1ms");
+    c.speeds = vec![1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0];
+    c.overhead_s = 20e-6;
+    c.latency_s = 5e-6;
+    for name in ["af", "awf", "awf-b", "awf-c", "awf-d", "awf-e"] {
+        c.technique = name.parse().unwrap();
+        let ratio = run(&c).makespan_over_lower_bound();
+        assert!(ratio < 1.03, "{name}: {ratio}");
+        if !["awf-c", "awf-e"].contains(&name) {
+            c.technique = format!("{name},probe=0").parse().unwrap();
+            let published = run(&c).makespan_over_lower_bound();
+            assert!(published > 1.2, "{name},probe=0: {published}");
+        }
+    }
+}

@@ -115,6 +115,8 @@ fn ill_typed_values_name_the_parameter() {
         ("theta,criterion=d", "`criterion`"),
         ("theta,model=gamma", "`model`"),
         ("theta,model=uniform2,m=big", "`m`"),
+        ("af,probe=-3", "`probe`"),
+        ("awf-c,probe=0.5", "`probe`"),
     ] {
         let e = err(text);
         assert!(e.contains(param), "{text}: {e}");
@@ -210,6 +212,55 @@ fn programmatic_parameters_the_technique_does_not_take_are_rejected() {
     t.params.h = Some(1e-3);
     let e = ChunkScheduler::new(&t, 10, 2).unwrap_err().to_string();
     assert!(e.contains("gss") && e.contains("`h`"), "{e}");
+    let mut t = Technique::new(Kind::Fac2);
+    t.params.probe = Some(4);
+    let e = ChunkScheduler::new(&t, 10, 2).unwrap_err().to_string();
+    assert!(e.contains("fac2") && e.contains("`probe`"), "{e}");
+}
+
+#[test]
+fn probe_is_a_parameter_of_the_adaptive_techniques_only() {
+    // The sampling phase belongs to the techniques that measure ranks (AWF on its first time
+    // step); every other technique rejects `probe` and names its valid parameters.
+    for kind in Kind::ALL {
+        let text = format!("{},probe=8", kind.name());
+        let takes = matches!(
+            kind,
+            Kind::Af | Kind::Awf | Kind::AwfB | Kind::AwfC | Kind::AwfD | Kind::AwfE
+        );
+        let names: Vec<&str> = kind.parameters().iter().map(|p| p.name).collect();
+        assert_eq!(names.contains(&"probe"), takes, "{kind}: {names:?}");
+        match parse(&text) {
+            Ok(t) => {
+                assert!(takes, "{text} parsed");
+                assert_eq!(t.params.probe, Some(8));
+                assert_eq!(t.to_string(), text);
+            }
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!takes, "{text}: {e}");
+                assert!(
+                    e.contains("`probe`") && e.contains("valid parameters"),
+                    "{e}"
+                );
+            }
+        }
+    }
+    let names = |t: &str| -> Vec<&'static str> {
+        parse(t)
+            .unwrap()
+            .parameters()
+            .iter()
+            .map(|p| p.name)
+            .collect()
+    };
+    assert_eq!(names("af"), ["probe", "min", "max", "seed"]);
+    assert_eq!(names("awf-b"), ["weights", "probe", "min", "max", "seed"]);
+    assert_eq!(names("awf"), ["weights", "probe", "min", "max", "seed"]);
+    assert_eq!(names("wf"), ["weights", "min", "max", "seed"]);
+    assert_eq!(names("fac2"), ["min", "max", "seed"]);
+    // probe=0 (phase off) is valid and kept in the text form.
+    assert_eq!(parse("AF,PROBE=0").unwrap().to_string(), "af,probe=0");
 }
 
 #[test]
@@ -219,6 +270,8 @@ fn display_round_trips_and_serde_uses_the_text() {
         "fac,mu=1.5ms,sigma=1ms,min=2,max=100",
         "wf,weights=1:1:1:3",
         "awf-e,weights=0.5:2",
+        "awf-b,weights=1:3,probe=0",
+        "af,probe=20,min=2",
         "fiss,b=5",
         "viss,x=2.5",
         "rnd,min=2,max=50,seed=9",
@@ -290,7 +343,7 @@ fn any_value() -> impl Strategy<Value = String> {
 
 fn any_param() -> impl Strategy<Value = String> {
     let key = prop_oneof![
-        "(min|max|seed|h|sigma|mu|weights|b|x|swr|alpha|criterion|model|m)",
+        "(min|max|seed|h|sigma|mu|weights|b|x|swr|alpha|criterion|model|m|probe)",
         "[a-z]{1,3}",
     ];
     (key, any_value()).prop_map(|(k, v)| format!("{k}={v}"))

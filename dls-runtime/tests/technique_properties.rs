@@ -30,6 +30,7 @@ struct Knobs {
     weighted: bool,
     spread: u64,
     overhead: f64,
+    probe: Option<u64>,
 }
 
 fn knobs() -> impl Strategy<Value = Knobs> {
@@ -51,13 +52,18 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             0usize..4,
             1.0f64..=10.0,
         ),
-        (any::<bool>(), 1u64..=10, 0.0f64..=1e-3),
+        (
+            any::<bool>(),
+            1u64..=10,
+            0.0f64..=1e-3,
+            prop::option::of(prop_oneof![Just(0u64), 1u64..=5_000]),
+        ),
     )
         .prop_map(
             |(
                 (min, max, seed, h_us, sigma_us, mu_us),
                 (b, x, swr, alpha, criterion, model, m),
-                (weighted, spread, overhead),
+                (weighted, spread, overhead, probe),
             )| Knobs {
                 min,
                 max: max.map(|m| m + min),
@@ -75,6 +81,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
                 weighted,
                 spread,
                 overhead,
+                probe,
             },
         )
 }
@@ -121,6 +128,9 @@ fn spec(kind: Kind, p: usize, k: &Knobs) -> String {
             }
         }
         _ => {}
+    }
+    if let (true, Some(probe)) = (kind.is_adaptive(), k.probe) {
+        add(format!("probe={probe}"));
     }
     if k.min != 1 {
         add(format!("min={}", k.min));

@@ -144,6 +144,7 @@ fn awf_history_hand_computed() {
 
 #[test]
 fn awf_b_and_d_hand_computed() {
+    // The published rule (probe=0: no sampling phase).
     // P = 2, N = 1000. Batch 0 has no measurements: weights 1, ceil(1000/4) = 250 each.
     // Rank 0: 250 iterates in 2.5 s work (0.01/iterate), 3.0 s elapsed;
     // rank 1: 250 iterates in 7.5 s work (0.03/iterate), 7.5 s elapsed.
@@ -151,7 +152,7 @@ fn awf_b_and_d_hand_computed() {
     //   batch 1: ceil(500/4) = 125 -> ceil(187.5) = 188, ceil(62.5) = 63.
     // AWF-D (elapsed): pi = (0.012, 0.03), 1/pi = (83.3, 33.3), w = (1.428571, 0.571429);
     //   batch 1: ceil(178.57) = 179, ceil(71.43) = 72.
-    for (spec, want) in [("awf-b", [188, 63]), ("awf-d", [179, 72])] {
+    for (spec, want) in [("awf-b,probe=0", [188, 63]), ("awf-d,probe=0", [179, 72])] {
         let mut s = sched(spec, 1000, 2);
         assert_eq!(
             s.next_chunk(0),
@@ -178,8 +179,8 @@ fn awf_b_and_d_hand_computed() {
 fn awf_b_weights_stay_fixed_within_a_batch_but_awf_c_adapts_per_request() {
     // Same start as above. AWF-B: rank 0's record between its batch-1 requests changes nothing
     // until the next batch. AWF-C: the weights follow every record, and R is taken afresh.
-    let mut b = sched("awf-b", 1000, 2);
-    let mut c = sched("awf-c", 1000, 2);
+    let mut b = sched("awf-b,probe=0", 1000, 2);
+    let mut c = sched("awf-c,probe=0", 1000, 2);
     for s in [&mut b, &mut c] {
         s.next_chunk(0);
         s.next_chunk(1);
@@ -203,7 +204,7 @@ fn awf_b_weights_stay_fixed_within_a_batch_but_awf_c_adapts_per_request() {
 fn awf_e_uses_elapsed_time() {
     // Equal work, but rank 1 waits 3x longer per chunk (overhead): AWF-C sees equal ranks,
     // AWF-E weights rank 0 three times rank 1 -> w = (1.5, 0.5).
-    for (spec, want) in [("awf-c", [1.0, 1.0]), ("awf-e", [1.5, 0.5])] {
+    for (spec, want) in [("awf-c,probe=0", [1.0, 1.0]), ("awf-e,probe=0", [1.5, 0.5])] {
         let mut s = sched(spec, 1000, 2);
         s.next_chunk(0);
         s.next_chunk(1);
@@ -219,9 +220,10 @@ fn awf_e_uses_elapsed_time() {
 
 #[test]
 fn af_hand_computed() {
+    // The published rule (probe=0: no sampling phase).
     // P = 2, N = 1000. Before sigma is known (two chunks), AF hands out FAC2 chunks:
     // batch 0: 250, 250; batch 1 (R_j = 500): 125, 125.
-    let mut s = sched("af", 1000, 2);
+    let mut s = sched("af,probe=0", 1000, 2);
     let first: Vec<u64> = [0, 1, 0, 1]
         .iter()
         .map(|&r| s.next_chunk(r).unwrap().size)
@@ -260,6 +262,122 @@ fn af_reports_iterates_for_every_rank() {
     technique_support::drive(&mut s, &speeds, 1e-5, 3).unwrap();
     assert!(s.stats().iter().all(|r| r.iterates > 0));
     assert_eq!(s.stats().iter().map(|r| r.iterates).sum::<u64>(), 10_000);
+}
+
+// ---- sampling (probe) phase of the adaptive techniques ----
+
+#[test]
+fn probe_chunk_default_and_parameter() {
+    // Default ceil(N/(40P)): N = 1000, P = 2 -> ceil(12.5) = 13; raised to the minimum chunk.
+    for spec in ["af", "awf", "awf-b", "awf-c", "awf-d", "awf-e"] {
+        assert_eq!(round_robin(spec, 1000, 2)[..2], [13, 13], "{spec}");
+        let t: Technique = spec.parse().unwrap();
+        assert_eq!(t.params.probe_chunk(1000, 2), 13, "{spec}");
+        assert_eq!(t.params.probe_chunk(1, 2), 1, "{spec}"); // ceil(1/80) = 1
+    }
+    assert_eq!(round_robin("af,min=20", 1000, 2)[..2], [20, 20]);
+    assert_eq!(round_robin("af,probe=7", 1000, 2)[..2], [7, 7]);
+    // A probe below the minimum chunk is raised to it, like every chunk.
+    assert_eq!(round_robin("awf-c,probe=5,min=10", 1000, 2)[..2], [10, 10]);
+    // The probe never raises a chunk: FAC2's chunk ceil(100/4) = 25 is below probe=40.
+    assert_eq!(round_robin("awf-b,probe=40", 100, 2)[..2], [25, 25]);
+    // probe=0: the published first chunks, FAC2's ceil(1000/4) = 250 (AWF-C and AWF-E take R
+    // afresh: then ceil(750/4) = 188).
+    for (spec, want) in [
+        ("af", [250, 250]),
+        ("awf", [250, 250]),
+        ("awf-b", [250, 250]),
+        ("awf-d", [250, 250]),
+        ("awf-c", [250, 188]),
+        ("awf-e", [250, 188]),
+    ] {
+        let off = format!("{spec},probe=0");
+        assert_eq!(round_robin(&off, 1000, 2)[..2], want, "{off}");
+    }
+    // Without measurements (round robin, nothing recorded) AWF-B stays in the sampling phase.
+    assert!(round_robin("awf-b", 1000, 2)
+        .iter()
+        .rev()
+        .skip(1)
+        .all(|&c| c <= 13));
+}
+
+#[test]
+fn af_probe_phase_hand_computed() {
+    // N = 1000, P = 2, probe = 13. Both ranks probe: 13, 13 (FAC2 would give 250).
+    let mut s = sched("af", 1000, 2);
+    assert_eq!(s.next_chunk(0).unwrap().size, 13);
+    assert_eq!(s.next_chunk(1).unwrap().size, 13);
+    // Rank 0 has mu but no sigma after one chunk: it probes again (batch 1, FAC2 would be
+    // ceil(974/4) = 244).
+    s.record(0, timing(13, 0.13, 0.13));
+    assert_eq!(s.next_chunk(0).unwrap().size, 13);
+    s.record(0, timing(13, 0.26, 0.26));
+    s.record(1, timing(13, 0.39, 0.39));
+    // Rank 0: mu = 0.39/26 = 0.015, sigma² = 0.13²/13 + 0.26²/13 − 0.39²/26 = 0.00065.
+    // Rank 1 (no sigma yet) counts as the mean of the measured ranks, i.e. as rank 0:
+    // D = 2·0.00065/0.015 = 0.0866667, T = 0.015/2 = 0.0075, R = 961, TR = 7.2075,
+    // c = (D + 2TR − sqrt(D² + 4·D·TR))/(2·mu) = (14.501667 − 1.583070)/0.03 = 430.62 -> 431.
+    assert_eq!(s.next_chunk(0).unwrap().size, 431);
+    // Rank 1 has one chunk measured: still probing (FAC2 of batch 2 would be ceil(530/4) = 133).
+    assert_eq!(s.next_chunk(1).unwrap().size, 13);
+    assert_eq!(s.remaining(), 1000 - 13 * 4 - 431);
+}
+
+#[test]
+fn awf_b_and_d_probe_phase_hand_computed() {
+    // N = 1000, P = 2, probe = 13. Batch 0: 13, 13.
+    for spec in ["awf-b", "awf-d", "awf"] {
+        let mut s = sched(spec, 1000, 2);
+        assert_eq!(s.next_chunk(0).unwrap().size, 13, "{spec}");
+        assert_eq!(s.next_chunk(1).unwrap().size, 13, "{spec}");
+        // Rank 0 measured at 0.01 s/iterate; batch 1 starts at its request (R_1 = 974) with
+        // rank 1 unmeasured: it counts as average, w = (1, 1), rank 0 gets ceil(974/4) = 244.
+        s.record(0, timing(13, 0.13, 0.13));
+        assert_eq!(s.next_chunk(0).unwrap().size, 244, "{spec}");
+        // Rank 1 measured at 0.03 s/iterate after batch 1 started: its batch-1 weight is not its
+        // own, so it probes once more.
+        s.record(1, timing(13, 0.39, 0.39));
+        assert_eq!(s.next_chunk(1).unwrap().size, 13, "{spec}");
+        // Batch 2 (R_2 = 717) weighs both: w = 2·(100, 33.3)/133.3 = (1.5, 0.5);
+        // ceil(717/4) = 180 -> 270 and 90.
+        assert_eq!(s.next_chunk(0).unwrap().size, 270, "{spec}");
+        assert_eq!(s.next_chunk(1).unwrap().size, 90, "{spec}");
+        let w = s.weights();
+        assert!(
+            (w[0] - 1.5).abs() < 1e-12 && (w[1] - 0.5).abs() < 1e-12,
+            "{spec}"
+        );
+    }
+}
+
+#[test]
+fn awf_c_and_e_probe_phase_hand_computed() {
+    // N = 1000, P = 2, probe = 13: 13, 13 (R = 974).
+    for spec in ["awf-c", "awf-e"] {
+        let mut s = sched(spec, 1000, 2);
+        assert_eq!(s.next_chunk(0).unwrap().size, 13, "{spec}");
+        assert_eq!(s.next_chunk(1).unwrap().size, 13, "{spec}");
+        // Rank 0 measured, rank 1 counts as average: w0 = 1, ceil(974/4) = 244 (R = 730).
+        s.record(0, timing(13, 0.13, 0.13));
+        assert_eq!(s.next_chunk(0).unwrap().size, 244, "{spec}");
+        // Rank 1 measured at 3x rank 0's time: w1 = 0.5, ceil(0.5·ceil(730/4)) = 92, at once.
+        s.record(1, timing(13, 0.39, 0.39));
+        assert_eq!(s.next_chunk(1).unwrap().size, 92, "{spec}");
+    }
+}
+
+#[test]
+fn awf_learns_only_on_its_first_time_step() {
+    // Weights from the history (set_weights) or weights=: the published rule, no probe.
+    let mut s = sched("awf", 1000, 2);
+    s.set_weights(vec![1.0, 1.0]).unwrap();
+    assert_eq!(s.next_chunk(0).unwrap().size, 250);
+    s.record(0, timing(250, 2.5, 2.5));
+    s.record(1, timing(1, 0.03, 0.03));
+    assert_eq!(s.next_chunk(1).unwrap().size, 250);
+    assert_eq!(s.next_chunk(0).unwrap().size, 125, "weights stay as given");
+    assert_eq!(round_robin("awf,weights=1:1", 1000, 2)[..2], [250, 250]);
 }
 
 // ---- theta split (seed 000 §4) ----

@@ -11,13 +11,19 @@
 //! With `sigma = 0` everywhere it gives `T·R/mu_i`, each rank's share of the remainder by speed.
 //!
 //! Measurements: mu and sigma per rank are estimated from the rank's chunk timings (work time;
-//! see [`RankStats`](super::RankStats)); sigma needs two chunks. Until the requesting rank has
-//! both, it gets FAC2's chunk `ceil(R_j/(2P))` of the current batch: the first chunks are sized
-//! as in FAC2, large enough to measure and small enough to leave room for adaptation. Ranks
-//! not yet measured enter D and T with the mean mu and mean sigma² of the measured ranks.
+//! see [`RankStats`](super::RankStats)); sigma needs two chunks. Ranks not yet measured enter D
+//! and T with the mean mu and mean sigma² of the measured ranks, so they count as average ranks.
 //! A chunk that would leave at most the minimum chunk behind takes that remainder too.
+//!
+//! Before its first two chunks are measured a rank has no mu and sigma. The published AF hands
+//! it FAC2's chunk `ceil(R_j/(2P))` of the current batch. dls caps that chunk at the probe chunk
+//! (parameter `probe`, default `ceil(N/(40P))`): a slow rank then cannot take on more work than
+//! the whole loop's lower bound before AF has measured it. This sampling phase is a dls choice,
+//! explained in the `probe` module of [`technique`](super); `af,probe=0` turns it off and gives
+//! the published FAC2 chunks.
 
 use super::fac2::batch_chunk;
+use super::probe;
 use super::rounding::ceil_chunk;
 use super::state::LoopState;
 
@@ -25,10 +31,11 @@ use super::state::LoopState;
 pub(crate) fn chunk(s: &LoopState) -> u64 {
     let agg = s.aggregates;
     let Some((mu_i, _)) = s.stats.get(s.rank).and_then(|r| r.moments()) else {
-        return batch_chunk(s);
+        return probe::limit(s, false, batch_chunk(s));
     };
     if agg.af_known == 0 {
-        return batch_chunk(s);
+        // Unreachable while the aggregates count the requesting rank; a probe chunk is safe.
+        return probe::limit(s, false, batch_chunk(s));
     }
     let known = agg.af_known as f64;
     let unknown = s.p.saturating_sub(agg.af_known) as f64;

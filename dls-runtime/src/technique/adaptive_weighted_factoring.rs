@@ -15,21 +15,33 @@
 //!
 //! The chunk is rounded up; a chunk that would leave at most the minimum chunk behind takes that
 //! remainder too.
+//!
+//! Sampling phase (a dls choice): the published variants give an unmeasured rank the chunk of
+//! its fallback weight (default 1), `ceil(R_j/(2P))` in the first batch, which a rank much slower
+//! than the others may not finish within the whole loop's lower bound. dls caps a rank's chunk
+//! at the probe chunk (parameter `probe`, default `ceil(N/(40P))`) until its own measurement is
+//! in the weight that sizes the chunk: for AWF-C and AWF-E after its first measured chunk, for
+//! AWF-B and AWF-D once it was measured when the batch's weights were learnt. See the `probe`
+//! module of [`technique`](super) for the reason and the default; `awf-b,probe=0` turns the
+//! phase off and gives the published first batch.
 
 use super::aggregates::Aggregates;
 use super::fac2::batch_chunk;
+use super::probe;
 use super::rank_stats::{RankStats, TimeBasis};
 use super::rounding::ceil_chunk;
 use super::state::LoopState;
 
 /// AWF-B / AWF-D: `c = w_i · ceil(R_j/(2P))` with the weights learnt at the batch start
-/// (`s.weights`).
+/// (`s.weights`), capped at the probe chunk while the rank was unmeasured at the batch start.
 pub(crate) fn batched_chunk(s: &LoopState) -> u64 {
     let w = s.weights.get(s.rank).copied().unwrap_or(1.0);
-    ceil_chunk(w * batch_chunk(s) as f64)
+    let measured = s.batch_measured.get(s.rank).copied().unwrap_or(false);
+    probe::limit(s, measured, ceil_chunk(w * batch_chunk(s) as f64))
 }
 
-/// AWF-C / AWF-E: `c = w_i · ceil(R/(2P))` with the weight learnt from the measurements so far.
+/// AWF-C / AWF-E: `c = w_i · ceil(R/(2P))` with the weight learnt from the measurements so far,
+/// capped at the probe chunk until the rank has a measurement.
 pub(crate) fn chunk_per_request(s: &LoopState, basis: TimeBasis) -> u64 {
     let w = weight(
         s.rank,
@@ -38,7 +50,12 @@ pub(crate) fn chunk_per_request(s: &LoopState, basis: TimeBasis) -> u64 {
         basis,
         s.weights.get(s.rank).copied().unwrap_or(1.0),
     );
-    ceil_chunk(w * s.remaining.div_ceil(2 * s.p as u64) as f64)
+    let measured = s.stats.get(s.rank).and_then(|r| r.awf_pi(basis)).is_some();
+    probe::limit(
+        s,
+        measured,
+        ceil_chunk(w * s.remaining.div_ceil(2 * s.p as u64) as f64),
+    )
 }
 
 /// `w_i = P·(1/pi_i) / Σ_k (1/pi_k)` from running sums, O(1); `fallback` before any measurement.
@@ -61,6 +78,11 @@ pub(crate) fn weight(
         .unwrap_or(mean_pi);
     let total_inv = sums.sum_inv_pi + p.saturating_sub(sums.known) as f64 / mean_pi;
     p as f64 * (1.0 / pi) / total_inv
+}
+
+/// Whether each rank has a measurement on `basis` (whose weight is its own, not the mean's).
+pub(crate) fn measured(stats: &[RankStats], basis: TimeBasis) -> Vec<bool> {
+    stats.iter().map(|s| s.awf_pi(basis).is_some()).collect()
 }
 
 /// Every rank's learnt weight (sum P), computed from scratch; `fallback` before any measurement.

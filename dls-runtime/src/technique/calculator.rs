@@ -30,6 +30,7 @@ impl Technique {
     ///     batch: Batch { index: 7, remaining_at_start: 4, issued: 2 },
     ///     stats: &stats, weights: &[1.0; 4], seed: 0, params: &t.params,
     ///     ranks_started: 4, aggregates: &Aggregates::default(), theta: 1.0,
+    ///     batch_measured: &[],
     /// };
     /// assert_eq!(t.chunk_size(&s), 2); // ceil(4/8) = 1 would leave 1 behind: merged
     /// s.remaining = 0;

@@ -3,8 +3,8 @@
 use std::fmt;
 
 use super::params::{
-    ParamSpec, ALPHA, B, COMMON_PARAMETERS, CRITERION, H, M, MODEL, MU, SIGMA, SWR, THETA_MU,
-    THETA_SIGMA, WEIGHTS, X,
+    ParamSpec, ALPHA, B, COMMON_PARAMETERS, CRITERION, H, M, MODEL, MU, PROBE, SIGMA, SWR,
+    THETA_MU, THETA_SIGMA, WEIGHTS, X,
 };
 
 /// Which loop scheduling technique.
@@ -250,7 +250,9 @@ impl Kind {
         match self {
             Kind::Fsc => &[H, SIGMA],
             Kind::Fac => &[MU, SIGMA],
-            Kind::Wf | Kind::Awf | Kind::AwfB | Kind::AwfC | Kind::AwfD | Kind::AwfE => &[WEIGHTS],
+            Kind::Wf => &[WEIGHTS],
+            Kind::Awf | Kind::AwfB | Kind::AwfC | Kind::AwfD | Kind::AwfE => &[WEIGHTS, PROBE],
+            Kind::Af => &[PROBE],
             Kind::Fiss => &[B],
             Kind::Viss => &[X],
             Kind::Pls => &[SWR],
@@ -262,7 +264,6 @@ impl Kind {
             | Kind::Gss
             | Kind::Tss
             | Kind::Fac2
-            | Kind::Af
             | Kind::Tfss
             | Kind::Rnd => &[],
         }

@@ -8,6 +8,20 @@
 //! and hands out contiguous `(start, size)` chunks. The simulator, the threads backend and the
 //! MPI scheduler all drive the same `ChunkScheduler`; no technique knows about MPI or threads.
 //!
+//! The adaptive techniques (AF, AWF-B..E, and AWF on its first time step) start with a
+//! sampling phase, a dls choice: until a rank has been measured, its chunks are at most the probe
+//! chunk (parameter `probe`, default `ceil(N/(40P))`), so that a slow rank does not take on
+//! FAC2's first chunk `ceil(N/(2P))` before anything is known about it; `probe=0` gives the
+//! published first chunks ([`Params::probe_chunk`]).
+//!
+//! ```
+//! use dls_runtime::{ChunkScheduler, Technique};
+//! let mut s = ChunkScheduler::new(&"af".parse::<Technique>().unwrap(), 20_000, 8).unwrap();
+//! assert_eq!(s.next_chunk(0).unwrap().size, 63); // ceil(20000/320)
+//! let mut s = ChunkScheduler::new(&"af,probe=0".parse::<Technique>().unwrap(), 20_000, 8).unwrap();
+//! assert_eq!(s.next_chunk(0).unwrap().size, 1250); // FAC2: ceil(20000/16)
+//! ```
+//!
 //! | name | module | source |
 //! |---|---|---|
 //! | static | `static_chunking` | - |
@@ -20,6 +34,7 @@
 //! | wf, awf | `weighted_factoring`, `awf_history` | Hummel et al. 1996; Banicescu et al. 2003 |
 //! | awf-b, awf-c, awf-d, awf-e | `adaptive_weighted_factoring` | Cariño & Banicescu 2008 |
 //! | af | `adaptive_factoring` | Banicescu & Liu 2000 |
+//! | (sampling phase of af, awf, awf-b..e) | `probe` | dls choice |
 //! | tfss | `trapezoid_factoring` | Chronopoulos et al. 2001 |
 //! | fiss | `fixed_increase` | Philip & Das 1997 |
 //! | viss | `variable_increase` | LB4OMP |
@@ -52,6 +67,7 @@ mod kind;
 mod modified_fsc;
 mod params;
 mod performance_based;
+mod probe;
 mod random;
 mod rank_stats;
 mod rounding;

@@ -56,6 +56,13 @@ pub(crate) const WEIGHTS: ParamSpec = ParamSpec {
     value: "numbers > 0 separated by `:`, one per rank",
     help: "relative speeds of the ranks, e.g. 1:1:1:3 (default all equal)",
 };
+pub(crate) const PROBE: ParamSpec = ParamSpec {
+    name: "probe",
+    value: "whole number >= 0",
+    help:
+        "largest chunk of a rank's sampling phase, until the technique has measured the rank \
+           (default ceil(N/(40P)), at least min; 0 turns the phase off: the published first chunks)",
+};
 pub(crate) const B: ParamSpec = ParamSpec {
     name: "b",
     value: "whole number >= 2",
@@ -235,6 +242,9 @@ pub struct Params {
     pub model: Option<ThetaModel>,
     /// Location of the shifted uniform model (`m=`).
     pub m: Option<f64>,
+    /// Largest chunk of the sampling (probe) phase of AF, AWF and AWF-B..E (`probe=`), default
+    /// `ceil(N/(40P))`; `Some(0)` turns the phase off (see [`Params::probe_chunk`]).
+    pub probe: Option<u64>,
 }
 
 impl Default for Params {
@@ -254,6 +264,7 @@ impl Default for Params {
             criterion: None,
             model: None,
             m: None,
+            probe: None,
         }
     }
 }
@@ -285,6 +296,28 @@ impl Params {
     /// ```
     pub fn taper_alpha(&self) -> f64 {
         self.alpha.unwrap_or(1.3)
+    }
+
+    /// The probe chunk of the adaptive techniques' sampling phase for a loop of `n` iterates on
+    /// `p` ranks: `probe=` when given, else `ceil(N/(40P))` raised to the minimum chunk; 0 means
+    /// no sampling phase (the published first chunks). See the `probe` module of
+    /// [`technique`](super) for why this default.
+    ///
+    /// ```
+    /// let t: dls_runtime::Technique = "af".parse().unwrap();
+    /// assert_eq!(t.params.probe_chunk(20_000, 8), 63); // ceil(20000 / 320)
+    /// let t: dls_runtime::Technique = "af,min=100".parse().unwrap();
+    /// assert_eq!(t.params.probe_chunk(20_000, 8), 100);
+    /// let t: dls_runtime::Technique = "awf-b,probe=0".parse().unwrap();
+    /// assert_eq!(t.params.probe_chunk(20_000, 8), 0);
+    /// ```
+    pub fn probe_chunk(&self, n: u64, p: usize) -> u64 {
+        match self.probe {
+            Some(k) => k,
+            None => n
+                .div_ceil(40u64.saturating_mul(p.max(1) as u64))
+                .max(self.min_chunk),
+        }
     }
 
     /// Theta criterion (default a).

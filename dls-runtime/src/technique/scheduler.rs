@@ -1,7 +1,7 @@
 //! The scheduler state machine: owns the loop state, asks the technique for chunk sizes and hands
 //! out chunks. No I/O: the simulator and every backend drive it.
 
-use super::adaptive_weighted_factoring::{learnt_weights, weight};
+use super::adaptive_weighted_factoring::{learnt_weights, measured, weight};
 use super::aggregates::Aggregates;
 use super::error::TechniqueError;
 use super::kind::Kind;
@@ -66,6 +66,12 @@ pub struct ChunkScheduler {
     stats: Vec<RankStats>,
     base_weights: Vec<f64>,
     batch_weights: Vec<f64>,
+    /// Per rank: measured when `batch_weights` were learnt (empty unless weights are learnt
+    /// per batch).
+    batch_measured: Vec<bool>,
+    /// AWF on its first time step (no weights given, sampling phase on): learns its weights
+    /// within the loop as AWF-B does.
+    awf_learns: bool,
     aggregates: Aggregates,
     ranks_started: usize,
     records_since_refresh: usize,
@@ -112,7 +118,10 @@ impl ChunkScheduler {
         } else {
             1.0
         };
-        Ok(ChunkScheduler {
+        let awf_learns = technique.kind == Kind::Awf
+            && technique.params.weights.is_none()
+            && technique.params.probe_chunk(n, p) > 0;
+        let mut s = ChunkScheduler {
             technique: technique.clone(),
             n,
             p,
@@ -126,11 +135,17 @@ impl ChunkScheduler {
             stats: vec![RankStats::default(); p],
             batch_weights: base_weights.clone(),
             base_weights,
+            batch_measured: Vec::new(),
+            awf_learns,
             aggregates: Aggregates::default(),
             ranks_started: 0,
             records_since_refresh: 0,
             theta,
-        })
+        };
+        if s.batch_basis().is_some() {
+            s.batch_measured = vec![false; p];
+        }
+        Ok(s)
     }
 
     /// The technique being scheduled.
@@ -241,6 +256,7 @@ impl ChunkScheduler {
             };
             if let Some(basis) = self.batch_basis() {
                 self.batch_weights = learnt_weights(&self.stats, basis, &self.base_weights);
+                self.batch_measured = measured(&self.stats, basis);
             }
         }
         let weights = if self.batch_basis().is_some() {
@@ -262,6 +278,7 @@ impl ChunkScheduler {
             ranks_started: self.ranks_started,
             aggregates: &self.aggregates,
             theta: self.theta,
+            batch_measured: &self.batch_measured,
         };
         let size = self.technique.chunk_size(&state).clamp(1, remaining);
         let chunk = Chunk {
@@ -312,7 +329,8 @@ impl ChunkScheduler {
 
     /// Sets the relative rank speeds of WF, AWF (from [`AwfHistory::weights`](super::AwfHistory::weights))
     /// and AWF-B..E (used until measurements take over); they apply from the next chunk on and
-    /// are normalised to sum P. Errors when the technique takes no weights, the count is not P,
+    /// are normalised to sum P. For AWF they end its first-time-step learning: its chunks
+    /// follow these weights as published. Errors when the technique takes no weights, the count is not P,
     /// or a weight is zero, negative or not finite.
     ///
     /// ```
@@ -335,15 +353,21 @@ impl ChunkScheduler {
         check.params.weights = Some(weights);
         check.validate(Some(self.p))?;
         self.base_weights = normalise(check.params.weights.as_deref().unwrap_or(&[]));
-        self.batch_weights = match self.batch_basis() {
-            Some(basis) => learnt_weights(&self.stats, basis, &self.base_weights),
-            None => self.base_weights.clone(),
+        // Weights from AWF's history: this is not the first time step, nothing to learn.
+        self.awf_learns = false;
+        (self.batch_weights, self.batch_measured) = match self.batch_basis() {
+            Some(basis) => (
+                learnt_weights(&self.stats, basis, &self.base_weights),
+                measured(&self.stats, basis),
+            ),
+            None => (self.base_weights.clone(), Vec::new()),
         };
         Ok(())
     }
 
     /// The weights in force for every rank (sum P): the given ones for WF and AWF, the ones
-    /// learnt at the start of the current batch for AWF-B and AWF-D, the ones learnt so far for
+    /// learnt at the start of the current batch for AWF-B, AWF-D and AWF on its first time step
+    /// (no weights given, see `weighted_factoring`), the ones learnt so far for
     /// AWF-C and AWF-E; all 1 for other techniques.
     ///
     /// ```
@@ -352,8 +376,10 @@ impl ChunkScheduler {
     /// assert_eq!(s.weights(), vec![0.75, 0.75, 1.5]);
     /// ```
     pub fn weights(&self) -> Vec<f64> {
+        if self.batch_basis().is_some() {
+            return self.batch_weights.clone();
+        }
         match self.technique.kind {
-            Kind::AwfB | Kind::AwfD => self.batch_weights.clone(),
             Kind::AwfC | Kind::AwfE => {
                 let basis = if self.technique.kind == Kind::AwfC {
                     TimeBasis::Work
@@ -376,10 +402,12 @@ impl ChunkScheduler {
         }
     }
 
-    /// The time basis of the batch-snapshot techniques (AWF-B, AWF-D).
+    /// The time basis of the batch-snapshot techniques (AWF-B, AWF-D, and AWF on its first
+    /// time step).
     fn batch_basis(&self) -> Option<TimeBasis> {
         match self.technique.kind {
             Kind::AwfB => Some(TimeBasis::Work),
+            Kind::Awf if self.awf_learns => Some(TimeBasis::Work),
             Kind::AwfD => Some(TimeBasis::Elapsed),
             _ => None,
         }

@@ -247,7 +247,7 @@ impl Technique {
     }
 
     /// Which parameters are given (not at their "not given" default), by name.
-    fn given(&self) -> [(&'static str, bool); 14] {
+    fn given(&self) -> [(&'static str, bool); 15] {
         let p = &self.params;
         [
             ("h", p.h.is_some()),
@@ -261,6 +261,7 @@ impl Technique {
             ("criterion", p.criterion.is_some()),
             ("model", p.model.is_some()),
             ("m", p.m.is_some()),
+            ("probe", p.probe.is_some()),
             ("min", p.min_chunk != 1),
             ("max", p.max_chunk.is_some()),
             ("seed", p.seed != 0),
@@ -304,6 +305,7 @@ impl Technique {
             "criterion" => p.criterion = Some(value.parse().map_err(|e: String| bad(&e))?),
             "model" => p.model = Some(value.parse().map_err(|e: String| bad(&e))?),
             "m" => p.m = Some(number(value)?),
+            "probe" => p.probe = Some(count(value)?),
             _ => {
                 return Err(TechniqueError::new(format!(
                     "{name}: unknown parameter `{key}`; valid parameters: {}",
@@ -397,6 +399,7 @@ impl fmt::Display for Technique {
                 "criterion" => p.criterion.map(|v| v.to_string()),
                 "model" => p.model.map(|v| v.to_string()),
                 "m" => p.m.map(|v| v.to_string()),
+                "probe" => p.probe.map(|v| v.to_string()),
                 "min" => (p.min_chunk != 1).then(|| p.min_chunk.to_string()),
                 "max" => p.max_chunk.map(|v| v.to_string()),
                 "seed" => (p.seed != 0).then(|| p.seed.to_string()),

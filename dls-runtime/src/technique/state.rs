@@ -36,7 +36,7 @@ pub struct Batch {
 ///     n: 1000, remaining: 1000, p: 4, rank: 0, chunk_index: 0,
 ///     batch: Batch { index: 0, remaining_at_start: 1000, issued: 0 },
 ///     stats: &stats, weights: &[1.0; 4], seed: 0, params: &params,
-///     ranks_started: 0, aggregates: &Aggregates::default(), theta: 1.0,
+///     ranks_started: 0, aggregates: &Aggregates::default(), theta: 1.0, batch_measured: &[],
 /// };
 /// assert_eq!("gss".parse::<dls_runtime::Technique>().unwrap().chunk_size(&s), 250);
 /// ```
@@ -69,6 +69,11 @@ pub struct LoopState<'a> {
     pub ranks_started: usize,
     /// Sums over the ranks' measurements (AF, AWF-C, AWF-E).
     pub aggregates: &'a Aggregates,
+    /// When weights are learnt per batch (AWF-B, AWF-D, AWF on its first time step), `p`
+    /// entries: whether each rank had been measured when the current batch's weights were
+    /// learnt (a rank that had not is still in the sampling phase, see the `probe` module of
+    /// [`technique`](super)); empty otherwise.
+    pub batch_measured: &'a [bool],
     /// θ of the theta split, computed once per loop (1 for other techniques).
     pub theta: f64,
 }
