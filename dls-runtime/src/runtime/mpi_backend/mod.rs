@@ -26,7 +26,9 @@
 //!
 //! **Isolation.** Because every loop has its own duplicated communicator, no message of one loop
 //! can be received by another loop, by an enclosing or nested loop on another communicator, or by
-//! the program's own MPI traffic: MPI matches on the communicator's context before tags.
+//! the program's own MPI traffic: MPI matches on the communicator's context before tags. (The
+//! loops of a two-level loop share, one after the other, communicators private to them; a loop's
+//! last message is received before the next loop's first is sent, see `MpiLoop::start_private`.)
 //!
 //! **Protocol** (`mpi_backend/messages.rs`). A worker sends `Request::Next(timing of its previous chunk)` and
 //! waits for `Reply::Chunk` or `Reply::Done`; the piggybacked timing goes to
