@@ -68,10 +68,10 @@ impl MpiLoop {
     /// technique on every rank first.
     ///
     /// Successive loops on one communicator cannot mix their messages: a rank leaves a loop
-    /// (`finish`) only after it received every reply addressed to it, and only after rank 0's
-    /// report broadcast, which follows the end of the service thread, that is the receipt of
-    /// every request of the loop; so every message of a loop is received before any rank sends
-    /// one of the next.
+    /// (`finish` or `finish_quietly`) only after it received every reply addressed to it, and
+    /// only after rank 0's end-of-loop broadcast, which follows the end of the service thread,
+    /// that is the receipt of every request of the loop; so every message of a loop is received
+    /// before any rank sends one of the next.
     ///
     /// With `coordinator`, rank 0 schedules and executes no iterate (seed 004 fig. 3.4's
     /// coordinator): the iterates are shared among ranks `1..size`, scheduler slot `r - 1` for
@@ -169,6 +169,34 @@ impl MpiLoop {
         match &self.role {
             Role::Scheduler { core, .. } => lock(core).remaining() == 0,
             Role::Worker { done } => *lock(done),
+        }
+    }
+
+    /// `DLS_EndLoop` without a report (collective): waits for the end of the loop on every rank,
+    /// for loops whose caller keeps its own tally (the inner loops of a two-level loop). This
+    /// rank's chunks must all have been handed in (`next` returned `None`). Rank 0 sends one word
+    /// after the service thread ended, so every rank leaves after the loop's last message.
+    pub(crate) fn finish_quietly(&self) {
+        let root = self.comm.0.process_at_rank(0);
+        let mut word = 0u64;
+        match &self.role {
+            Role::Scheduler { service, .. } => {
+                if let Some(h) = lock(service).take() {
+                    // A panic on the service thread has already aborted the job (panic hook).
+                    let _ = h.join();
+                }
+                broadcast_politely(&root, &mut word);
+            }
+            Role::Worker { done } => {
+                {
+                    let mut done = lock(done);
+                    if !*done {
+                        root.send_with_tag(&Request::Leave(None).encode()[..], TAG_REQUEST);
+                        *done = true;
+                    }
+                }
+                broadcast_politely(&root, &mut word);
+            }
         }
     }
 
