@@ -48,7 +48,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .num_threads(threads)
         .build()?;
     let expected: u64 = pool.install(|| (0..HEIGHT).into_par_iter().map(row).sum());
-    let techniques = ["fac2", "gss", "af", "awf-b", "tss"];
+    // Techniques to compare: the command-line arguments, or a default set.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let techniques: Vec<&str> = if args.is_empty() {
+        vec!["fac2", "gss", "af", "awf-b", "tss"]
+    } else {
+        args.iter().map(String::as_str).collect()
+    };
     let rayon_run = || {
         let t = Instant::now();
         let s: u64 = pool.install(|| (0..HEIGHT).into_par_iter().map(row).sum());
