@@ -87,6 +87,11 @@ impl SimConfig {
     /// c.iterate_time = "exp:2ms".parse().unwrap();
     /// assert!(c.fill_technique_params().unwrap().contains("mu = 2ms"));
     /// assert_eq!(c.technique.params.sigma, Some(2e-3));
+    ///
+    /// // FSC without an overhead: nothing to take h from, so nothing is filled.
+    /// let mut c = dls_runtime::sim::SimConfig::new("fsc".parse().unwrap(), 100, 4);
+    /// assert!(c.fill_technique_params().unwrap().contains("mFSC"));
+    /// assert_eq!(c.technique.params.sigma, None);
     /// ```
     pub fn fill_technique_params(&mut self) -> Option<String> {
         use crate::technique::Kind;
@@ -106,6 +111,15 @@ impl SimConfig {
         }
         if !matches!(kind, Kind::Fsc | Kind::Fac | Kind::Tap) {
             return None;
+        }
+        let p = &self.technique.params;
+        if kind == Kind::Fsc && p.h.is_none() && p.sigma.is_none() && self.overhead_s <= 0.0 {
+            // FSC's formula needs h > 0 with sigma; without an overhead there is none to take.
+            return Some(
+                "fsc: no --overhead, so h is unknown and FSC uses mFSC's chunk (give --overhead, \
+                 or h= and sigma= in the technique spec)"
+                    .to_string(),
+            );
         }
         let (mean, sd) = self.iterate_time.moments(self.n)?;
         let params = &mut self.technique.params;
