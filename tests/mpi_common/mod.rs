@@ -54,8 +54,8 @@ pub fn mpirun(
     mpirun_env(np, mpirun_args, &[], name, args, timeout)
 }
 
-/// [`mpirun`] with environment variables `env` set for the job (forward them to the ranks with
-/// `-x NAME` in `mpirun_args`).
+/// [`mpirun`] with environment variables `env` set for the job (`DLS_SCHEDULE`, `DLS_REPORT` and
+/// `DLS_RACKS` are unset unless given; Open MPI passes the launcher's environment to local ranks).
 pub fn mpirun_env(
     np: usize,
     mpirun_args: &[&str],
@@ -69,6 +69,10 @@ pub fn mpirun_env(
     let mut cmd = Command::new("mpirun");
     cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        // Hermetic runs: the caller's own dls settings never leak into a test job.
+        .env_remove("DLS_SCHEDULE")
+        .env_remove("DLS_REPORT")
+        .env_remove("DLS_RACKS")
         .envs(env.iter().copied())
         .arg("--oversubscribe")
         .args(mpirun_args)

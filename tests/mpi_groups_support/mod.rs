@@ -9,9 +9,10 @@
 // Each test file uses only part of this shared helper.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "../mpi_common/mod.rs"]
+mod mpi_common;
+
+use std::time::Duration;
 
 /// What one `mpirun` run gave.
 pub struct Run {
@@ -20,22 +21,6 @@ pub struct Run {
     pub stderr: String,
     pub timed_out: bool,
     pub seconds: f64,
-}
-
-/// Path of an example binary built next to this test binary (`target/<profile>/examples/<name>`).
-pub fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps");
-    let path = profile_dir.join("examples").join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --features mpi --examples` (or the whole `cargo test`)",
-        path.display()
-    );
-    path
 }
 
 /// Runs `mpirun -n p two_level_check args` with `DLS_RACKS=racks` (unset when `None`), killing
@@ -58,7 +43,8 @@ pub fn mpirun_example(
 }
 
 /// Runs `mpirun -n p <example> args` with the given environment variables (`DLS_RACKS`,
-/// `DLS_SCHEDULE` and `DLS_REPORT` are unset unless given), killing it after `limit`.
+/// `DLS_SCHEDULE` and `DLS_REPORT` are unset unless given) under `mpirun --timeout limit`, and
+/// kills it here 10 s after that if mpirun itself hangs.
 pub fn mpirun_with(
     name: &str,
     p: usize,
@@ -66,63 +52,26 @@ pub fn mpirun_with(
     args: &[&str],
     limit: Duration,
 ) -> Run {
-    let mut cmd = Command::new("mpirun");
-    cmd.args(["--oversubscribe", "--timeout"])
-        .arg(limit.as_secs().max(1).to_string())
-        .args(["-n", &p.to_string()])
-        .arg(example(name))
-        .args(args)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env_remove("DLS_SCHEDULE")
-        .env_remove("DLS_REPORT")
-        .env_remove("DLS_RACKS")
-        .envs(envs.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .expect("mpirun must be installed (scripts/deps.sh installs OpenMPI)");
-    // Read the pipes on threads so a chatty run cannot block on a full pipe.
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut out, &mut s).ok();
-        s
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut err, &mut s).ok();
-        s
-    });
-    let deadline = limit + Duration::from_secs(10);
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(st) = child.try_wait().expect("wait for mpirun") {
-            break Some(st);
-        }
-        if start.elapsed() > deadline {
-            timed_out = true;
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout = out_t.join().unwrap_or_default();
-    let stderr = err_t.join().unwrap_or_default();
-    let code = status.and_then(|s| s.code());
+    let seconds = limit.as_secs().max(1).to_string();
+    let job = mpi_common::mpirun_env(
+        p,
+        &["--timeout", &seconds],
+        envs,
+        name,
+        args,
+        limit + Duration::from_secs(10),
+    );
     // mpirun's own --timeout ends the job with status 110 and a "time limit" message.
-    timed_out |= stderr.contains("time limit for job execution has been reached");
+    let timed_out = job.timed_out
+        || job
+            .stderr
+            .contains("time limit for job execution has been reached");
     Run {
-        code,
-        stdout,
-        stderr,
+        code: if job.timed_out { None } else { job.code },
+        stdout: job.stdout,
+        stderr: job.stderr,
         timed_out,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds: job.elapsed.as_secs_f64(),
     }
 }
 
