@@ -19,21 +19,12 @@ const HEIGHT: u32 = 600;
 const MAX_ITER: u32 = 2000;
 const REPS: usize = 11;
 
+#[path = "support/mandelbrot_rows.rs"]
+mod mandelbrot_rows;
+
+/// Total escape iterations of row `y` of this example's image.
 fn row(y: u32) -> u64 {
-    let ci = -1.2 + 2.4 * y as f64 / HEIGHT as f64;
-    (0..WIDTH)
-        .map(|x| {
-            let cr = -2.2 + 3.0 * x as f64 / WIDTH as f64;
-            let (mut zr, mut zi, mut k) = (0.0f64, 0.0f64, 0);
-            while k < MAX_ITER && zr * zr + zi * zi <= 4.0 {
-                let t = zr * zr - zi * zi + cr;
-                zi = 2.0 * zr * zi + ci;
-                zr = t;
-                k += 1;
-            }
-            k as u64
-        })
-        .sum()
+    mandelbrot_rows::row_escape_sum(y, WIDTH, HEIGHT, MAX_ITER)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
