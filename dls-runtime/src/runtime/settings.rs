@@ -3,8 +3,9 @@
 //! | variable | values | effect |
 //! |----------|--------|--------|
 //! | `DLS_SCHEDULE` | a technique with parameters, e.g. `fac2`, `fsc,h=200us,sigma=50us` | overrides the technique of every loop (like `OMP_SCHEDULE`) |
-//! | `DLS_THREADS` | a whole number >= 1 | worker threads of the threads backend (default: the machine's cores) |
-//! | `DLS_REPORT` | `1` (or `stderr`), `0`/empty, or a file path | `1`: rank 0 prints a summary of every loop to stderr; a path: rank 0 appends one JSON object per loop to that file (JSON Lines) |
+//! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores) |
+//! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each worker thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel) |
+//! | `DLS_REPORT` | `1`/`on`/`true`/`yes`/`stderr`, `stdout`/`-`, `0`/`off`/`false`/`no`/empty, or a file path (with a `/` or an extension, e.g. `run.jsonl`) | a summary of every loop on stderr (or stdout), printed by rank 0; a path: rank 0 appends one JSON object per loop to that file (JSON Lines). Words are case-insensitive; any other value is an error |
 //!
 //! Launch detection (not settings, read from the launcher): `OMPI_COMM_WORLD_SIZE` (Open MPI) or
 //! `PMI_SIZE` (MPICH/Hydra, Slurm) tell that `mpirun` started the program.
@@ -27,26 +28,53 @@ pub enum ReportMode {
     /// No report (unset, empty or `0`).
     #[default]
     Off,
-    /// A human-readable summary on stderr (`1` or `stderr`).
+    /// A human-readable summary on stderr (`1`, `on`, `true`, `yes` or `stderr`).
     Stderr,
+    /// A human-readable summary on stdout (`stdout` or `-`).
+    Stdout,
     /// One JSON object per loop, one per line, appended to the file.
     JsonLines(PathBuf),
 }
 
 impl ReportMode {
-    /// Parses a `DLS_REPORT` value.
+    /// Parses a `DLS_REPORT` value. Words are case-insensitive; a file path must contain a path
+    /// separator or an extension, so that a mistyped word (`ture`, `2`) is an error naming the
+    /// setting instead of a file of that name.
     ///
     /// ```
-    /// assert!(dls_runtime::runtime::settings::ReportMode::parse("0").is_ok());
+    /// use dls_runtime::runtime::settings::ReportMode;
+    /// assert_eq!(ReportMode::parse("TRUE").unwrap(), ReportMode::Stderr);
+    /// assert_eq!(ReportMode::parse("-").unwrap(), ReportMode::Stdout);
+    /// assert!(matches!(ReportMode::parse("runs/a").unwrap(), ReportMode::JsonLines(_)));
+    /// let e = ReportMode::parse("2").unwrap_err().to_string();
+    /// assert!(e.starts_with("DLS_REPORT=`2`") && e.contains("stderr"), "{e}");
     /// ```
     pub fn parse(value: &str) -> Result<Self, DlsError> {
         let v = value.trim();
-        Ok(match v {
+        Ok(match v.to_ascii_lowercase().as_str() {
             "" | "0" | "off" | "false" | "no" => ReportMode::Off,
             "1" | "on" | "true" | "yes" | "stderr" => ReportMode::Stderr,
-            path => ReportMode::JsonLines(PathBuf::from(path)),
+            "stdout" | "-" => ReportMode::Stdout,
+            _ if looks_like_path(v) => ReportMode::JsonLines(PathBuf::from(v)),
+            _ => {
+                return Err(DlsError::Setting {
+                    name: "DLS_REPORT",
+                    value: value.to_string(),
+                    message: "expected 1/on/true/yes/stderr (summary on stderr), stdout or - \
+                              (summary on stdout), 0/off/false/no (none), or a file path with a \
+                              `/` or an extension, e.g. `run.jsonl` (JSON Lines)"
+                        .into(),
+                })
+            }
         })
     }
+}
+
+/// A `DLS_REPORT` value that names a file: it has a path separator, or a file name with an
+/// extension (`run.jsonl`, `./out`), not a bare word.
+fn looks_like_path(v: &str) -> bool {
+    let p = std::path::Path::new(v);
+    v.contains(std::path::MAIN_SEPARATOR) || v.contains('/') || p.extension().is_some()
 }
 
 /// The settings of one runtime, read once by [`init`](crate::init).
@@ -66,6 +94,8 @@ pub struct Settings {
     pub threads: Option<usize>,
     /// `DLS_REPORT`.
     pub report: ReportMode,
+    /// `DLS_STACK`: stack size in bytes of each worker thread of the threads backend.
+    pub stack: Option<usize>,
 }
 
 impl Settings {
@@ -86,6 +116,9 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_THREADS").filter(|v| !v.trim().is_empty()) {
             s.threads = Some(parse_threads(&v)?);
+        }
+        if let Some(v) = lookup("DLS_STACK").filter(|v| !v.trim().is_empty()) {
+            s.stack = Some(parse_stack(&v)?);
         }
         if let Some(v) = lookup("DLS_REPORT") {
             s.report = ReportMode::parse(&v)?;
@@ -115,20 +148,70 @@ pub fn parse_schedule(value: &str) -> Result<Technique, DlsError> {
     })
 }
 
-/// Parses a `DLS_THREADS` value: a whole number >= 1.
+/// The most worker threads `DLS_THREADS` accepts: more only adds switching (and each thread
+/// reserves a stack), and a typo such as `1000000` should not start a million threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses a `DLS_THREADS` value: a whole number from 1 to [`MAX_THREADS`].
 ///
 /// ```
 /// use dls_runtime::runtime::settings::parse_threads;
 /// assert_eq!(parse_threads(" 4 ").unwrap(), 4);
 /// assert!(parse_threads("0").unwrap_err().to_string().contains("DLS_THREADS"));
+/// assert!(parse_threads("1000000").unwrap_err().to_string().contains("1024"));
 /// ```
 pub fn parse_threads(value: &str) -> Result<usize, DlsError> {
     match value.trim().parse::<usize>() {
-        Ok(t) if t >= 1 => Ok(t),
+        Ok(t) if (1..=MAX_THREADS).contains(&t) => Ok(t),
         _ => Err(DlsError::Setting {
             name: "DLS_THREADS",
             value: value.to_string(),
-            message: "expected a whole number of threads >= 1 (or unset for one per core)".into(),
+            message: format!(
+                "expected a whole number of threads >= 1 and <= {MAX_THREADS} (or unset for one \
+                 per core)"
+            ),
+        }),
+    }
+}
+
+/// The default stack of a worker thread: 8 MiB, the main thread's stack on Linux, so that an
+/// iterate that recurses deeply in the serial program also runs on a worker.
+pub const DEFAULT_STACK: usize = 8 << 20;
+
+/// Parses a `DLS_STACK` value: bytes, or a number with a unit `K`/`KiB`, `M`/`MiB`, `G`/`GiB`
+/// (binary multiples, case-insensitive), at least 64 KiB and at most 64 GiB.
+///
+/// ```
+/// use dls_runtime::runtime::settings::parse_stack;
+/// assert_eq!(parse_stack("16M").unwrap(), 16 << 20);
+/// assert_eq!(parse_stack("1GiB").unwrap(), 1 << 30);
+/// assert_eq!(parse_stack("131072").unwrap(), 128 << 10);
+/// assert!(parse_stack("tiny").unwrap_err().to_string().starts_with("DLS_STACK=`tiny`"));
+/// ```
+pub fn parse_stack(value: &str) -> Result<usize, DlsError> {
+    let v = value.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (digits, unit) = v.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => Some(0),
+        "k" | "kb" | "kib" => Some(10),
+        "m" | "mb" | "mib" => Some(20),
+        "g" | "gb" | "gib" => Some(30),
+        _ => None,
+    };
+    let bytes = digits
+        .parse::<usize>()
+        .ok()
+        .zip(shift)
+        .and_then(|(d, s)| d.checked_mul(1usize << s));
+    match bytes {
+        Some(b) if (64 << 10..=64usize << 30).contains(&b) => Ok(b),
+        _ => Err(DlsError::Setting {
+            name: "DLS_STACK",
+            value: value.to_string(),
+            message: "expected a stack size from 64K to 64G: bytes, or a number with K, M or G \
+                      (binary multiples), e.g. 16M"
+                .into(),
         }),
     }
 }
@@ -156,7 +239,7 @@ mod tests {
         let e = parse_schedule("fac3").unwrap_err().to_string();
         assert!(e.starts_with("DLS_SCHEDULE=`fac3`"), "{e}");
         assert!(e.contains("fac2") && e.contains("awf-b"), "{e}");
-        for bad in ["x", "-1", "0", "1.5"] {
+        for bad in ["x", "-1", "0", "1.5", "1000000"] {
             let e = parse_threads(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("DLS_THREADS=`{bad}`")), "{e}");
             assert!(e.contains(">= 1"), "{e}");
@@ -166,7 +249,7 @@ mod tests {
     #[test]
     fn empty_values_mean_unset() {
         let s = Settings::from_lookup(|k| match k {
-            "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" => Some(" ".into()),
+            "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" => Some(" ".into()),
             _ => None,
         })
         .unwrap();
@@ -179,5 +262,38 @@ mod tests {
         assert_eq!(t.params.min_chunk, 3);
         let t = parse_schedule("fsc,h=200us,sigma=50us").unwrap();
         assert_eq!(t.to_string(), "fsc,h=200us,sigma=50us");
+    }
+
+    #[test]
+    fn report_words_and_paths() {
+        for (v, want) in [
+            ("1", ReportMode::Stderr),
+            ("TRUE", ReportMode::Stderr),
+            ("Yes", ReportMode::Stderr),
+            ("stdout", ReportMode::Stdout),
+            ("-", ReportMode::Stdout),
+            ("OFF", ReportMode::Off),
+            ("run.jsonl", ReportMode::JsonLines("run.jsonl".into())),
+            ("/tmp/r", ReportMode::JsonLines("/tmp/r".into())),
+        ] {
+            assert_eq!(ReportMode::parse(v).unwrap(), want, "{v}");
+        }
+        for bad in ["2", "ture", "report", "stdErr2"] {
+            let e = ReportMode::parse(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("DLS_REPORT=`{bad}`")), "{e}");
+            assert!(e.contains("stdout") && e.contains("run.jsonl"), "{e}");
+        }
+    }
+
+    #[test]
+    fn stack_sizes() {
+        assert_eq!(parse_stack("64k").unwrap(), 64 << 10);
+        assert_eq!(parse_stack(" 8 MiB ").unwrap(), DEFAULT_STACK);
+        for bad in ["", "1", "63K", "65G", "12Q", "-8M", "99999999999999999999G"] {
+            let e = parse_stack(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("DLS_STACK=`{bad}`")), "{e}");
+        }
+        let s = Settings::from_lookup(|k| (k == "DLS_STACK").then(|| "32M".into())).unwrap();
+        assert_eq!(s.stack, Some(32 << 20));
     }
 }

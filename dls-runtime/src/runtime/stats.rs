@@ -94,6 +94,7 @@ pub(crate) fn emit(report: &LoopReport, mode: &ReportMode) {
     match mode {
         ReportMode::Off => {}
         ReportMode::Stderr => eprint!("{}", summary(report)),
+        ReportMode::Stdout => print!("{}", summary(report)),
         ReportMode::JsonLines(path) => {
             let mut line = match serde_json::to_string(report) {
                 Ok(l) => l,
