@@ -2,7 +2,7 @@
 //!
 //! **Roles.** Rank 0 of the loop's communicator is the scheduler *and* a worker. Its compute thread
 //! (the thread that calls `next_chunk`, normally `main`) takes its chunks straight from the shared
-//! `SchedCore` (`runtime/sched_core.rs`) under a mutex. A dedicated *service thread*, started for the
+//! `ReportingScheduler` (`runtime/reporting_scheduler.rs`) under a mutex. A dedicated *service thread*, started for the
 //! loop's duration, answers the other ranks' requests, so a request is answered promptly whatever
 //! the length of the iterates rank 0 is executing (measured while rank 0 runs 100 ms iterates,
 //! `tests/mpi_latency.rs`: a median of 30–50 µs on a quiet 2-core machine, ~0.1 ms when loaded;
@@ -52,6 +52,9 @@ mod env;
 pub(crate) mod messages;
 mod service;
 
-pub(crate) use chunk_loop::{all_gather_values, MpiLoop};
+mod relay;
+
+pub(crate) use chunk_loop::{MpiLoop, Rank0};
 pub(crate) use comm::LoopComm;
 pub(crate) use env::MpiEnv;
+pub(crate) use relay::OuterRelay;

@@ -12,7 +12,7 @@ use crate::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 
 /// The scheduler-side state of one loop.
 #[derive(Debug)]
-pub(crate) struct SchedCore {
+pub(crate) struct ReportingScheduler {
     sched: ChunkScheduler,
     technique: Technique,
     n: u64,
@@ -22,11 +22,11 @@ pub(crate) struct SchedCore {
     ranks: Vec<RankReport>,
 }
 
-impl SchedCore {
+impl ReportingScheduler {
     /// State for `n` iterates over `p` ranks; validates the technique.
     pub(crate) fn new(technique: &Technique, n: u64, p: usize) -> Result<Self, TechniqueError> {
         let sched = ChunkScheduler::new(technique, n, p)?;
-        Ok(SchedCore {
+        Ok(ReportingScheduler {
             sched,
             technique: technique.clone(),
             n,
@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn serves_every_iterate_once_and_tallies() {
         for kind in Kind::ALL {
-            let mut core = SchedCore::new(&Technique::new(kind), 1000, 3).unwrap();
+            let mut core = ReportingScheduler::new(&Technique::new(kind), 1000, 3).unwrap();
             let mut seen = vec![0u8; 1000];
             let mut rank = 0;
             let mut last: Vec<Option<ChunkTiming>> = vec![None; 3];
