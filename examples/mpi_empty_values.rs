@@ -25,25 +25,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     clause_less(1000, &ran);
     // `()` as the reduction value, twice (empty loops too), and a zero-sized struct.
     for n in [0_u64, 1, 1000] {
-        let ((), stats) = rt.doall_reduce(
-            "unit",
-            0..n,
-            "gss".parse()?,
-            || (),
-            |_, _| {},
-            |(), ()| (),
-        )?;
-        assert_eq!(stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), n);
+        let ((), stats) =
+            rt.doall_reduce("unit", 0..n, "gss".parse()?, || (), |_, _| {}, |(), ()| ())?;
+        assert_eq!(
+            stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(),
+            n
+        );
     }
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
     struct Nothing;
-    let (v, _) = rt.doall_reduce("zst", 0..100u32, "ss".parse()?, || Nothing, |_, _| {}, |a, _| a)?;
+    let (v, _) = rt.doall_reduce(
+        "zst",
+        0..100u32,
+        "ss".parse()?,
+        || Nothing,
+        |_, _| {},
+        |a, _| a,
+    )?;
     assert_eq!(v, Nothing);
     // Every rank's count of the clause-less loop adds up to n: a loop of no iterates whose
     // workers start from their count combines the counts of every rank.
     let mine = ran.load(Ordering::Relaxed);
-    let (ran_total, _) =
-        rt.doall_reduce("ran", 0..0u8, "ss".parse()?, || mine, |_, _| {}, |a, b| a + b)?;
+    let (ran_total, _) = rt.doall_reduce(
+        "ran",
+        0..0u8,
+        "ss".parse()?,
+        || mine,
+        |_, _| {},
+        |a, b| a + b,
+    )?;
     if ran_total != 1000 {
         eprintln!("empty-values: the clause-less loop ran {ran_total} iterates, not 1000");
         std::process::exit(1);
