@@ -73,6 +73,10 @@ pub(crate) struct UntypedLoop {
     source: Box<dyn ChunkSource>,
     callers: Mutex<Vec<Caller>>,
     ending: Ending,
+    /// A loop started inside an iterate of another loop: that iterate's panic context, restored
+    /// when this loop ends, so that the "inside an iterate" state follows the running loops (not
+    /// the lifetime of this loop's chunks, whose drop clears it; issue 17 case 9b).
+    enclosing: Mutex<Option<panic_ctx::Saved>>,
 }
 
 impl UntypedLoop {
@@ -92,7 +96,15 @@ impl UntypedLoop {
             source,
             callers: Mutex::new((0..slots).map(|_| Caller::default()).collect()),
             ending,
+            enclosing: Mutex::new(None),
         }
+    }
+
+    /// Marks the loop as started inside an iterate of another loop, on this thread: the
+    /// iterate's panic context comes back when this loop ends.
+    pub(crate) fn nested_in(self, enclosing: panic_ctx::Saved) -> Self {
+        *lock(&self.enclosing) = Some(enclosing);
+        self
     }
 
     /// Ends the caller's previous chunk (its timing goes to the source with the request) and
@@ -156,6 +168,9 @@ impl UntypedLoop {
     /// unless the loop is [`Ending::Quiet`], builds the report and emits it. Returns the stats
     /// (none for a quiet loop) and this process's tally.
     fn finish(&self) -> (Option<LoopStats>, Tally) {
+        if let Some(enclosing) = lock(&self.enclosing).take() {
+            panic_ctx::restore(enclosing);
+        }
         let now = Instant::now();
         let mut tally = Tally::default();
         let open: Vec<(usize, ChunkTiming)> = lock(&self.callers)

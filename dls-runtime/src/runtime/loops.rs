@@ -70,7 +70,9 @@ impl Runtime {
         if panic_ctx::in_iterate() {
             // Nested inside an iterate: this thread alone, no report.
             let source = Box::new(SharedSource::new(&technique, n, 1, None)?);
-            let lp = self.untyped(name, technique, n, source, ReportMode::Off);
+            let lp = self
+                .untyped(name, technique, n, source, ReportMode::Off)
+                .nested_in(panic_ctx::save());
             return Ok((Loop::new(first, lp), Placement::Nested));
         }
         let p = self.workers();
@@ -328,4 +330,49 @@ enum Reach {
     AllProcesses,
     /// This process's workers only (`doall`: nothing to exchange).
     ThisProcess,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::settings::Settings;
+
+    /// Issue 17 case 9b: every loop started inside an iterate runs on the calling thread alone,
+    /// the second as well as the first (ending the first used to clear the "inside an iterate"
+    /// state of the enclosing iterate).
+    #[test]
+    fn every_loop_started_inside_an_iterate_is_nested() {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let ss: Technique = "ss".parse().unwrap();
+        rt.doall_named("outer", 0..4u32, ss.clone(), |_| {
+            for _ in 0..3 {
+                let lp = rt.start_loop_named("inner", 0..3u32, ss.clone()).unwrap();
+                assert_eq!(
+                    lp.workers(),
+                    1,
+                    "a loop inside an iterate runs on its thread"
+                );
+                let mut n = 0;
+                while let Some(c) = lp.next_chunk() {
+                    n += c.count();
+                }
+                assert_eq!(lp.finish().iterates, 3);
+                assert_eq!(n, 3);
+                let (s, _) = rt
+                    .doall_reduce(
+                        "sum",
+                        0..4u64,
+                        ss.clone(),
+                        || 0,
+                        |i, s| *s += i,
+                        |a, b| a + b,
+                    )
+                    .unwrap();
+                assert_eq!(s, 6);
+            }
+            assert!(panic_ctx::in_iterate());
+        })
+        .unwrap();
+        assert!(!panic_ctx::in_iterate());
+    }
 }

@@ -25,11 +25,12 @@
 //!   chunk starts and ends, so it is where a per-chunk accumulator is folded in on confirmation,
 //!   and `next`'s reply is where the confirmation arrives.
 //! - *Loops started inside an iterate* run serially on the calling worker (a [`SharedSource`] of
-//!   one slot, see `Runtime::make_loop`). The "inside an iterate" state is still the lifetime of
-//!   the `ChunkRange` (`panic_ctx::leave_chunk` from `Drop for ChunkRange`); moving it to the
-//!   worker loop (entered when `drive` takes a chunk, left when it hands it in) is the clean fix
-//!   of issue 17 case 9b and is left for that issue, since the explicit `Loop` API has no worker
-//!   loop of its own.
+//!   one slot, see `Runtime::make_loop`), on every backend. The "inside an iterate" state follows
+//!   the running loops: a nested loop saves the enclosing iterate's panic context when it starts
+//!   and restores it when it ends (`UntypedLoop::nested_in`), so ending one nested loop no longer
+//!   makes the next one a full parallel loop (issue 17 case 9b). The state itself is still set
+//!   per chunk by `Loop::next_chunk_in` and cleared by `Drop for ChunkRange`, since the explicit
+//!   `Loop` API has no worker loop of its own.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
