@@ -1,7 +1,22 @@
 //! The two-level loop on MPI (seed 004 fig. 3.4 and 3.5): communicators built from the group
 //! layout, the coordinator scheduling outer iterates among the group leaders, each group running
-//! its outer iterates in lock step and sharing their inner loops. Both levels run on the
-//! runtime's MPI loop machinery (see `shared_loop.rs`).
+//! its outer iterates in lock step and sharing their inner loops. This file holds the MPI side
+//! ([`TwoLevel`] for the communicators, [`Team`] for a group); the loop itself is generic
+//! (`Groups::fold_2d`, `InnerLoops::fold`) and both levels run on the runtime's chunk-source seam
+//! and worker loop:
+//!
+//! - An inner loop runs over its group's communicator (`MpiLoop::start_private`): rank 0 (the
+//!   group leader) schedules on a service thread and executes iterates on its own thread, so a
+//!   request of the group's other ranks is answered promptly whatever the length of the leader's
+//!   iterates.
+//! - The outer loop runs over the coordinator and the group leaders, the coordinator as rank 0,
+//!   which only schedules (`Rank0::Coordinates`); each leader relays its outer chunks to its
+//!   group (`mpi_backend::OuterRelay`).
+//!
+//! Loops on one communicator run one after the other without a duplicate each (see
+//! `MpiLoop::start_private` for why their messages cannot mix); each level has its own
+//! communicator, split from a private duplicate of `MPI_COMM_WORLD`, so no message of one level
+//! can match a receive of the other, nor one of a one-level loop.
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -4,8 +4,10 @@
 //! On the threads backend it sits behind a mutex that the worker threads lock once per chunk. On
 //! MPI it lives on the scheduler rank (rank 0 of the loop's communicator), behind a mutex shared by
 //! the rank's compute thread and its service thread that answers the workers' requests
-//! (see [`super::mpi`]). Later features that need scheduler-side state (pipelined reductions, fault
-//! checks, checkpoints) extend this struct, and the message enums of `mpi::messages`.
+//! (see the module docs of `runtime::mpi_backend`). It is what a chunk source adds to the
+//! technique's scheduler: the chunk map and the tallies of the report. Later features that need
+//! scheduler-side state (fault checks, checkpoints) extend this struct, the sources
+//! (`runtime/source.rs`) and the messages of `mpi_backend/messages.rs`.
 
 use crate::report::{LoopReport, RankReport};
 use crate::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
