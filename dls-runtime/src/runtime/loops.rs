@@ -15,8 +15,6 @@ use super::source::{ChunkSource, SharedSource};
 use super::stats::LoopStats;
 use super::sync::lock;
 use super::wire::Wire;
-#[cfg(feature = "mpi")]
-use super::Backend;
 use super::Runtime;
 use crate::Technique;
 
@@ -136,7 +134,7 @@ impl Runtime {
         C: mpi::topology::Communicator,
         R: LoopRange,
     {
-        if !matches!(self.backend(), Backend::Mpi { .. }) {
+        if !matches!(self.backend(), super::Backend::Mpi { .. }) {
             return Err(DlsError::Mpi(
                 "start_loop_on needs the MPI backend (launch the program with mpirun)".into(),
             ));
