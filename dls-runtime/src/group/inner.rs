@@ -143,21 +143,19 @@ impl<'a> InnerLoops<'a> {
             }
             return Ok(combine(identity(), acc));
         };
-        // The inner loop runs on the worker loop of every loop, over the group; a panicking inner
-        // iterate names its outer iterate (and the job is aborted by the panic hook).
-        let outer = panic_ctx::save();
+        // The inner loop runs on the worker loop of every loop, over the group, nested in the
+        // outer iterate (whose panic context comes back when it ends); a panicking inner iterate
+        // names its outer iterate (and the job is aborted by the panic hook).
         let name = match panic_ctx::current_iterate() {
             Some((ctx, j)) => format!("{} (inner loop of outer iterate {j})", ctx.loop_name),
             None => "inner loop".to_string(),
         };
         let source = team.start(technique, n)?;
-        let lp = Loop::new(
-            first,
-            UntypedLoop::new(name.into(), technique.clone(), n, source, Ending::Quiet),
-        );
+        let lp = UntypedLoop::new(name.into(), technique.clone(), n, source, Ending::Quiet)
+            .nested_in(panic_ctx::save());
+        let lp = Loop::new(first, lp);
         let _ = drive(&lp, Some(0), &mut acc, &mut body, Panics::Unwind);
         let done = lp.finish_quietly();
-        panic_ctx::restore(outer);
         if let Some(t) = self.tally.as_deref_mut() {
             t.note(technique, &done);
         }

@@ -75,8 +75,9 @@ pub(crate) fn leave_chunk() {
     });
 }
 
-/// The current thread's panic context, saved while a loop nested in its iterate (an inner loop of
-/// a two-level loop) sets its own.
+/// The current thread's panic context, saved while a loop nested in its iterate (a loop started
+/// inside an iterate, an inner loop of a two-level loop) sets its own; see
+/// `UntypedLoop::nested_in`.
 pub(crate) struct Saved {
     ctx: Option<ChunkCtx>,
     offset: u64,
