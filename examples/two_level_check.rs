@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-use dls::group::{GroupSpec, Inner};
+use dls::group::{GroupSpec, InnerLoops};
 use dls::reduce::Sum;
 use dls::Technique;
 
@@ -30,7 +30,11 @@ fn inner_len(j: u64) -> u64 {
 /// and the sums of its second and third inner loops.
 type Visit = (u64, Vec<u64>, u64, u64);
 
-fn outer_iterate(j: u64, inner: &mut Inner<'_>, tech: &Technique) -> Result<Visit, dls::DlsError> {
+fn outer_iterate(
+    j: u64,
+    inner: &mut InnerLoops<'_>,
+    tech: &Technique,
+) -> Result<Visit, dls::DlsError> {
     // Part A (redundant on every rank of the group).
     let n = inner_len(j);
     // Inner loop 1: which i ran, each reported by the rank that ran it.

@@ -31,7 +31,7 @@
 use std::error::Error;
 use std::time::Instant;
 
-use dls::group::{GroupSpec, Inner};
+use dls::group::{GroupSpec, InnerLoops};
 use dls::reduce::Sum;
 use dls::Technique;
 
@@ -271,7 +271,7 @@ fn serial(study: &Study) -> Vec<RepResult> {
 fn replication(
     study: &Study,
     rep: u64,
-    inner: &mut Inner<'_>,
+    inner: &mut InnerLoops<'_>,
     tech: &Technique,
 ) -> Result<RepResult, dls::DlsError> {
     let (y, c) = part_a(study, rep);

@@ -12,7 +12,7 @@
 //!
 //! The outer loop becomes a call of `dls::group::run_loop_2d` (its closure gets a third parameter,
 //! the group's inner-loop handle `__dls_inner`), every inner loop a call of
-//! `dls::group::Inner::run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of the
+//! `dls::group::InnerLoops::run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of the
 //! closures) is the one-level expansion of `expand.rs`. On MPI the ranks are grouped by rack
 //! (seed 004 §3); `group(min = …, max = …)` bounds the group sizes (default: one group per rack).
 //! Part A and part B run redundantly on every rank of a group; the group shares the inner
@@ -104,7 +104,7 @@ pub enum LoopKind {
         /// Most ranks per group.
         max: usize,
     },
-    /// An inner loop of a two-level loop: `dls::group::Inner::run_loop`.
+    /// An inner loop of a two-level loop: `dls::group::InnerLoops::run_loop`.
     Inner,
 }
 
@@ -177,7 +177,7 @@ pub fn call_shape(kind: LoopKind, krate: &TokenStream) -> CallShape {
             }
         }
         LoopKind::Inner => CallShape {
-            function: quote!(#krate::group::Inner::run_loop),
+            function: quote!(#krate::group::InnerLoops::run_loop),
             lead: quote!(#handle,),
             group_args: quote!(),
             extra_param: quote!(),

@@ -61,7 +61,7 @@ pub struct LoopReport {
     pub coordinator: Option<usize>,
     /// Two-level loops only: one entry per group, as in seed 004 fig. 4.5 (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub groups: Vec<crate::group::GroupReport>,
+    pub groups: Vec<GroupReport>,
 }
 
 impl LoopReport {
@@ -88,6 +88,38 @@ impl LoopReport {
             1.0
         };
         self.aad = aad(self.ranks.iter().map(|r| r.work_time_s));
+    }
+}
+
+/// What one group (inner communicator) did during a two-level loop.
+///
+/// ```
+/// let g = dls_runtime::group::GroupReport { group: 0, ranks: vec![1, 2], outer_iterates: 5, work_time_s: 2.0, ..Default::default() };
+/// assert_eq!(g.cost_s(), 4.0);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct GroupReport {
+    /// Group number.
+    pub group: usize,
+    /// World ranks of the group; the first is the leader.
+    pub ranks: Vec<usize>,
+    /// Racks of the members.
+    pub racks: Vec<String>,
+    /// Outer iterates executed by the group.
+    pub outer_iterates: u64,
+    /// Outer chunks executed by the group.
+    pub outer_chunks: u64,
+    /// Inner iterates executed by the group's ranks, summed over all inner loops.
+    pub inner_iterates: u64,
+    /// Seconds the group spent executing its outer iterates (the leader's clock).
+    pub work_time_s: f64,
+}
+
+impl GroupReport {
+    /// The group's cost: its work time times its number of ranks, seconds (seed 004 §4.2 sums
+    /// these "costs from each iComm" to estimate the sequential cost).
+    pub fn cost_s(&self) -> f64 {
+        self.work_time_s * self.ranks.len() as f64
     }
 }
 

@@ -1,21 +1,55 @@
 //! [`Groups`]: the explicit API of two-level loops (`DLS_GroupSetup` and the 2D loop of seed 004
 //! fig. 3.4).
 
-use super::inner::Inner;
+use std::time::Instant;
+
+use super::inner::{InnerLoops, InnerTally, Team};
 use super::layout::{GroupLayout, Role};
 use super::spec::GroupSpec;
-#[cfg(feature = "mpi")]
-use super::two_level_mpi::{MpiGroups, MpiSetup};
-#[cfg(feature = "mpi")]
-use crate::runtime::Backend;
-use crate::runtime::{DlsError, LoopRange, LoopStats, Runtime, Wire};
-use crate::Technique;
+use crate::report::LoopReport;
+use crate::runtime::{
+    combine_partials, drive, ChunkSource, DlsError, Ending, Exchange, Loop, LoopRange, LoopStats,
+    Panics, Runtime, UntypedLoop, Wire,
+};
+use crate::{ChunkScheduler, Technique};
 
-enum Mode {
-    /// The outer loop runs as a one-level loop of the runtime; inner loops run whole.
-    OneLevel,
-    #[cfg(feature = "mpi")]
-    TwoLevel(Box<MpiGroups>),
+/// The communicators of a two-level loop (MPI, 3 or more ranks): what the generic two-level
+/// loop ([`Groups::fold_2d`]) needs from the backend.
+pub(crate) trait TwoLevel {
+    /// The groups.
+    fn layout(&self) -> &GroupLayout;
+    /// What the calling rank does.
+    fn role(&self) -> Role;
+    /// The calling rank in `MPI_COMM_WORLD`.
+    fn world_rank(&self) -> usize;
+    /// Waits until every rank starts the loop (collective over every rank).
+    fn start_together(&self);
+    /// The coordinator's part of an outer loop of `m` iterates: it schedules and executes no
+    /// iterate. Returns the outer loop's report (chunk map and per-group tallies).
+    fn coordinate(
+        &self,
+        technique: &Technique,
+        m: u64,
+        name: &str,
+        started: Instant,
+    ) -> Result<LoopReport, DlsError>;
+    /// The outer loop of `m` iterates as seen by a rank of a group (its leader relays the
+    /// coordinator's chunks to the group).
+    fn outer(&self, technique: &Technique, m: u64) -> Result<Box<dyn ChunkSource>, DlsError>;
+    /// The calling rank's group (None on the coordinator and idle ranks).
+    fn team(&self) -> Option<&dyn Team>;
+    /// How partial results travel between all ranks.
+    fn world(&self) -> &dyn Exchange;
+    /// The two-level report, from every rank's tally and time (collective over every rank).
+    fn report(
+        &self,
+        name: &str,
+        technique: &Technique,
+        m: u64,
+        time_s: f64,
+        inner: InnerTally,
+        outer: Option<LoopReport>,
+    ) -> Result<LoopReport, DlsError>;
 }
 
 /// The groups of a two-level loop: the result of [`Runtime::group_setup`] (`DLS_GroupSetup`).
@@ -25,7 +59,7 @@ enum Mode {
 /// | `DLS_GroupSetup(MPI_COMM_WORLD, coordinator, minSize, maxSize, jInfo, iInfo)` | `rt.group_setup(GroupSpec::new(min, max).with_coordinator(c))?` |
 /// | `DLS_StartLoop(jInfo, 1, M, jMethod)` … `DLS_EndLoop(jInfo, …)` (J-LOOP) | [`Groups::doall_2d`], [`Groups::doall_2d_reduce`], [`Groups::gather_2d`], [`Groups::fold_2d`] |
 /// | PART A / PART B of a J-ITERATE | code in the closure before / after the inner loops |
-/// | `DLS_StartLoop(iInfo, 1, N(J), iMethod)` … `DLS_EndLoop(iInfo, …)` (I-LOOP) | [`Inner::doall`], [`Inner::doall_reduce`], [`Inner::gather`], [`Inner::fold`] |
+/// | `DLS_StartLoop(iInfo, 1, N(J), iMethod)` … `DLS_EndLoop(iInfo, …)` (I-LOOP) | [`InnerLoops::doall`], [`InnerLoops::doall_reduce`], [`InnerLoops::gather`], [`InnerLoops::fold`] |
 /// | `jIters`, `jTime`, `iIters`, `iTime` | the returned [`LoopStats`] (`report.groups`, `report.ranks`) |
 ///
 /// On MPI with 3 or more ranks: a coordinator schedules the outer iterates among the groups;
@@ -56,7 +90,9 @@ enum Mode {
 /// ```
 pub struct Groups<'rt> {
     rt: &'rt Runtime,
-    mode: Mode,
+    /// `None`: the one-level fallback (the outer loop runs as a one-level loop of the runtime;
+    /// inner loops run whole).
+    two_level: Option<Box<dyn TwoLevel>>,
 }
 
 /// The result of one outer iterate's body: inner loops return errors with `?`.
@@ -87,40 +123,31 @@ impl Runtime {
                 other => other.to_string(),
             },
         })?;
-        let mode = match self.backend() {
-            #[cfg(feature = "mpi")]
-            Backend::Mpi { .. } => match MpiGroups::setup(&spec)? {
-                MpiSetup::OneLevel => Mode::OneLevel,
-                MpiSetup::TwoLevel(g) => Mode::TwoLevel(g),
-            },
-            _ => Mode::OneLevel,
+        let two_level = match self.backend() {
+            crate::runtime::Backend::Mpi { .. } => super::two_level_setup(&spec)?,
+            crate::runtime::Backend::Threads { .. } => None,
         };
-        Ok(Groups { rt: self, mode })
+        Ok(Groups {
+            rt: self,
+            two_level,
+        })
     }
 }
 
 impl Groups<'_> {
     /// True when loops run on two levels (MPI, 3 or more ranks).
     pub fn is_two_level(&self) -> bool {
-        !matches!(self.mode, Mode::OneLevel)
+        self.two_level.is_some()
     }
 
     /// The groups in use (None for a one-level fallback).
     pub fn layout(&self) -> Option<&GroupLayout> {
-        match &self.mode {
-            Mode::OneLevel => None,
-            #[cfg(feature = "mpi")]
-            Mode::TwoLevel(g) => Some(&g.layout),
-        }
+        self.two_level.as_ref().map(|g| g.layout())
     }
 
     /// What the calling rank does (None for a one-level fallback).
     pub fn role(&self) -> Option<Role> {
-        match &self.mode {
-            Mode::OneLevel => None,
-            #[cfg(feature = "mpi")]
-            Mode::TwoLevel(g) => Some(g.role),
-        }
+        self.two_level.as_ref().map(|g| g.role())
     }
 
     /// The core of every two-level loop: the outer iterates of `range` are scheduled with
@@ -143,63 +170,84 @@ impl Groups<'_> {
         R: LoopRange,
         T: Send + Wire,
         Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut Inner<'_>, &mut T) -> BodyResult + Sync,
+        B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
         C: Fn(T, T) -> T + Sync,
     {
         let technique = self.rt.effective_technique(technique);
-        match &mut self.mode {
-            Mode::OneLevel => {
-                let failure = std::sync::Mutex::new(None);
-                let out = self.rt.doall_reduce(
-                    name,
-                    range,
-                    technique,
-                    &identity,
-                    |j, acc| {
-                        if let Err(e) = body(j, &mut Inner::solo(), acc) {
-                            let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
-                            f.get_or_insert(e);
-                        }
-                    },
-                    &combine,
-                )?;
-                match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-                    Some(e) => Err(e),
-                    None => Ok(out),
+        let Some(g) = &self.two_level else {
+            let failure = std::sync::Mutex::new(None);
+            let out = self.rt.doall_reduce(
+                name,
+                range,
+                technique,
+                &identity,
+                |j, acc| {
+                    if let Err(e) = body(j, &mut InnerLoops::solo(), acc) {
+                        let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
+                        f.get_or_insert(e);
+                    }
+                },
+                &combine,
+            )?;
+            return match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                Some(e) => Err(e),
+                None => Ok(out),
+            };
+        };
+        let schedule = self.rt.settings().schedule.as_ref();
+        let (first, m) = range.first_and_len()?;
+        ChunkScheduler::new(&technique, m, g.layout().groups.len())?;
+        g.start_together();
+        let t0 = Instant::now();
+        let mut tally = InnerTally::default();
+        let mut failure = None;
+        let mut partial = None;
+        let mut outer_report = None;
+        match g.role() {
+            Role::Coordinator => outer_report = Some(g.coordinate(&technique, m, name, t0)?),
+            Role::Member { index, .. } => {
+                let team = g.team().expect("members have a group");
+                let source = g.outer(&technique, m)?;
+                let lp = Loop::new(
+                    first,
+                    UntypedLoop::new(name.into(), technique.clone(), m, source, Ending::Quiet),
+                );
+                let mut acc = identity();
+                // Every rank of a group runs the group's outer iterates in lock step, on the
+                // worker loop of every loop (a panicking iterate names its outer iterate and
+                // aborts the job).
+                let each = |j, acc: &mut T| {
+                    let mut inner = InnerLoops::group(team, &mut tally, schedule);
+                    // Later iterates still run, so that every rank of the group keeps starting
+                    // the same inner loops.
+                    if let Err(e) = body(j, &mut inner, acc) {
+                        failure.get_or_insert(e);
+                    }
+                };
+                let _ = drive(&lp, Some(0), &mut acc, each, Panics::Unwind);
+                let did = lp.finish_quietly().chunks > 0;
+                // The leaders hold the group's partial result.
+                if index == 0 && did {
+                    partial = Some(acc);
                 }
             }
-            #[cfg(feature = "mpi")]
-            Mode::TwoLevel(g) => {
-                let mut failure = None;
-                let (value, report) = g.fold(
-                    name,
-                    range,
-                    &technique,
-                    self.rt.settings().schedule.as_ref(),
-                    &identity,
-                    &combine,
-                    |j, inner, acc| {
-                        // Later iterates still run, so that every rank of the group keeps
-                        // starting the same inner loops.
-                        if let Err(e) = body(j, inner, acc) {
-                            failure.get_or_insert(e);
-                        }
-                    },
-                )?;
-                if let Some(e) = failure {
-                    return Err(e);
-                }
-                let rank = g.world_rank;
-                if rank == 0 {
-                    let mode = &self.rt.settings().report;
-                    crate::runtime::stats::emit(&report, mode);
-                    if matches!(mode, crate::runtime::settings::ReportMode::Stderr) {
-                        eprint!("{}", super::group_summary(&report));
-                    }
-                }
-                Ok((value, LoopStats::from_report(report, rank, false)))
+            Role::Idle => {}
+        }
+        let time_s = t0.elapsed().as_secs_f64();
+        let value = combine_partials(Some(g.world()), [partial], &identity, &combine)?;
+        let report = g.report(name, &technique, m, time_s, tally, outer_report)?;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let rank = g.world_rank();
+        if rank == 0 {
+            let mode = &self.rt.settings().report;
+            crate::runtime::stats::emit(&report, mode);
+            if matches!(mode, crate::runtime::settings::ReportMode::Stderr) {
+                eprint!("{}", super::group_summary(&report));
             }
         }
+        Ok((value, LoopStats::from_report(report, rank, false)))
     }
 
     /// A two-level loop without a result. Named after the caller's source location.
@@ -224,7 +272,7 @@ impl Groups<'_> {
     ) -> Result<LoopStats, DlsError>
     where
         R: LoopRange,
-        B: Fn(R::Index, &mut Inner<'_>) -> BodyResult + Sync,
+        B: Fn(R::Index, &mut InnerLoops<'_>) -> BodyResult + Sync,
     {
         let name = std::panic::Location::caller().to_string();
         self.fold_2d(
@@ -261,7 +309,7 @@ impl Groups<'_> {
     where
         R: LoopRange,
         V: Send + Wire,
-        B: Fn(R::Index, &mut Inner<'_>) -> Result<V, DlsError> + Sync,
+        B: Fn(R::Index, &mut InnerLoops<'_>) -> Result<V, DlsError> + Sync,
     {
         use crate::runtime::LoopIndex;
         let name = std::panic::Location::caller().to_string();

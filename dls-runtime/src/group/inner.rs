@@ -1,42 +1,25 @@
-//! [`Inner`]: the inner loops of one outer iterate of a two-level loop (the `I-LOOP`s of seed
+//! [`InnerLoops`]: the inner loops of one outer iterate of a two-level loop (the `I-LOOP`s of seed
 //! 004 fig. 3.4, run with `iInfo` on the group's `iComm`).
 
 use std::time::Instant;
 
-use crate::runtime::{DlsError, LoopIndex, LoopRange, Wire};
+use crate::runtime::{
+    combine_partials, drive, panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop, LoopIndex,
+    LoopRange, Panics, Tally, UntypedLoop, Wire,
+};
 use crate::Technique;
-
-#[cfg(feature = "mpi")]
-use super::shared_loop::{combine_all, run_shared};
-#[cfg(feature = "mpi")]
-use crate::runtime::mpi_backend::LoopComm;
-#[cfg(feature = "mpi")]
-use crate::runtime::panic_ctx::{self, ChunkCtx};
-#[cfg(feature = "mpi")]
-use std::sync::Arc;
-
-/// Formats index `first + offset` of a loop whose first index has bits `first_bits` (for panic
-/// messages).
-#[cfg(feature = "mpi")]
-pub(crate) fn format_index<I: LoopIndex>(first_bits: u128, offset: u64) -> String {
-    I::offset_from(I::from_bits(first_bits), offset).to_string()
-}
 
 /// What one rank did in the inner loops of a two-level loop.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct InnerTally {
-    pub iterates: u64,
-    pub chunks: u64,
-    pub work_s: f64,
+    pub done: Tally,
     /// Inner techniques in the order first used.
     pub techniques: Vec<String>,
 }
 
 impl InnerTally {
-    fn note(&mut self, technique: &Technique, iterates: u64, chunks: u64, work_s: f64) {
-        self.iterates += iterates;
-        self.chunks += chunks;
-        self.work_s += work_s;
+    fn note(&mut self, technique: &Technique, done: &Tally) {
+        self.done.add(done);
         let t = technique.to_string();
         if !self.techniques.contains(&t) {
             self.techniques.push(t);
@@ -44,15 +27,17 @@ impl InnerTally {
     }
 }
 
-enum Team<'a> {
-    /// The whole inner loop runs on the calling rank or thread (one-level fallback).
-    Solo,
-    /// The group's ranks share the inner iterates (the group's communicator).
-    #[cfg(feature = "mpi")]
-    Group(&'a Arc<LoopComm>),
-    #[cfg(not(feature = "mpi"))]
-    #[allow(dead_code)]
-    Never(std::marker::PhantomData<&'a ()>),
+/// The ranks of a group that share the iterates of each inner loop (MPI: the group's
+/// communicator).
+pub(crate) trait Team {
+    /// Rank of the caller in the group (0 = leader).
+    fn rank(&self) -> usize;
+    /// Ranks in the group.
+    fn size(&self) -> usize;
+    /// The chunk source of an inner loop of `n` iterates over the group (collective).
+    fn start(&self, technique: &Technique, n: u64) -> Result<Box<dyn ChunkSource>, DlsError>;
+    /// How the group's partial results travel.
+    fn exchange(&self) -> &dyn Exchange;
 }
 
 /// Runs the inner loops of one outer iterate. Every rank of the group calls the same inner loops
@@ -64,47 +49,41 @@ enum Team<'a> {
 /// the rank or thread that runs the outer iterate.
 ///
 /// ```
-/// use dls_runtime::group::Inner;
-/// let mut inner = Inner::solo();
+/// use dls_runtime::group::InnerLoops;
+/// let mut inner = InnerLoops::solo();
 /// let t = "fac2".parse().unwrap();
 /// let s: u64 = inner.fold(0..10u64, &t, || 0, |a, b| a + b, |i, acc: &mut u64| *acc += i).unwrap();
 /// assert_eq!(s, 45);
 /// let squares: Vec<u32> = inner.gather(0..4u32, &t, |i| i * i).unwrap();
 /// assert_eq!(squares, [0, 1, 4, 9]);
 /// ```
-pub struct Inner<'a> {
-    team: Team<'a>,
-    /// The outer loop's panic context and the current outer iterate (MPI two-level loops), so a
-    /// panic names the inner loop's outer iterate.
-    #[cfg(feature = "mpi")]
-    outer: Option<(&'a ChunkCtx, u64)>,
+pub struct InnerLoops<'a> {
+    /// The group sharing the inner iterates; `None`: they run whole on the calling rank or thread
+    /// (one-level fallback).
+    team: Option<&'a dyn Team>,
     tally: Option<&'a mut InnerTally>,
     /// `DLS_SCHEDULE`, which overrides the inner techniques too.
     schedule: Option<&'a Technique>,
 }
 
-impl<'a> Inner<'a> {
+impl<'a> InnerLoops<'a> {
     /// Inner loops that run whole on the calling thread (what the one-level fallback uses).
-    pub fn solo() -> Inner<'static> {
-        Inner {
-            team: Team::Solo,
-            #[cfg(feature = "mpi")]
-            outer: None,
+    pub fn solo() -> InnerLoops<'static> {
+        InnerLoops {
+            team: None,
             tally: None,
             schedule: None,
         }
     }
 
-    #[cfg(feature = "mpi")]
+    /// Inner loops shared by the ranks of `team` (two-level loops on MPI).
     pub(crate) fn group(
-        comm: &'a Arc<LoopComm>,
+        team: &'a dyn Team,
         tally: &'a mut InnerTally,
         schedule: Option<&'a Technique>,
-        outer: (&'a ChunkCtx, u64),
-    ) -> Inner<'a> {
-        Inner {
-            team: Team::Group(comm),
-            outer: Some(outer),
+    ) -> InnerLoops<'a> {
+        InnerLoops {
+            team: Some(team),
             tally: Some(tally),
             schedule,
         }
@@ -113,27 +92,19 @@ impl<'a> Inner<'a> {
     /// Rank of the caller in its group (0 = leader; 0 in a one-level fallback).
     ///
     /// ```
-    /// assert_eq!(dls_runtime::group::Inner::solo().rank(), 0);
+    /// assert_eq!(dls_runtime::group::InnerLoops::solo().rank(), 0);
     /// ```
     pub fn rank(&self) -> usize {
-        match &self.team {
-            #[cfg(feature = "mpi")]
-            Team::Group(c) => mpi::topology::Communicator::rank(&c.0) as usize,
-            _ => 0,
-        }
+        self.team.map_or(0, |t| t.rank())
     }
 
     /// Number of ranks sharing the inner iterates (1 in a one-level fallback).
     ///
     /// ```
-    /// assert_eq!(dls_runtime::group::Inner::solo().size(), 1);
+    /// assert_eq!(dls_runtime::group::InnerLoops::solo().size(), 1);
     /// ```
     pub fn size(&self) -> usize {
-        match &self.team {
-            #[cfg(feature = "mpi")]
-            Team::Group(c) => mpi::topology::Communicator::size(&c.0) as usize,
-            _ => 1,
-        }
+        self.team.map_or(1, |t| t.size())
     }
 
     /// The core of every inner loop: each rank folds its iterates into a private accumulator
@@ -156,56 +127,46 @@ impl<'a> Inner<'a> {
         let (first, n) = range.first_and_len()?;
         let technique = self.schedule.unwrap_or(technique);
         let mut acc = identity();
-        match &mut self.team {
-            #[cfg(feature = "mpi")]
-            Team::Group(comm) => {
-                if let Some((ctx, j)) = self.outer {
-                    panic_ctx::enter_chunk(ChunkCtx {
-                        loop_name: format!(
-                            "{} (inner loop of outer iterate {})",
-                            ctx.loop_name,
-                            (ctx.format)(ctx.first_bits, j)
-                        )
-                        .into(),
-                        first_bits: first.to_bits(),
-                        format: format_index::<R::Index>,
-                        worker: ctx.worker,
-                        caught: false,
-                    });
-                }
-                let ran = run_shared(comm, technique, n, &mut |k| {
-                    panic_ctx::set_offset(k);
-                    body(R::Index::offset_from(first, k), &mut acc)
-                });
-                if let Some((ctx, j)) = self.outer {
-                    panic_ctx::enter_chunk(ctx.clone());
-                    panic_ctx::set_offset(j);
-                }
-                let tally = ran?;
-                if let Some(t) = self.tally.as_deref_mut() {
-                    t.note(technique, tally.iterates, tally.chunks, tally.work_s);
-                }
-                let mine = (tally.iterates > 0).then_some(acc);
-                combine_all(comm, mine, &identity, &combine)
+        let Some(team) = self.team else {
+            crate::ChunkScheduler::new(technique, n, 1)?;
+            let t0 = Instant::now();
+            for k in 0..n {
+                body(R::Index::offset_from(first, k), &mut acc);
             }
-            _ => {
-                crate::ChunkScheduler::new(technique, n, 1)?;
-                let t0 = Instant::now();
-                for k in 0..n {
-                    body(R::Index::offset_from(first, k), &mut acc);
-                }
-                if let Some(t) = self.tally.as_deref_mut() {
-                    t.note(technique, n, u64::from(n > 0), t0.elapsed().as_secs_f64());
-                }
-                Ok(combine(identity(), acc))
+            if let Some(t) = self.tally.as_deref_mut() {
+                let done = Tally {
+                    iterates: n,
+                    chunks: u64::from(n > 0),
+                    work_s: t0.elapsed().as_secs_f64(),
+                };
+                t.note(technique, &done);
             }
+            return Ok(combine(identity(), acc));
+        };
+        // The inner loop runs on the worker loop of every loop, over the group, nested in the
+        // outer iterate (whose panic context comes back when it ends); a panicking inner iterate
+        // names its outer iterate (and the job is aborted by the panic hook).
+        let name = match panic_ctx::current_iterate() {
+            Some((ctx, j)) => format!("{} (inner loop of outer iterate {j})", ctx.loop_name),
+            None => "inner loop".to_string(),
+        };
+        let source = team.start(technique, n)?;
+        let lp = UntypedLoop::new(name.into(), technique.clone(), n, source, Ending::Quiet)
+            .nested_in(panic_ctx::save());
+        let lp = Loop::new(first, lp);
+        let _ = drive(&lp, Some(0), &mut acc, &mut body, Panics::Unwind);
+        let done = lp.finish_quietly();
+        if let Some(t) = self.tally.as_deref_mut() {
+            t.note(technique, &done);
         }
+        let mine = (done.iterates > 0).then_some(acc);
+        combine_partials(Some(team.exchange()), [mine], &identity, &combine)
     }
 
     /// An inner loop without a result.
     ///
     /// ```
-    /// let mut inner = dls_runtime::group::Inner::solo();
+    /// let mut inner = dls_runtime::group::InnerLoops::solo();
     /// let mut seen = 0;
     /// inner.doall(0..5i32, &"ss".parse().unwrap(), |_| seen += 1).unwrap();
     /// assert_eq!(seen, 5);
@@ -227,7 +188,7 @@ impl<'a> Inner<'a> {
     /// every rank of the group gets the whole vector, in index order.
     ///
     /// ```
-    /// let mut inner = dls_runtime::group::Inner::solo();
+    /// let mut inner = dls_runtime::group::InnerLoops::solo();
     /// let v = inner.gather(3..6u16, &"static".parse().unwrap(), |i| i * 2).unwrap();
     /// assert_eq!(v, [6, 8, 10]);
     /// ```

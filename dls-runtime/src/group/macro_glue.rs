@@ -1,13 +1,13 @@
 //! What a nested `#[par_doall]` loop expands to: the outer loop is one call of [`run_loop_2d`],
-//! each inner loop one call of [`Inner::run_loop`]. Ordinary functions, usable without the macro.
+//! each inner loop one call of [`InnerLoops::run_loop`]. Ordinary functions, usable without the macro.
 //!
 //! ```
-//! use dls_runtime::group::{run_loop_2d, Inner};
+//! use dls_runtime::group::{run_loop_2d, InnerLoops};
 //! // #[par_doall(schedule = "af", group(min = 2, max = 4), reduce(+: total))]
 //! // for j in 0..10u64 { let n = j; #[par_doall(schedule = "fac2", reduce(+: s))] for i in 0..n { s += i; } total += s; }
 //! let (total,) = run_loop_2d("2d", "af", 2, 4, 0..10u64, || (0u64,), |j, inner, acc| {
 //!     let n = j;
-//!     let (s,) = Inner::run_loop(inner, "inner", "fac2", 0..n, || (0u64,), |i, a| a.0 += i,
+//!     let (s,) = InnerLoops::run_loop(inner, "inner", "fac2", 0..n, || (0u64,), |i, a| a.0 += i,
 //!                                |a, b| (a.0 + b.0,));
 //!     acc.0 += s;
 //! }, |a, b| (a.0 + b.0,));
@@ -15,7 +15,7 @@
 //! ```
 
 use super::groups::Groups;
-use super::inner::Inner;
+use super::inner::InnerLoops;
 use super::spec::GroupSpec;
 use crate::macro_support::technique;
 use crate::runtime::{DlsError, LoopRange, Wire};
@@ -46,7 +46,7 @@ where
     R: LoopRange,
     T: Send + Wire,
     Id: Fn() -> T + Sync,
-    B: Fn(R::Index, &mut Inner<'_>, &mut T) + Sync,
+    B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) + Sync,
     C: Fn(T, T) -> T + Sync,
 {
     let run = || {
@@ -71,12 +71,12 @@ where
     }
 }
 
-impl Inner<'_> {
-    /// An inner loop of a two-level macro loop: [`Inner::fold`] with the schedule given as text;
+impl InnerLoops<'_> {
+    /// An inner loop of a two-level macro loop: [`InnerLoops::fold`] with the schedule given as text;
     /// an error ends the program with status 1 and a message naming the loop.
     ///
     /// ```
-    /// let mut inner = dls_runtime::group::Inner::solo();
+    /// let mut inner = dls_runtime::group::InnerLoops::solo();
     /// let n: u32 = inner.run_loop("count", "gss", 0..7u8, || 0, |_, n| *n += 1, |a, b| a + b);
     /// assert_eq!(n, 7);
     /// ```

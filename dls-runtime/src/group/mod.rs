@@ -4,11 +4,15 @@
 //! ranks are split into groups (inner communicators) by rack; a coordinator schedules the outer
 //! iterates among the group leaders, and each group schedules the inner iterates among its ranks.
 //!
-//! This module holds the pure parts, usable and tested without MPI:
+//! The pure parts, usable and tested without MPI:
 //! - [`RackMap`]: which rack each rank is in (`DLS_RACKS`), with [`HostPattern`]s;
 //! - [`GroupSpec`] and [`GroupLayout::plan`]: the GroupSetup algorithm;
 //! - [`plan`]: the one-level fallback on 1 or 2 ranks;
 //! - [`GroupReport`], [`summarise_groups`], [`group_summary`]: the per-group report of fig. 4.5.
+//!
+//! The loops: [`Groups`] (the two-level loop, generic over the backend's `TwoLevel`) and
+//! [`InnerLoops`] (the inner loops of an outer iterate, over a `Team`), both on the runtime's
+//! chunk-source seam and worker loop; the MPI communicators are in `two_level_mpi.rs`.
 //!
 //! On MPI ([`Groups`], feature `mpi`) both levels run on the runtime's scheduler/worker machinery
 //! (the module docs of `runtime::mpi_backend`): one protocol and one set of messages for
@@ -43,19 +47,30 @@ mod plan;
 mod rack_map;
 mod reduce_ops;
 mod report;
-#[cfg(feature = "mpi")]
-mod shared_loop;
 mod spec;
 #[cfg(feature = "mpi")]
 mod two_level_mpi;
 
+pub use crate::report::GroupReport;
 pub use error::GroupError;
 pub use groups::{BodyResult, Groups};
 pub use host_pattern::HostPattern;
-pub use inner::Inner;
+pub use inner::InnerLoops;
 pub use layout::{Group, GroupLayout, Role};
 pub use macro_glue::run_loop_2d;
 pub use plan::{plan, Plan};
 pub use rack_map::{HostRule, RackMap, RankRule};
-pub use report::{group_summary, summarise_groups, GroupReport};
+pub use report::{group_summary, summarise_groups};
 pub use spec::GroupSpec;
+
+/// The two-level communicators on MPI (`None`: a one-level fallback).
+#[cfg(feature = "mpi")]
+fn two_level_setup(spec: &GroupSpec) -> Result<Option<Box<dyn groups::TwoLevel>>, crate::DlsError> {
+    two_level_mpi::MpiGroups::setup(spec)
+}
+
+/// Without MPI there are no two-level communicators.
+#[cfg(not(feature = "mpi"))]
+fn two_level_setup(_: &GroupSpec) -> Result<Option<Box<dyn groups::TwoLevel>>, crate::DlsError> {
+    Ok(None)
+}

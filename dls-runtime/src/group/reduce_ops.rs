@@ -3,18 +3,18 @@
 //! levels.
 
 use super::groups::{BodyResult, Groups};
-use super::inner::Inner;
+use super::inner::InnerLoops;
 use crate::reduce::Operator;
 use crate::runtime::{DlsError, LoopRange, LoopStats, Wire};
 use crate::Technique;
 
-impl Inner<'_> {
+impl InnerLoops<'_> {
     /// An inner loop with a reduction (`reduce(op: x)`): every rank of the group gets
     /// `identity ⊕ (all partial results)`.
     ///
     /// ```
     /// use dls_runtime::reduce::Max;
-    /// let mut inner = dls_runtime::group::Inner::solo();
+    /// let mut inner = dls_runtime::group::InnerLoops::solo();
     /// let m: f64 = inner.doall_reduce(0..4u8, &"gss".parse().unwrap(), &Max, |i, acc: &mut f64| {
     ///     *acc = acc.max(f64::from(i) * 0.5)
     /// }).unwrap();
@@ -76,7 +76,7 @@ impl Groups<'_> {
         R: LoopRange,
         T: Send + Wire,
         O: Operator<T>,
-        B: Fn(R::Index, &mut Inner<'_>, &mut T) -> BodyResult + Sync,
+        B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
     {
         let name = std::panic::Location::caller().to_string();
         self.fold_2d(

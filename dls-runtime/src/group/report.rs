@@ -1,41 +1,8 @@
 //! Per-group statistics of a two-level loop, as in seed 004 fig. 4.5: outer iterates and work
-//! time per group, the AAD of the groups' work times and the efficiency estimate.
+//! time per group, the AAD of the groups' work times and the efficiency estimate. The per-group
+//! record itself, [`GroupReport`], is a plain data type of `crate::report`.
 
-use serde::{Deserialize, Serialize};
-
-use crate::report::{aad, LoopReport};
-
-/// What one group (inner communicator) did during a two-level loop.
-///
-/// ```
-/// let g = dls_runtime::group::GroupReport { group: 0, ranks: vec![1, 2], outer_iterates: 5, work_time_s: 2.0, ..Default::default() };
-/// assert_eq!(g.cost_s(), 4.0);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct GroupReport {
-    /// Group number.
-    pub group: usize,
-    /// World ranks of the group; the first is the leader.
-    pub ranks: Vec<usize>,
-    /// Racks of the members.
-    pub racks: Vec<String>,
-    /// Outer iterates executed by the group.
-    pub outer_iterates: u64,
-    /// Outer chunks executed by the group.
-    pub outer_chunks: u64,
-    /// Inner iterates executed by the group's ranks, summed over all inner loops.
-    pub inner_iterates: u64,
-    /// Seconds the group spent executing its outer iterates (the leader's clock).
-    pub work_time_s: f64,
-}
-
-impl GroupReport {
-    /// The group's cost: its work time times its number of ranks, seconds (seed 004 §4.2 sums
-    /// these "costs from each iComm" to estimate the sequential cost).
-    pub fn cost_s(&self) -> f64 {
-        self.work_time_s * self.ranks.len() as f64
-    }
-}
+use crate::report::{aad, GroupReport, LoopReport};
 
 /// Fills the loop-level figures of a two-level report from its `groups`, `p` (all world ranks,
 /// the coordinator included) and `parallel_time_s`, as seed 004 §4.2 computes them for fig. 4.5:

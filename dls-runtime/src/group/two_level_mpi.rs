@@ -1,48 +1,57 @@
 //! The two-level loop on MPI (seed 004 fig. 3.4 and 3.5): communicators built from the group
 //! layout, the coordinator scheduling outer iterates among the group leaders, each group running
-//! its outer iterates in lock step and sharing their inner loops. Both levels run on the
-//! runtime's MPI loop machinery (see `shared_loop.rs`).
+//! its outer iterates in lock step and sharing their inner loops. This file holds the MPI side
+//! ([`TwoLevel`] for the communicators, [`Team`] for a group); the loop itself is generic
+//! (`Groups::fold_2d`, `InnerLoops::fold`) and both levels run on the runtime's chunk-source seam
+//! and worker loop:
+//!
+//! - An inner loop runs over its group's communicator (`MpiLoop::start_private`): rank 0 (the
+//!   group leader) schedules on a service thread and executes iterates on its own thread, so a
+//!   request of the group's other ranks is answered promptly whatever the length of the leader's
+//!   iterates.
+//! - The outer loop runs over the coordinator and the group leaders, the coordinator as rank 0,
+//!   which only schedules (`Rank0::Coordinates`); each leader relays its outer chunks to its
+//!   group (`mpi_backend::OuterRelay`).
+//!
+//! Loops on one communicator run one after the other without a duplicate each (see
+//! `MpiLoop::start_private` for why their messages cannot mix); each level has its own
+//! communicator, split from a private duplicate of `MPI_COMM_WORLD`, so no message of one level
+//! can match a receive of the other, nor one of a one-level loop.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
-use mpi::traits::{CommunicatorCollectives, Root};
+use mpi::traits::CommunicatorCollectives;
 use serde::{Deserialize, Serialize};
 
-use super::inner::{format_index, Inner, InnerTally};
+use super::groups::TwoLevel;
+use super::inner::{InnerTally, Team};
 use super::layout::{GroupLayout, Role};
 use super::plan::{plan, Plan};
 use super::rack_map::RackMap;
-use super::report::{summarise_groups, GroupReport};
-use super::shared_loop::combine_all;
+use super::report::summarise_groups;
 use super::spec::GroupSpec;
-use crate::report::{LoopReport, RankReport};
-use crate::runtime::mpi_backend::{all_gather_values, LoopComm, MpiLoop};
-use crate::runtime::panic_ctx::{self, ChunkCtx};
-use crate::runtime::{DlsError, LoopIndex, LoopRange, Wire};
-use crate::{ChunkScheduler, ChunkTiming, Technique};
+use crate::report::{GroupReport, LoopReport, RankReport};
+use crate::runtime::combine::gather_values;
+use crate::runtime::mpi_backend::{LoopComm, MpiLoop, OuterRelay, Rank0};
+use crate::runtime::{ChunkSource, DlsError, Exchange};
+use crate::Technique;
 
 /// Longest processor name exchanged (longer names are cut; MPI's own limit is 256).
 const NAME_LEN: usize = 256;
 
 /// The communicators of a two-level loop on MPI.
 pub(crate) struct MpiGroups {
-    pub layout: GroupLayout,
-    pub role: Role,
-    pub world_rank: usize,
+    layout: GroupLayout,
+    role: Role,
+    world_rank: usize,
     /// A private duplicate of `MPI_COMM_WORLD` (setup, and the results after each loop).
     world: LoopComm,
     /// The coordinator and the group leaders (coordinator = rank 0).
     outer: Option<Arc<LoopComm>>,
     /// The calling rank's group (leader = rank 0).
     inner: Option<Arc<LoopComm>>,
-}
-
-/// Result of the MPI group setup.
-pub(crate) enum MpiSetup {
-    TwoLevel(Box<MpiGroups>),
-    OneLevel,
 }
 
 /// What each rank tells the others after a two-level loop.
@@ -79,8 +88,9 @@ fn spec_error(spec: &GroupSpec, e: super::GroupError) -> DlsError {
 
 impl MpiGroups {
     /// `DLS_GroupSetup`: reads the rack map on rank 0, learns every rank's node, plans the groups
-    /// and splits the communicators. Collective over `MPI_COMM_WORLD`.
-    pub fn setup(spec: &GroupSpec) -> Result<MpiSetup, DlsError> {
+    /// and splits the communicators. Collective over `MPI_COMM_WORLD`. `None`: a one-level
+    /// fallback (1 or 2 ranks).
+    pub fn setup(spec: &GroupSpec) -> Result<Option<Box<dyn TwoLevel>>, DlsError> {
         let world = LoopComm(SimpleCommunicator::world().duplicate());
         let p = world.0.size() as usize;
         let world_rank = world.0.rank() as usize;
@@ -96,7 +106,7 @@ impl MpiGroups {
         } else {
             Ok(String::new())
         };
-        let setting = all_gather_values(&world.0, &setting)?.swap_remove(0);
+        let setting = gather_values(&world, &setting)?.swap_remove(0);
         let map: RackMap = setting
             .and_then(|text| text.parse().map_err(|e: super::GroupError| e.to_string()))
             .map_err(|m| spec_error(spec, super::GroupError::RackMap(m)))?;
@@ -122,7 +132,7 @@ impl MpiGroups {
                 if world_rank == 0 {
                     eprintln!("{warning}");
                 }
-                return Ok(MpiSetup::OneLevel);
+                return Ok(None);
             }
             Plan::TwoLevel(layout) => layout,
         };
@@ -144,7 +154,7 @@ impl MpiGroups {
         let outer = comm
             .split_by_color_with_key(outer_color, outer_key)
             .map(|c| Arc::new(LoopComm(c)));
-        Ok(MpiSetup::TwoLevel(Box::new(MpiGroups {
+        Ok(Some(Box::new(MpiGroups {
             layout,
             role,
             world_rank,
@@ -153,130 +163,129 @@ impl MpiGroups {
             inner,
         })))
     }
+}
 
-    /// Runs a two-level loop: the coordinator schedules the outer iterates of `range` among the
-    /// groups with `technique` (`schedule`, from `DLS_SCHEDULE`, overrides the inner techniques); every rank of a group runs `body(j, inner, acc)` for the group's
-    /// outer iterates in lock step. The leaders' partial results are combined with `combine` and
-    /// every rank gets the total and the loop report.
-    #[allow(clippy::too_many_arguments)]
-    pub fn fold<R, T, B>(
-        &mut self,
-        name: &str,
-        range: R,
-        technique: &Technique,
-        schedule: Option<&Technique>,
-        identity: impl Fn() -> T,
-        combine: impl Fn(T, T) -> T,
-        mut body: B,
-    ) -> Result<(T, LoopReport), DlsError>
-    where
-        R: LoopRange,
-        T: Wire,
-        B: FnMut(R::Index, &mut Inner<'_>, &mut T),
-    {
-        let (first, m) = range.first_and_len()?;
-        ChunkScheduler::new(technique, m, self.layout.groups.len())?;
+impl Team for Arc<LoopComm> {
+    fn rank(&self) -> usize {
+        self.0.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.0.size() as usize
+    }
+
+    fn start(&self, technique: &Technique, n: u64) -> Result<Box<dyn ChunkSource>, DlsError> {
+        Ok(Box::new(MpiLoop::start_private(
+            self,
+            technique,
+            n,
+            Rank0::Computes,
+        )?))
+    }
+
+    fn exchange(&self) -> &dyn Exchange {
+        &**self
+    }
+}
+
+impl TwoLevel for MpiGroups {
+    fn layout(&self) -> &GroupLayout {
+        &self.layout
+    }
+
+    fn role(&self) -> Role {
+        self.role
+    }
+
+    fn world_rank(&self) -> usize {
+        self.world_rank
+    }
+
+    fn start_together(&self) {
         self.world.0.barrier();
-        let t0 = Instant::now();
-        let mut tally = InnerTally::default();
-        let mut record = RankRecord {
-            rank: self.world_rank,
-            ..RankRecord::default()
-        };
-        let mut partial: Option<T> = None;
-        match self.role {
-            Role::Coordinator => {
-                let outer = self
-                    .outer
-                    .as_ref()
-                    .expect("coordinator has the outer communicator");
-                // The coordinator executes no iterate: its service thread answers the leaders
-                // while this thread waits for the end of the loop.
-                let rep = MpiLoop::start_private(outer, technique, m, true)?.finish(None, name, t0);
-                record.chunk_map = rep.chunk_map;
-                record.groups = rep
-                    .ranks
-                    .iter()
-                    .map(|r| (r.iterates, r.chunks, r.work_time_s))
-                    .collect();
-            }
-            Role::Member { index, .. } => {
-                let inner = self
-                    .inner
-                    .as_ref()
-                    .expect("members have an inner communicator");
-                // The leader is a worker of the outer loop; it passes each outer chunk on to its
-                // group.
-                let outer = if index == 0 {
-                    let o = self
-                        .outer
-                        .as_ref()
-                        .expect("leaders have the outer communicator");
-                    Some(MpiLoop::start_private(o, technique, m, true)?)
-                } else {
-                    None
-                };
-                let mut acc = identity();
-                let mut previous: Option<ChunkTiming> = None;
-                let mut did = false;
-                // A panicking iterate names its rank, outer iterate and loop, and aborts the job
-                // (the runtime's panic hook).
-                let ctx = ChunkCtx {
-                    loop_name: name.into(),
-                    first_bits: first.to_bits(),
-                    format: format_index::<R::Index>,
-                    worker: self.world_rank,
-                    caught: false,
-                };
-                loop {
-                    let mut msg = [0u64; 2];
-                    if let Some(o) = &outer {
-                        if let Some(c) = o.next(previous.take()) {
-                            msg = [c.start, c.size];
-                        }
-                    }
-                    inner.0.process_at_rank(0).broadcast_into(&mut msg[..]);
-                    if msg[1] == 0 {
-                        break;
-                    }
-                    did = true;
-                    let c0 = Instant::now();
-                    for k in msg[0]..msg[0] + msg[1] {
-                        panic_ctx::enter_chunk(ctx.clone());
-                        panic_ctx::set_offset(k);
-                        let mut handle = Inner::group(inner, &mut tally, schedule, (&ctx, k));
-                        body(R::Index::offset_from(first, k), &mut handle, &mut acc);
-                    }
-                    panic_ctx::leave_chunk();
-                    let elapsed = c0.elapsed().as_secs_f64();
-                    previous = Some(ChunkTiming {
-                        iterates: msg[1],
-                        work_s: elapsed,
-                        elapsed_s: elapsed,
-                    });
-                }
-                if let Some(o) = outer {
-                    o.finish(None, name, t0);
-                }
-                if index == 0 && did {
-                    partial = Some(acc);
-                }
-            }
-            Role::Idle => {}
-        }
-        record.time_s = t0.elapsed().as_secs_f64();
-        record.inner_iterates = tally.iterates;
-        record.inner_chunks = tally.chunks;
-        record.inner_work_s = tally.work_s;
-        record.techniques = tally.techniques;
+    }
 
-        let total = combine_all(&self.world, partial, &identity, &combine)?;
-        let records: Vec<RankRecord> = all_gather_values(&self.world.0, &record)?;
-        let report = self.report(name, technique, m, records);
-        Ok((total, report))
+    fn coordinate(
+        &self,
+        technique: &Technique,
+        m: u64,
+        name: &str,
+        started: Instant,
+    ) -> Result<LoopReport, DlsError> {
+        let outer = self
+            .outer
+            .as_ref()
+            .expect("coordinator has the outer communicator");
+        // The coordinator executes no iterate: its service thread answers the leaders while this
+        // thread waits for the end of the loop.
+        let lp = MpiLoop::start_private(outer, technique, m, Rank0::Coordinates)?;
+        Ok(lp
+            .finish(None, Some((name, started)))
+            .expect("a report was asked for"))
+    }
+
+    fn outer(&self, technique: &Technique, m: u64) -> Result<Box<dyn ChunkSource>, DlsError> {
+        let group = self
+            .inner
+            .as_ref()
+            .expect("members have an inner communicator");
+        let leads = matches!(self.role, Role::Member { index: 0, .. });
+        let outer = if leads {
+            Some(
+                self.outer
+                    .as_ref()
+                    .expect("leaders have the outer communicator"),
+            )
+        } else {
+            None
+        };
+        let groups = self.layout.groups.len();
+        Ok(Box::new(OuterRelay::start(
+            outer, group, groups, technique, m,
+        )?))
+    }
+
+    fn team(&self) -> Option<&dyn Team> {
+        self.inner.as_ref().map(|c| c as &dyn Team)
+    }
+
+    fn world(&self) -> &dyn Exchange {
+        &self.world
     }
 
     fn report(
+        &self,
+        name: &str,
+        technique: &Technique,
+        m: u64,
+        time_s: f64,
+        inner: InnerTally,
+        outer: Option<LoopReport>,
+    ) -> Result<LoopReport, DlsError> {
+        let mut record = RankRecord {
+            rank: self.world_rank,
+            time_s,
+            inner_iterates: inner.done.iterates,
+            inner_chunks: inner.done.chunks,
+            inner_work_s: inner.done.work_s,
+            techniques: inner.techniques,
+            ..RankRecord::default()
+        };
+        if let Some(rep) = outer {
+            record.chunk_map = rep.chunk_map;
+            record.groups = rep
+                .ranks
+                .iter()
+                .map(|r| (r.iterates, r.chunks, r.work_time_s))
+                .collect();
+        }
+        let records: Vec<RankRecord> = gather_values(&self.world, &record)?;
+        Ok(self.summarise(name, technique, m, records))
+    }
+}
+
+impl MpiGroups {
+    fn summarise(
         &self,
         name: &str,
         technique: &Technique,

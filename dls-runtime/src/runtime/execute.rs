@@ -1,8 +1,11 @@
-//! Executing a loop's chunks on one worker: the body of `doall`/`doall_reduce` on every backend.
+//! The worker loop: what every worker of every loop runs, on every backend and at both levels of
+//! a two-level loop. It pulls chunks from the loop's source (the request carries the previous
+//! chunk's timing), sets the panic context (in `Loop::next_chunk_in`) and keeps the worker's
+//! tally (in `UntypedLoop::next`), and folds every iterate into the worker's accumulator.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::loop_handle::Loop;
+use super::loop_handle::{Loop, Panics};
 use super::panic_ctx::payload_text;
 use super::range::LoopIndex;
 
@@ -17,21 +20,22 @@ pub(crate) struct Failure {
 /// Pulls chunks of `lp` as worker `slot` (None: the current thread's slot) until the loop has no
 /// more, folding every iterate into `acc` with `body`.
 ///
-/// With `catch` (threads backend), a panicking iterate stops the loop for every worker and is
-/// returned as a [`Failure`]; without it (MPI) the panic hook aborts the job.
+/// With [`Panics::Catch`] (threads backend), a panicking iterate stops the loop for every worker
+/// and is returned as a [`Failure`]; with [`Panics::Unwind`] it unwinds (under MPI the panic
+/// hook aborts the job).
 pub(crate) fn drive<I, T, B>(
     lp: &Loop<I>,
     slot: Option<usize>,
     acc: &mut T,
-    body: &B,
-    catch: bool,
+    mut body: B,
+    panics: Panics,
 ) -> Result<(), Failure>
 where
     I: LoopIndex,
-    B: Fn(I, &mut T),
+    B: FnMut(I, &mut T),
 {
-    while let Some((chunk, worker)) = lp.next_chunk_in(slot, catch) {
-        if !catch {
+    while let Some((chunk, worker)) = lp.next_chunk_in(slot, panics) {
+        if panics == Panics::Unwind {
             for i in chunk {
                 body(i, acc);
             }

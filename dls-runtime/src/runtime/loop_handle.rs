@@ -1,34 +1,20 @@
 //! [`Loop`]: one running loop (seed 004's `DLS_StartLoop` … `DLS_EndLoop`), and [`ChunkRange`],
 //! the iterates of one chunk.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Instant;
 
 use super::panic_ctx::{self, ChunkCtx};
-use super::range::LoopIndex;
-use super::sched_core::SchedCore;
+use super::range::{format_index, LoopIndex};
 use super::settings::ReportMode;
+use super::source::{ChunkSource, Tally};
 use super::stats::{emit, LoopStats};
+use super::sync::lock;
 use super::Runtime;
+use crate::report::LoopReport;
 use crate::{Chunk, ChunkTiming, Technique};
-
-/// Locks a mutex, ignoring poisoning (a panicking iterate never leaves scheduler state half-done:
-/// the scheduler's critical sections do not run user code).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Where chunks come from.
-pub(crate) enum Driver {
-    /// The scheduler state in this process, shared by `p` worker slots (threads backend, and loops
-    /// nested inside an iterate, which run on one thread).
-    Shared { core: Mutex<SchedCore>, p: usize },
-    /// A scheduler/worker loop over an MPI communicator.
-    #[cfg(feature = "mpi")]
-    Mpi(super::mpi_backend::MpiLoop),
-}
 
 /// A chunk handed to a caller and not yet finished.
 #[derive(Debug, Clone, Copy)]
@@ -53,56 +39,75 @@ impl Open {
 struct Caller {
     thread: Option<ThreadId>,
     open: Option<Open>,
+    tally: Tally,
 }
 
-/// The part of a loop that does not depend on the index type.
-pub(crate) struct LoopCore {
+/// What happens at the end of a loop.
+pub(crate) enum Ending {
+    /// Build the loop report, emit it (`DLS_REPORT`) and, with [`History::Record`], record it
+    /// as one more time step of the loop's history. The runtime also keeps MPI initialised while
+    /// the loop exists.
+    Report {
+        runtime: Runtime,
+        mode: ReportMode,
+        history: History,
+    },
+    /// No report: the caller keeps its own tally (the loops of a two-level loop).
+    Quiet,
+}
+
+/// Whether a finished loop is one more time step of its name's history (AWF's weights).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum History {
+    Record,
+    Skip,
+}
+
+/// The part of a loop that does not depend on the index type: a [`ChunkSource`], the callers'
+/// open chunks and tallies, and the timing of every chunk.
+pub(crate) struct UntypedLoop {
     pub(crate) name: Arc<str>,
     pub(crate) technique: Technique,
     pub(crate) n: u64,
     started: Instant,
-    driver: Driver,
+    source: Box<dyn ChunkSource>,
     callers: Mutex<Vec<Caller>>,
-    /// Raised when an iterate panicked (threads backend): no more chunks are handed out. Shared
-    /// with the panic hook (see `panic_ctx::set_stop_flag`).
-    aborted: Arc<AtomicBool>,
-    report_mode: ReportMode,
-    /// Threads backend: the calling "rank" is the whole process.
-    whole_process: bool,
-    /// The runtime: keeps MPI initialised while the loop exists, keeps AWF histories.
-    runtime: Option<Runtime>,
+    ending: Ending,
+    /// A loop started inside an iterate of another loop: that iterate's panic context, restored
+    /// when this loop ends, so that the "inside an iterate" state follows the running loops (not
+    /// the lifetime of this loop's chunks, whose drop clears it; issue 17 case 9b).
+    enclosing: Mutex<Option<panic_ctx::Saved>>,
 }
 
-impl LoopCore {
+impl UntypedLoop {
     pub(crate) fn new(
         name: Arc<str>,
         technique: Technique,
         n: u64,
-        driver: Driver,
-        report_mode: ReportMode,
-        runtime: Option<Runtime>,
+        source: Box<dyn ChunkSource>,
+        ending: Ending,
     ) -> Self {
-        let whole_process = matches!(driver, Driver::Shared { .. });
-        let slots = match &driver {
-            Driver::Shared { p, .. } => *p,
-            #[cfg(feature = "mpi")]
-            Driver::Mpi(_) => 1,
-        };
-        LoopCore {
+        let slots = source.local_slots();
+        UntypedLoop {
             name,
             technique,
             n,
             started: Instant::now(),
-            driver,
+            source,
             callers: Mutex::new((0..slots).map(|_| Caller::default()).collect()),
-            aborted: Arc::new(AtomicBool::new(false)),
-            report_mode,
-            whole_process,
-            runtime,
+            ending,
+            enclosing: Mutex::new(None),
         }
     }
 
-    /// Ends the caller's previous chunk (its timing goes to the scheduler with the request) and
+    /// Marks the loop as started inside an iterate of another loop, on this thread: the
+    /// iterate's panic context comes back when this loop ends.
+    pub(crate) fn nested_in(self, enclosing: panic_ctx::Saved) -> Self {
+        *lock(&self.enclosing) = Some(enclosing);
+        self
+    }
+
+    /// Ends the caller's previous chunk (its timing goes to the source with the request) and
     /// returns the next chunk and the caller's slot. `slot: None` means "the slot of the current
     /// thread" (registered on first use).
     fn next(&self, slot: Option<usize>) -> Option<(Chunk, usize)> {
@@ -128,7 +133,7 @@ impl LoopCore {
                             None => {
                                 callers.push(Caller {
                                     thread: Some(me),
-                                    open: None,
+                                    ..Caller::default()
                                 });
                                 callers.len() - 1
                             }
@@ -136,24 +141,18 @@ impl LoopCore {
                     }
                 }
             };
-            (slot, callers[slot].open.take().map(|o| o.timing(now)))
-        };
-        let chunk = match &self.driver {
-            Driver::Shared { core, p } => {
-                let mut core = lock(core);
-                if self.aborted.load(Ordering::Relaxed) {
-                    if let Some(t) = finished {
-                        core.record(slot % p, t);
-                    }
-                    None
-                } else {
-                    core.serve(slot % p, finished)
-                }
+            let caller = &mut callers[slot];
+            let finished = caller.open.take().map(|o| o.timing(now));
+            if let Some(t) = &finished {
+                caller.tally.finished(t);
             }
-            #[cfg(feature = "mpi")]
-            Driver::Mpi(m) => m.next(finished),
-        }?;
-        lock(&self.callers)[slot].open = Some(Open {
+            (slot, finished)
+        };
+        let chunk = self.source.next(slot, finished)?;
+        let mut callers = lock(&self.callers);
+        let caller = &mut callers[slot];
+        caller.tally.chunks += 1;
+        caller.open = Some(Open {
             size: chunk.size,
             requested: now,
             handed: Instant::now(),
@@ -162,73 +161,75 @@ impl LoopCore {
     }
 
     fn terminated(&self) -> bool {
-        match &self.driver {
-            Driver::Shared { core, .. } => {
-                lock(core).remaining() == 0 || self.aborted.load(Ordering::Relaxed)
-            }
-            #[cfg(feature = "mpi")]
-            Driver::Mpi(m) => m.terminated(),
-        }
+        self.source.terminated()
     }
 
-    /// `DLS_EndLoop`: closes open chunks, builds the report (collective on MPI), emits it.
-    fn finish(&self) -> LoopStats {
+    /// `DLS_EndLoop`: closes open chunks, waits for the end of the loop (collective on MPI) and,
+    /// unless the loop is [`Ending::Quiet`], builds the report and emits it. Returns the stats
+    /// (none for a quiet loop) and this process's tally.
+    fn finish(&self) -> (Option<LoopStats>, Tally) {
+        if let Some(enclosing) = lock(&self.enclosing).take() {
+            panic_ctx::restore(enclosing);
+        }
         let now = Instant::now();
+        let mut tally = Tally::default();
         let open: Vec<(usize, ChunkTiming)> = lock(&self.callers)
             .iter_mut()
             .enumerate()
-            .filter_map(|(s, c)| c.open.take().map(|o| (s, o.timing(now))))
+            .filter_map(|(s, c)| {
+                let t = c.open.take().map(|o| (s, o.timing(now)));
+                if let Some((_, t)) = &t {
+                    c.tally.finished(t);
+                }
+                tally.add(&c.tally);
+                t
+            })
             .collect();
-        match &self.driver {
-            Driver::Shared { core, p } => {
-                let mut core = lock(core);
-                for (s, t) in open {
-                    core.record(s % p, t);
-                }
-                let report = core.report(&self.name, self.started.elapsed().as_secs_f64());
-                emit(&report, &self.report_mode);
-                if let Some(rt) = &self.runtime {
-                    if *p > 1 {
-                        rt.record_history(&self.technique, &report);
-                    }
-                }
-                LoopStats::from_report(report, 0, self.whole_process)
-            }
-            #[cfg(feature = "mpi")]
-            Driver::Mpi(m) => {
-                let timing = open.into_iter().map(|(_, t)| t).reduce(|a, b| ChunkTiming {
-                    iterates: a.iterates + b.iterates,
-                    work_s: a.work_s + b.work_s,
-                    elapsed_s: a.elapsed_s + b.elapsed_s,
-                });
-                let report = m.finish(timing, &self.name, self.started);
-                if m.rank() == 0 {
-                    emit(&report, &self.report_mode);
-                }
-                if let Some(rt) = &self.runtime {
-                    rt.record_history(&self.technique, &report);
-                }
-                LoopStats::from_report(report, m.rank(), false)
-            }
+        let Ending::Report {
+            runtime,
+            mode,
+            history,
+        } = &self.ending
+        else {
+            self.source.finish(open, None);
+            return (None, tally);
+        };
+        let report: LoopReport = self
+            .source
+            .finish(open, Some((&self.name, self.started)))
+            .expect("a source asked for a report returns one");
+        let rank = self.source.rank();
+        if rank == 0 {
+            emit(&report, mode);
         }
+        if *history == History::Record {
+            runtime.record_history(&self.technique, &report);
+        }
+        let whole_process = self.source.exchange().is_none();
+        (
+            Some(LoopStats::from_report(report, rank, whole_process)),
+            tally,
+        )
     }
 
     /// Number of ranks or threads that execute iterates.
     pub(crate) fn workers(&self) -> usize {
-        match &self.driver {
-            Driver::Shared { p, .. } => *p,
-            #[cfg(feature = "mpi")]
-            Driver::Mpi(m) => m.size(),
-        }
+        self.source.workers()
     }
 
-    #[cfg(feature = "mpi")]
-    pub(crate) fn mpi(&self) -> Option<&super::mpi_backend::MpiLoop> {
-        match &self.driver {
-            Driver::Mpi(m) => Some(m),
-            _ => None,
-        }
+    /// The loop's source (for combining partial results across its processes).
+    pub(crate) fn source(&self) -> &dyn ChunkSource {
+        &*self.source
     }
+}
+
+/// Who reports a panicking iterate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Panics {
+    /// The worker loop catches it, stops the loop and reports it (threads backend).
+    Catch,
+    /// It unwinds on the worker's thread (under MPI the panic hook aborts the job).
+    Unwind,
 }
 
 /// A running loop: seed 004's `info` between `DLS_StartLoop` and `DLS_EndLoop`.
@@ -265,12 +266,12 @@ impl LoopCore {
 /// ```
 pub struct Loop<I: LoopIndex> {
     first: I,
-    core: LoopCore,
+    core: UntypedLoop,
     finished: bool,
 }
 
 impl<I: LoopIndex> Loop<I> {
-    pub(crate) fn new(first: I, core: LoopCore) -> Self {
+    pub(crate) fn new(first: I, core: UntypedLoop) -> Self {
         Loop {
             first,
             core,
@@ -293,16 +294,18 @@ impl<I: LoopIndex> Loop<I> {
     /// assert_eq!(seen, (-5..5).collect::<Vec<i8>>());
     /// ```
     pub fn next_chunk(&self) -> Option<ChunkRange<I>> {
-        self.next_chunk_in(None, false).map(|(c, _)| c)
+        self.next_chunk_in(None, Panics::Unwind).map(|(c, _)| c)
     }
 
-    /// `next_chunk` for an explicit worker slot; `caught`: the caller reports panics itself.
+    /// `next_chunk` for an explicit worker slot (`None`: the current thread's); with
+    /// [`Panics::Catch`] the caller reports panics itself.
     pub(crate) fn next_chunk_in(
         &self,
         slot: Option<usize>,
-        caught: bool,
+        panics: Panics,
     ) -> Option<(ChunkRange<I>, usize)> {
         let (chunk, slot) = self.core.next(slot)?;
+        let caught = panics == Panics::Catch;
         panic_ctx::enter_chunk(ChunkCtx {
             loop_name: self.core.name.clone(),
             first_bits: self.first.to_bits(),
@@ -310,7 +313,11 @@ impl<I: LoopIndex> Loop<I> {
             worker: slot,
             caught,
         });
-        panic_ctx::set_stop_flag(caught.then(|| self.core.aborted.clone()));
+        panic_ctx::set_stop_flag(if caught {
+            self.core.source.stop_flag().cloned()
+        } else {
+            None
+        });
         Some((
             ChunkRange {
                 first: self.first,
@@ -345,7 +352,19 @@ impl<I: LoopIndex> Loop<I> {
     /// ```
     pub fn finish(mut self) -> LoopStats {
         self.finished = true;
-        self.core.finish()
+        let (stats, tally) = self.core.finish();
+        stats.unwrap_or_else(|| LoopStats {
+            iterates: tally.iterates,
+            work_time_s: tally.work_s,
+            chunks: tally.chunks,
+            ..LoopStats::default()
+        })
+    }
+
+    /// `DLS_EndLoop` of a loop that keeps no report ([`Ending::Quiet`]): what this process did.
+    pub(crate) fn finish_quietly(mut self) -> Tally {
+        self.finished = true;
+        self.core.finish().1
     }
 
     /// The loop's name (as in the report).
@@ -403,11 +422,12 @@ impl<I: LoopIndex> Loop<I> {
 
     /// Stops handing out chunks (threads backend: after a panicking iterate).
     pub(crate) fn abort(&self) {
-        self.core.aborted.store(true, Ordering::Relaxed);
+        if let Some(stop) = self.core.source.stop_flag() {
+            stop.store(true, Ordering::Relaxed);
+        }
     }
 
-    #[cfg(feature = "mpi")]
-    pub(crate) fn core(&self) -> &LoopCore {
+    pub(crate) fn core(&self) -> &UntypedLoop {
         &self.core
     }
 }
@@ -419,10 +439,6 @@ impl<I: LoopIndex> Drop for Loop<I> {
             let _ = self.core.finish();
         }
     }
-}
-
-fn format_index<I: LoopIndex>(first_bits: u128, offset: u64) -> String {
-    I::offset_from(I::from_bits(first_bits), offset).to_string()
 }
 
 /// The iterates of one chunk, in order (seed 004's `iStart` and `iSize`). Iterating it records the

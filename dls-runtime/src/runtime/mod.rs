@@ -42,17 +42,28 @@
 //! ranks use [`Runtime::start_loop_on`] (feature `mpi`) with a sub-communicator instead.
 //!
 //! **Settings** come from the environment, see [`settings`].
+//!
+//! **Layout.** This file: [`Runtime`], [`init`], [`current`]. `loops.rs`: every loop entry point
+//! (`start_loop*`, `doall*`, the reduce path). `history.rs`: the per-loop-name history of AWF.
+//! `source.rs`: the chunk-source seam that every loop runs on; `execute.rs`: the one worker loop;
+//! `combine.rs`: the one function that combines partial results; `platform.rs`: the backends.
 
+pub(crate) mod combine;
 mod error;
 mod execute;
+mod history;
 mod loop_handle;
+mod loops;
 #[cfg(feature = "mpi")]
 pub mod mpi_backend;
 pub(crate) mod panic_ctx;
+mod platform;
 mod range;
-pub(crate) mod sched_core;
+pub(crate) mod reporting_scheduler;
 pub mod settings;
+mod source;
 pub mod stats;
+mod sync;
 mod threads;
 mod wire;
 
@@ -65,14 +76,17 @@ pub use range::{LoopIndex, LoopRange};
 pub use stats::LoopStats;
 pub use wire::Wire;
 
-use execute::drive;
-use loop_handle::{lock, Driver, LoopCore};
-use sched_core::SchedCore;
+pub(crate) use combine::{combine_partials, Exchange};
+pub(crate) use execute::drive;
+pub(crate) use loop_handle::{Ending, Panics, UntypedLoop};
+pub(crate) use source::{ChunkSource, Tally};
+pub(crate) use sync::lock;
+
+use platform::Platform;
 use settings::{launcher_size, ReportMode, Settings};
 use threads::ThreadsBackend;
 
-use crate::report::LoopReport;
-use crate::technique::{AwfHistory, Kind};
+use crate::technique::AwfHistory;
 use crate::Technique;
 
 /// Which backend a [`Runtime`] runs loops on.
@@ -99,15 +113,10 @@ pub enum Backend {
     },
 }
 
-enum BackendImpl {
-    Threads(ThreadsBackend),
-    #[cfg(feature = "mpi")]
-    Mpi(mpi_backend::MpiEnv),
-}
-
-struct Inner {
+/// What every handle of a runtime shares.
+struct Shared {
     settings: Settings,
-    backend: BackendImpl,
+    platform: Box<dyn Platform>,
     /// AWF's history of earlier executions, per loop name (time steps of the same loop).
     history: Mutex<HashMap<String, AwfHistory>>,
 }
@@ -129,10 +138,10 @@ struct Inner {
 /// ```
 #[derive(Clone)]
 pub struct Runtime {
-    inner: Arc<Inner>,
+    shared: Arc<Shared>,
 }
 
-static CURRENT: Mutex<Weak<Inner>> = Mutex::new(Weak::new());
+static CURRENT: Mutex<Weak<Shared>> = Mutex::new(Weak::new());
 static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 
 /// `DLS_Setup`: sets up the runtime, once per process.
@@ -155,26 +164,18 @@ static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 /// ```
 pub fn init() -> Result<Runtime, DlsError> {
     let mut current = lock(&CURRENT);
-    if let Some(inner) = current.upgrade() {
-        return Ok(Runtime { inner });
+    if let Some(shared) = current.upgrade() {
+        return Ok(Runtime { shared });
     }
     let settings = Settings::from_env()?;
     let launched = launcher_size(|k| std::env::var(k).ok());
-    let backend = if use_mpi(launched, cfg!(feature = "mpi"))? {
-        mpi_env()?
+    let platform = if use_mpi(launched, cfg!(feature = "mpi"))? {
+        mpi_platform()?
     } else {
-        BackendImpl::Threads(ThreadsBackend::new(settings.threads)?)
+        Box::new(ThreadsBackend::new(settings.threads)?)
     };
-    let rt = Runtime {
-        inner: Arc::new(Inner {
-            settings,
-            backend,
-            history: Mutex::new(HashMap::new()),
-        }),
-    };
-    rt.check_report_target()?;
-    panic_ctx::install_hook();
-    *current = Arc::downgrade(&rt.inner);
+    let rt = Runtime::from_parts(settings, platform, Target::Check)?;
+    *current = Arc::downgrade(&rt.shared);
     Ok(rt)
 }
 
@@ -189,16 +190,24 @@ fn use_mpi(launched: Option<usize>, mpi_built: bool) -> Result<bool, DlsError> {
     }
 }
 
+/// The MPI backend: the one place a runtime is built on MPI.
 #[cfg(feature = "mpi")]
-fn mpi_env() -> Result<BackendImpl, DlsError> {
-    Ok(BackendImpl::Mpi(mpi_backend::MpiEnv::init()?))
+fn mpi_platform() -> Result<Box<dyn Platform>, DlsError> {
+    Ok(Box::new(mpi_backend::MpiEnv::init()?))
 }
 
 #[cfg(not(feature = "mpi"))]
-fn mpi_env() -> Result<BackendImpl, DlsError> {
+fn mpi_platform() -> Result<Box<dyn Platform>, DlsError> {
     Err(DlsError::Mpi(
         "this program was built without the `mpi` feature of dls".into(),
     ))
+}
+
+/// Whether [`Runtime::from_parts`] checks the `DLS_REPORT` target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Check,
+    Trust,
 }
 
 /// The runtime for code that did not receive one: what `#[dls::parallel]`-generated code calls.
@@ -215,8 +224,8 @@ fn mpi_env() -> Result<BackendImpl, DlsError> {
 /// assert_eq!(stats.report.n, 10);
 /// ```
 pub fn current() -> Result<Runtime, DlsError> {
-    if let Some(inner) = lock(&CURRENT).upgrade() {
-        return Ok(Runtime { inner });
+    if let Some(shared) = lock(&CURRENT).upgrade() {
+        return Ok(Runtime { shared });
     }
     if let Some(size) = launcher_size(|k| std::env::var(k).ok()) {
         if size > 1 {
@@ -231,16 +240,8 @@ pub fn current() -> Result<Runtime, DlsError> {
         return Ok(rt.clone());
     }
     let settings = Settings::from_env()?;
-    let backend = BackendImpl::Threads(ThreadsBackend::new(settings.threads)?);
-    let rt = Runtime {
-        inner: Arc::new(Inner {
-            settings,
-            backend,
-            history: Mutex::new(HashMap::new()),
-        }),
-    };
-    rt.check_report_target()?;
-    panic_ctx::install_hook();
+    let platform = Box::new(ThreadsBackend::new(settings.threads)?);
+    let rt = Runtime::from_parts(settings, platform, Target::Check)?;
     *lazy = Some(rt.clone());
     Ok(rt)
 }
@@ -258,20 +259,35 @@ impl Runtime {
         if threads == 0 {
             return Err(DlsError::Threads("at least one thread is needed".into()));
         }
-        panic_ctx::install_hook();
-        Ok(Runtime {
-            inner: Arc::new(Inner {
-                backend: BackendImpl::Threads(ThreadsBackend::new(Some(threads))?),
+        let platform = Box::new(ThreadsBackend::new(Some(threads))?);
+        Runtime::from_parts(settings, platform, Target::Trust)
+    }
+
+    /// The one construction path: a runtime on `platform`; checks the report target (a collective
+    /// on MPI) and installs the panic hook.
+    fn from_parts(
+        settings: Settings,
+        platform: Box<dyn Platform>,
+        target: Target,
+    ) -> Result<Runtime, DlsError> {
+        let rt = Runtime {
+            shared: Arc::new(Shared {
                 settings,
+                platform,
                 history: Mutex::new(HashMap::new()),
             }),
-        })
+        };
+        if target == Target::Check {
+            rt.check_report_target()?;
+        }
+        panic_ctx::install_hook();
+        Ok(rt)
     }
 
     /// Checks that rank 0 can append to the `DLS_REPORT` file. On MPI the verdict is shared by
     /// every rank (a collective), so that all ranks fail alike instead of some waiting forever.
     fn check_report_target(&self) -> Result<(), DlsError> {
-        let ReportMode::JsonLines(path) = &self.inner.settings.report else {
+        let ReportMode::JsonLines(path) = &self.shared.settings.report else {
             return Ok(());
         };
         let mut verdict = Ok(());
@@ -284,11 +300,8 @@ impl Runtime {
                 verdict = Err(e.to_string());
             }
         }
-        #[cfg(feature = "mpi")]
-        if let BackendImpl::Mpi(env) = &self.inner.backend {
-            if !env.all_agree(verdict.is_ok()) && verdict.is_ok() {
-                verdict = Err("rank 0 cannot append to it".into());
-            }
+        if !self.shared.platform.all_agree(verdict.is_ok()) && verdict.is_ok() {
+            verdict = Err("rank 0 cannot append to it".into());
         }
         verdict.map_err(|e| DlsError::Setting {
             name: "DLS_REPORT",
@@ -306,10 +319,9 @@ impl Runtime {
     /// assert_eq!(dls_runtime::init().unwrap().rank(), 0);
     /// ```
     pub fn rank(&self) -> usize {
-        match &self.inner.backend {
-            BackendImpl::Threads(_) => 0,
-            #[cfg(feature = "mpi")]
-            BackendImpl::Mpi(env) => env.rank(),
+        match self.backend() {
+            Backend::Threads { .. } => 0,
+            Backend::Mpi { rank, .. } => rank,
         }
     }
 
@@ -319,10 +331,9 @@ impl Runtime {
     /// assert!(dls_runtime::init().unwrap().size() >= 1);
     /// ```
     pub fn size(&self) -> usize {
-        match &self.inner.backend {
-            BackendImpl::Threads(_) => 1,
-            #[cfg(feature = "mpi")]
-            BackendImpl::Mpi(env) => env.size(),
+        match self.backend() {
+            Backend::Threads { .. } => 1,
+            Backend::Mpi { size, .. } => size,
         }
     }
 
@@ -333,10 +344,9 @@ impl Runtime {
     /// assert!(rt.workers() >= rt.size());
     /// ```
     pub fn workers(&self) -> usize {
-        match &self.inner.backend {
-            BackendImpl::Threads(t) => t.threads(),
-            #[cfg(feature = "mpi")]
-            BackendImpl::Mpi(env) => env.size(),
+        match self.backend() {
+            Backend::Threads { threads } => threads,
+            Backend::Mpi { size, .. } => size,
         }
     }
 
@@ -347,16 +357,7 @@ impl Runtime {
     /// println!("{:?}", rt.backend());
     /// ```
     pub fn backend(&self) -> Backend {
-        match &self.inner.backend {
-            BackendImpl::Threads(t) => Backend::Threads {
-                threads: t.threads(),
-            },
-            #[cfg(feature = "mpi")]
-            BackendImpl::Mpi(env) => Backend::Mpi {
-                rank: env.rank(),
-                size: env.size(),
-            },
-        }
+        self.shared.platform.backend()
     }
 
     /// The settings read from the environment.
@@ -366,7 +367,7 @@ impl Runtime {
     /// let _ = &rt.settings().report;
     /// ```
     pub fn settings(&self) -> &Settings {
-        &self.inner.settings
+        &self.shared.settings
     }
 
     /// The technique a loop runs with: `DLS_SCHEDULE` if set, else the program's.
@@ -378,361 +379,7 @@ impl Runtime {
     /// assert_eq!(rt.effective_technique("fac2".parse().unwrap()).to_string(), "gss");
     /// ```
     pub fn effective_technique(&self, technique: Technique) -> Technique {
-        self.inner.settings.schedule.clone().unwrap_or(technique)
-    }
-
-    /// `DLS_StartLoop`: starts a loop over `range` (the synchronisation point at its start; on MPI
-    /// every rank calls it). The loop is named after the caller's source location. `DLS_SCHEDULE`
-    /// overrides `technique`.
-    ///
-    /// ```
-    /// let rt = dls_runtime::init().unwrap();
-    /// let lp = rt.start_loop(1..=100i32, "fac2".parse().unwrap()).unwrap();
-    /// let mut n = 0;
-    /// while let Some(c) = lp.next_chunk() { n += c.count(); }
-    /// assert_eq!(n, 100);
-    /// assert!(lp.name().contains(".rs:"));
-    /// ```
-    #[track_caller]
-    pub fn start_loop<R: LoopRange>(
-        &self,
-        range: R,
-        technique: Technique,
-    ) -> Result<Loop<R::Index>, DlsError> {
-        let name = std::panic::Location::caller().to_string();
-        self.start_loop_named(&name, range, technique)
-    }
-
-    /// [`start_loop`](Runtime::start_loop) with an explicit loop name (as in the report).
-    ///
-    /// ```
-    /// let rt = dls_runtime::init().unwrap();
-    /// let lp = rt.start_loop_named("rows", 0..3u8, "ss".parse().unwrap()).unwrap();
-    /// assert_eq!(lp.finish().report.name, "rows");
-    /// ```
-    pub fn start_loop_named<R: LoopRange>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-    ) -> Result<Loop<R::Index>, DlsError> {
-        self.make_loop(name, range, technique).map(|(lp, _)| lp)
-    }
-
-    fn make_loop<R: LoopRange>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-    ) -> Result<(Loop<R::Index>, Mode), DlsError> {
-        let (first, n) = range.first_and_len()?;
-        let technique = self.effective_technique(technique);
-        let mut report = self.inner.settings.report.clone();
-        let (driver, mode) = if panic_ctx::in_iterate() {
-            report = ReportMode::Off;
-            (shared(&technique, n, 1, None)?, Mode::Local)
-        } else {
-            match &self.inner.backend {
-                BackendImpl::Threads(t) => {
-                    let w = self.awf_weights_for(name, &technique, t.threads());
-                    (shared(&technique, n, t.threads(), w)?, Mode::Threads)
-                }
-                #[cfg(feature = "mpi")]
-                BackendImpl::Mpi(env) => {
-                    let w = self.awf_weights_for(name, &technique, env.size());
-                    let lp = mpi_backend::MpiLoop::start(&env.world(), &technique, n, w)?;
-                    (Driver::Mpi(lp), Mode::Mpi)
-                }
-            }
-        };
-        let core = LoopCore::new(
-            name.into(),
-            technique,
-            n,
-            driver,
-            report,
-            Some(self.clone()),
-        );
-        Ok((Loop::new(first, core), mode))
-    }
-
-    /// Starts a loop over the ranks of `comm` (any communicator: a group of ranks, or the
-    /// coordinator and the group leaders of a two-level loop). Rank 0 of `comm` is the scheduler.
-    /// Every rank of `comm` must call it, with the same range and technique. Unlike
-    /// [`start_loop`](Runtime::start_loop) it may be called inside an iterate of another loop.
-    ///
-    /// ```no_run
-    /// # // needs mpirun
-    /// let rt = dls_runtime::init().unwrap();
-    /// let world = mpi::topology::SimpleCommunicator::world();
-    /// let lp = rt.start_loop_on(&world, "inner", 0..10u32, "gss".parse().unwrap()).unwrap();
-    /// while let Some(c) = lp.next_chunk() { for _ in c {} }
-    /// lp.finish();
-    /// ```
-    #[cfg(feature = "mpi")]
-    pub fn start_loop_on<C, R>(
-        &self,
-        comm: &C,
-        name: &str,
-        range: R,
-        technique: Technique,
-    ) -> Result<Loop<R::Index>, DlsError>
-    where
-        C: mpi::topology::Communicator,
-        R: LoopRange,
-    {
-        if !matches!(self.inner.backend, BackendImpl::Mpi(_)) {
-            return Err(DlsError::Mpi(
-                "start_loop_on needs the MPI backend (launch the program with mpirun)".into(),
-            ));
-        }
-        let (first, n) = range.first_and_len()?;
-        let technique = self.effective_technique(technique);
-        let w = self.awf_weights_for(name, &technique, comm.size() as usize);
-        let driver = Driver::Mpi(mpi_backend::MpiLoop::start(comm, &technique, n, w)?);
-        let core = LoopCore::new(
-            name.into(),
-            technique,
-            n,
-            driver,
-            self.inner.settings.report.clone(),
-            Some(self.clone()),
-        );
-        Ok(Loop::new(first, core))
-    }
-
-    /// Runs `body` once for every index of `range`, in parallel over all workers, with dynamic
-    /// loop scheduling. Named after the caller's source location. Returns the loop's statistics.
-    ///
-    /// A panicking iterate ends the loop: on threads, `doall` panics with the iterate, the thread
-    /// and the message; on MPI the job is aborted with the rank, the iterate and the message.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicU64, Ordering};
-    /// let rt = dls_runtime::init().unwrap();
-    /// let sum = AtomicU64::new(0);
-    /// let stats = rt.doall(0..1000u64, "awf-b".parse().unwrap(), |i| {
-    ///     sum.fetch_add(i, Ordering::Relaxed);
-    /// }).unwrap();
-    /// assert_eq!(sum.into_inner(), 499_500); // on MPI: this rank's share only
-    /// assert_eq!(stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
-    /// ```
-    #[track_caller]
-    pub fn doall<R, F>(
-        &self,
-        range: R,
-        technique: Technique,
-        body: F,
-    ) -> Result<LoopStats, DlsError>
-    where
-        R: LoopRange,
-        F: Fn(R::Index) + Sync,
-    {
-        let name = std::panic::Location::caller().to_string();
-        self.doall_named(&name, range, technique, body)
-    }
-
-    /// [`doall`](Runtime::doall) with an explicit loop name.
-    ///
-    /// ```
-    /// let rt = dls_runtime::init().unwrap();
-    /// let stats = rt.doall_named("noop", 0..5u8, "ss".parse().unwrap(), |_| {}).unwrap();
-    /// assert_eq!(stats.report.name, "noop");
-    /// ```
-    pub fn doall_named<R, F>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-        body: F,
-    ) -> Result<LoopStats, DlsError>
-    where
-        R: LoopRange,
-        F: Fn(R::Index) + Sync,
-    {
-        self.reduce_impl(
-            name,
-            range,
-            technique,
-            || (),
-            |i, _| body(i),
-            |_, _| (),
-            false,
-        )
-        .map(|(_, stats)| stats)
-    }
-
-    /// A parallel loop with a reduction: every worker (thread or rank) folds its iterates into its
-    /// own value from `identity()` with `body`; the workers' values are combined with `combine`
-    /// (an associative operation, applied in any tree order) and **every** caller — every rank on
-    /// MPI — gets the full result. Over MPI the values travel serialised ([`Wire`]).
-    ///
-    /// ```
-    /// let rt = dls_runtime::init().unwrap();
-    /// let (max, stats) = rt.doall_reduce("max", 0..100i64, "gss".parse().unwrap(),
-    ///     || i64::MIN, |i, m| *m = (*m).max((i * 37) % 101), |a, b| a.max(b)).unwrap();
-    /// assert_eq!(max, 100);
-    /// assert_eq!(stats.report.name, "max");
-    /// ```
-    pub fn doall_reduce<R, T, Id, B, C>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-        identity: Id,
-        body: B,
-        combine: C,
-    ) -> Result<(T, LoopStats), DlsError>
-    where
-        R: LoopRange,
-        T: Send + Wire,
-        Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) + Sync,
-        C: Fn(T, T) -> T + Sync,
-    {
-        self.reduce_impl(name, range, technique, identity, body, combine, true)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn reduce_impl<R, T, Id, B, C>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-        identity: Id,
-        body: B,
-        combine: C,
-        exchange: bool,
-    ) -> Result<(T, LoopStats), DlsError>
-    where
-        R: LoopRange,
-        T: Send + Wire,
-        Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) + Sync,
-        C: Fn(T, T) -> T + Sync,
-    {
-        let (lp, mode) = self.make_loop(name, range, technique)?;
-        match (mode, &self.inner.backend) {
-            (Mode::Threads, BackendImpl::Threads(pool)) => match pool.run(&lp, &identity, &body) {
-                Ok(values) => {
-                    let stats = lp.finish();
-                    Ok((fold_all(values, &identity, &combine), stats))
-                }
-                Err(f) => {
-                    let name = lp.name().to_string();
-                    drop(lp);
-                    panic!(
-                        "dls: iterate {} of loop `{}` panicked on thread {}: {}",
-                        f.iterate, name, f.worker, f.message
-                    );
-                }
-            },
-            #[cfg(feature = "mpi")]
-            (Mode::Mpi, _) => {
-                let mut acc = identity();
-                let _ = drive(&lp, None, &mut acc, &body, false);
-                let value = if exchange {
-                    let m = lp.core().mpi().expect("an MPI loop has an MPI driver");
-                    let values = m.all_gather_values(&acc)?;
-                    fold_all(values, &identity, &combine)
-                } else {
-                    acc
-                };
-                Ok((value, lp.finish()))
-            }
-            _ => {
-                // Nested inside an iterate: this thread alone; panics unwind normally.
-                let _ = exchange;
-                let mut acc = identity();
-                let _ = drive(&lp, Some(0), &mut acc, &body, false);
-                Ok((acc, lp.finish()))
-            }
-        }
-    }
-}
-
-impl Runtime {
-    /// AWF's weights for the next execution of the loop `name`, from its earlier executions
-    /// (time steps) on this runtime: `None` before the first, or when the loop is not AWF.
-    /// `w_i = P·rho_i / Σ rho_k` with `rho_i = mean(pi) / pi_i` and
-    /// `pi_i = Σ_s s·T_is / Σ_s s·N_is` (Banicescu, Velusamy & Devaprasad 2003; see
-    /// [`AwfHistory`]).
-    ///
-    /// ```
-    /// use dls_runtime::{Runtime, runtime::settings::Settings};
-    /// let rt = Runtime::threads(2, Settings::default()).unwrap();
-    /// assert_eq!(rt.awf_weights("step"), None);
-    /// rt.doall_named("step", 0..100u32, "awf".parse().unwrap(), |_| {}).unwrap();
-    /// assert_eq!(rt.awf_weights("step").unwrap().len(), 2);
-    /// ```
-    pub fn awf_weights(&self, name: &str) -> Option<Vec<f64>> {
-        lock(&self.inner.history).get(name).map(|h| h.weights())
-    }
-
-    fn awf_weights_for(&self, name: &str, technique: &Technique, p: usize) -> Option<Vec<f64>> {
-        if technique.kind != Kind::Awf {
-            return None;
-        }
-        let history = lock(&self.inner.history);
-        let h = history.get(name)?;
-        let w = h.weights();
-        (h.steps() > 0 && w.len() == p).then_some(w)
-    }
-
-    /// Records a finished AWF loop as one more time step of its history.
-    pub(crate) fn record_history(&self, technique: &Technique, report: &LoopReport) {
-        if technique.kind != Kind::Awf || report.p == 0 {
-            return;
-        }
-        let per_rank: Vec<(u64, f64)> = report
-            .ranks
-            .iter()
-            .map(|r| (r.iterates, r.work_time_s))
-            .collect();
-        let mut history = lock(&self.inner.history);
-        let h = history
-            .entry(report.name.clone())
-            .or_insert_with(|| AwfHistory::new(report.p));
-        if h.update(&per_rank).is_err() {
-            // Another P than before (e.g. the loop also ran nested): start a new history.
-            let mut fresh = AwfHistory::new(report.p);
-            if fresh.update(&per_rank).is_ok() {
-                *h = fresh;
-            }
-        }
-    }
-}
-
-/// How a loop executes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Threads,
-    Local,
-    #[cfg(feature = "mpi")]
-    Mpi,
-}
-
-fn shared(
-    technique: &Technique,
-    n: u64,
-    p: usize,
-    weights: Option<Vec<f64>>,
-) -> Result<Driver, DlsError> {
-    let mut core = SchedCore::new(technique, n, p)?;
-    if let Some(w) = weights {
-        core.set_weights(w)?;
-    }
-    Ok(Driver::Shared {
-        core: Mutex::new(core),
-        p,
-    })
-}
-
-fn fold_all<T>(values: Vec<T>, identity: &impl Fn() -> T, combine: &impl Fn(T, T) -> T) -> T {
-    let mut it = values.into_iter();
-    match it.next() {
-        Some(first) => it.fold(first, combine),
-        None => identity(),
+        self.shared.settings.schedule.clone().unwrap_or(technique)
     }
 }
 

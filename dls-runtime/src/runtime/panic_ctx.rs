@@ -75,6 +75,31 @@ pub(crate) fn leave_chunk() {
     });
 }
 
+/// The current thread's panic context, saved while a loop nested in its iterate (a loop started
+/// inside an iterate, an inner loop of a two-level loop) sets its own; see
+/// `UntypedLoop::nested_in`.
+pub(crate) struct Saved {
+    ctx: Option<ChunkCtx>,
+    offset: u64,
+    stop: Option<Arc<AtomicBool>>,
+}
+
+/// Saves the current thread's panic context.
+pub(crate) fn save() -> Saved {
+    Saved {
+        ctx: CTX.with(|c| c.borrow().clone()),
+        offset: OFFSET.with(|o| o.get()),
+        stop: STOP.with(|s| s.borrow().clone()),
+    }
+}
+
+/// Restores a context from [`save`].
+pub(crate) fn restore(saved: Saved) {
+    CTX.with(|c| *c.borrow_mut() = saved.ctx);
+    OFFSET.with(|o| o.set(saved.offset));
+    STOP.with(|s| *s.borrow_mut() = saved.stop);
+}
+
 /// True while the current thread executes an iterate of some loop (loops started there run on
 /// this thread only).
 pub(crate) fn in_iterate() -> bool {

@@ -33,6 +33,12 @@ pub trait LoopIndex: Copy + Send + Sync + PartialOrd + fmt::Debug + fmt::Display
     fn from_bits(bits: u128) -> Self;
 }
 
+/// Formats index `first + offset` of a loop whose first index has bits `first_bits` (the panic
+/// context stores a loop's first index without its type).
+pub(crate) fn format_index<I: LoopIndex>(first_bits: u128, offset: u64) -> String {
+    I::offset_from(I::from_bits(first_bits), offset).to_string()
+}
+
 macro_rules! impl_loop_index {
     ($($t:ty => $u:ty),* $(,)?) => {$(
         impl LoopIndex for $t {

@@ -1,10 +1,12 @@
-//! The threads backend: the loop's [`SchedCore`](super::sched_core) behind a mutex, pulled by the
-//! worker threads of a rayon pool (one worker slot per pool thread).
+//! The threads backend: the loop's [`SharedSource`] (a `ReportingScheduler` behind a mutex),
+//! pulled by the worker threads of a rayon pool (one worker slot per pool thread).
 
 use super::error::DlsError;
-use super::execute::{drive, Failure};
-use super::loop_handle::Loop;
-use super::range::LoopIndex;
+use super::loop_handle::Panics;
+use super::platform::Platform;
+use super::source::{ChunkSource, SharedSource};
+use super::Backend;
+use crate::Technique;
 
 /// A rayon thread pool of `threads` workers.
 pub(crate) struct ThreadsBackend {
@@ -27,30 +29,38 @@ impl ThreadsBackend {
             .map_err(|e| DlsError::Threads(format!("cannot start {threads} threads: {e}")))?;
         Ok(ThreadsBackend { pool, threads })
     }
+}
 
-    /// Number of worker threads.
-    pub(crate) fn threads(&self) -> usize {
-        self.threads
+impl Platform for ThreadsBackend {
+    fn backend(&self) -> Backend {
+        Backend::Threads {
+            threads: self.threads,
+        }
     }
 
-    /// Runs `lp` on every pool thread; each folds its iterates into its own `identity()` value.
-    /// Returns the per-thread values in thread order, or the first panicking iterate.
-    pub(crate) fn run<I, T, Id, B>(
+    fn all_agree(&self, ok: bool) -> bool {
+        ok
+    }
+
+    fn start(
         &self,
-        lp: &Loop<I>,
-        identity: &Id,
-        body: &B,
-    ) -> Result<Vec<T>, Failure>
-    where
-        I: LoopIndex,
-        T: Send,
-        Id: Fn() -> T + Sync,
-        B: Fn(I, &mut T) + Sync,
-    {
-        let results: Vec<Result<T, Failure>> = self.pool.broadcast(|ctx| {
-            let mut acc = identity();
-            drive(lp, Some(ctx.index()), &mut acc, body, true).map(|()| acc)
-        });
-        results.into_iter().collect()
+        technique: &Technique,
+        n: u64,
+        weights: Option<Vec<f64>>,
+    ) -> Result<Box<dyn ChunkSource>, DlsError> {
+        Ok(Box::new(SharedSource::new(
+            technique,
+            n,
+            self.threads,
+            weights,
+        )?))
+    }
+
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync)) {
+        self.pool.broadcast(|ctx| worker(ctx.index()));
+    }
+
+    fn panics(&self) -> Panics {
+        Panics::Catch
     }
 }

@@ -20,13 +20,11 @@ pub trait Wire: Serialize + DeserializeOwned {}
 impl<T: Serialize + DeserializeOwned> Wire for T {}
 
 /// Serialises `value`.
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, DlsError> {
     postcard::to_allocvec(value).map_err(|e| DlsError::Wire(format!("cannot serialise: {e}")))
 }
 
 /// Deserialises a value written by [`encode`].
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DlsError> {
     postcard::from_bytes(bytes).map_err(|e| DlsError::Wire(format!("cannot deserialise: {e}")))
 }

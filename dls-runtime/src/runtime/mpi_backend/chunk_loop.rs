@@ -1,30 +1,31 @@
 //! One loop on an MPI communicator: the scheduler side (rank 0) and the worker side.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
-use mpi::collective::{CommunicatorCollectives, Root};
-use mpi::datatype::PartitionMut;
+use mpi::collective::Root;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::Communicator;
-use mpi::Count;
 
-use super::super::error::DlsError;
-use super::super::loop_handle::lock;
-use super::super::sched_core::SchedCore;
-use super::super::wire::{self, Wire};
 use super::backoff;
 use super::comm::LoopComm;
 use super::messages::{Reply, Request, REPLY_WORDS, TAG_REPLY, TAG_REQUEST};
 use super::service;
 use crate::report::LoopReport;
+use crate::runtime::combine::Exchange;
+use crate::runtime::error::DlsError;
+use crate::runtime::reporting_scheduler::ReportingScheduler;
+use crate::runtime::source::ChunkSource;
+use crate::runtime::sync::lock;
 use crate::{Chunk, ChunkTiming, Technique};
 
-enum Role {
+/// Which side of the scheduler/worker protocol this rank is on.
+enum Side {
     /// Rank 0: the scheduler state, shared with the service thread.
     Scheduler {
-        core: Arc<Mutex<SchedCore>>,
+        core: Arc<Mutex<ReportingScheduler>>,
         service: Mutex<Option<JoinHandle<()>>>,
         /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
         computes: bool,
@@ -38,7 +39,7 @@ pub(crate) struct MpiLoop {
     comm: Arc<LoopComm>,
     rank: usize,
     size: usize,
-    role: Role,
+    side: Side,
 }
 
 impl MpiLoop {
@@ -51,14 +52,14 @@ impl MpiLoop {
         n: u64,
         weights: Option<Vec<f64>>,
     ) -> Result<MpiLoop, DlsError> {
-        let mut core = SchedCore::new(technique, n, comm.size() as usize)?;
+        let mut core = ReportingScheduler::new(technique, n, comm.size() as usize)?;
         if let Some(w) = weights {
             core.set_weights(w)?;
         }
         Ok(Self::launch(
             Arc::new(LoopComm(comm.duplicate())),
             core,
-            false,
+            Rank0::Computes,
         ))
     }
 
@@ -68,29 +69,31 @@ impl MpiLoop {
     /// technique on every rank first.
     ///
     /// Successive loops on one communicator cannot mix their messages: a rank leaves a loop
-    /// (`finish` or `finish_quietly`) only after it received every reply addressed to it, and
+    /// (`finish`) only after it received every reply addressed to it, and
     /// only after rank 0's end-of-loop broadcast, which follows the end of the service thread,
     /// that is the receipt of every request of the loop; so every message of a loop is received
     /// before any rank sends one of the next.
     ///
-    /// With `coordinator`, rank 0 schedules and executes no iterate (seed 004 fig. 3.4's
+    /// With [`Rank0::Coordinates`], rank 0 schedules and executes no iterate (seed 004 fig. 3.4's
     /// coordinator): the iterates are shared among ranks `1..size`, scheduler slot `r - 1` for
     /// rank `r`, and the report's ranks are those slots.
     pub(crate) fn start_private(
         comm: &Arc<LoopComm>,
         technique: &Technique,
         n: u64,
-        coordinator: bool,
+        rank0: Rank0,
     ) -> Result<MpiLoop, DlsError> {
         let size = comm.0.size() as usize;
-        let core = SchedCore::new(technique, n, size - usize::from(coordinator))?;
-        Ok(Self::launch(comm.clone(), core, coordinator))
+        let coordinator = rank0 == Rank0::Coordinates;
+        let core = ReportingScheduler::new(technique, n, size - usize::from(coordinator))?;
+        Ok(Self::launch(comm.clone(), core, rank0))
     }
 
-    fn launch(comm: Arc<LoopComm>, core: SchedCore, coordinator: bool) -> MpiLoop {
+    fn launch(comm: Arc<LoopComm>, core: ReportingScheduler, rank0: Rank0) -> MpiLoop {
+        let coordinator = rank0 == Rank0::Coordinates;
         let size = comm.0.size() as usize;
         let rank = comm.0.rank() as usize;
-        let role = if rank == 0 {
+        let side = if rank == 0 {
             let core = Arc::new(Mutex::new(core));
             let first = usize::from(coordinator);
             let service = (size > 1).then(|| {
@@ -100,13 +103,13 @@ impl MpiLoop {
                     .spawn(move || service::serve(&c, &k, size - 1, first))
                     .expect("dls: cannot start the scheduler's service thread")
             });
-            Role::Scheduler {
+            Side::Scheduler {
                 core,
                 service: Mutex::new(service),
                 computes: !coordinator,
             }
         } else {
-            Role::Worker {
+            Side::Worker {
                 done: Mutex::new(false),
             }
         };
@@ -114,31 +117,21 @@ impl MpiLoop {
             comm,
             rank,
             size,
-            role,
+            side,
         }
-    }
-
-    /// This rank in the loop's communicator.
-    pub(crate) fn rank(&self) -> usize {
-        self.rank
-    }
-
-    /// Ranks in the loop's communicator (P).
-    pub(crate) fn size(&self) -> usize {
-        self.size
     }
 
     /// The next chunk for this rank; `finished` is the timing of its previous chunk.
     pub(crate) fn next(&self, finished: Option<ChunkTiming>) -> Option<Chunk> {
-        match &self.role {
-            Role::Scheduler { core, computes, .. } => {
+        match &self.side {
+            Side::Scheduler { core, computes, .. } => {
                 if *computes {
                     lock(core).serve(0, finished)
                 } else {
                     None
                 }
             }
-            Role::Worker { done } => {
+            Side::Worker { done } => {
                 let mut done = lock(done);
                 if *done {
                     return None;
@@ -164,53 +157,13 @@ impl MpiLoop {
         }
     }
 
-    /// `DLS_Terminated` for this rank.
-    pub(crate) fn terminated(&self) -> bool {
-        match &self.role {
-            Role::Scheduler { core, .. } => lock(core).remaining() == 0,
-            Role::Worker { done } => *lock(done),
-        }
-    }
-
-    /// `DLS_EndLoop` without a report (collective): waits for the end of the loop on every rank,
-    /// for loops whose caller keeps its own tally (the inner loops of a two-level loop). This
-    /// rank's chunks must all have been handed in (`next` returned `None`). Rank 0 sends one word
-    /// after the service thread ended, so every rank leaves after the loop's last message.
-    pub(crate) fn finish_quietly(&self) {
-        let root = self.comm.0.process_at_rank(0);
-        let mut word = 0u64;
-        match &self.role {
-            Role::Scheduler { service, .. } => {
-                if let Some(h) = lock(service).take() {
-                    // A panic on the service thread has already aborted the job (panic hook).
-                    let _ = h.join();
-                }
-                broadcast_politely(&root, &mut word);
-            }
-            Role::Worker { done } => {
-                {
-                    let mut done = lock(done);
-                    if !*done {
-                        root.send_with_tag(&Request::Leave(None).encode()[..], TAG_REQUEST);
-                        *done = true;
-                    }
-                }
-                broadcast_politely(&root, &mut word);
-            }
-        }
-    }
-
-    /// `DLS_EndLoop` (collective): hands in this rank's open chunk, waits for the end of the loop
-    /// and returns the report, identical on every rank except that only rank 0 has the chunk map.
-    pub(crate) fn finish(
-        &self,
-        open: Option<ChunkTiming>,
-        name: &str,
-        started: Instant,
-    ) -> LoopReport {
-        let root = self.comm.0.process_at_rank(0);
-        match &self.role {
-            Role::Scheduler { core, service, .. } => {
+    /// The worker's side of leaving the loop, once for every way of ending it: hands in this
+    /// rank's open chunk (the scheduler records it; a worker that has not been told `Done` tells
+    /// the scheduler it leaves) and, on rank 0, joins the service thread, which ends after every
+    /// worker's last request.
+    fn hand_in(&self, open: Option<ChunkTiming>) {
+        match &self.side {
+            Side::Scheduler { core, service, .. } => {
                 if let Some(t) = open {
                     lock(core).record(0, t);
                 }
@@ -218,6 +171,36 @@ impl MpiLoop {
                     // A panic on the service thread has already aborted the job (panic hook).
                     let _ = h.join();
                 }
+            }
+            Side::Worker { done } => {
+                let mut done = lock(done);
+                if !*done {
+                    let root = self.comm.0.process_at_rank(0);
+                    root.send_with_tag(&Request::Leave(open).encode()[..], TAG_REQUEST);
+                    *done = true;
+                }
+            }
+        }
+    }
+
+    /// `DLS_EndLoop` (collective): hands in this rank's open chunk and waits for the end of the
+    /// loop on every rank: rank 0 broadcasts after its service thread ended, so every rank leaves
+    /// after the loop's last message. With `report` (the loop's name and start), returns the
+    /// report, identical on every rank except that only rank 0 has the chunk map; without it
+    /// (loops whose caller keeps its own tally) the broadcast is one word.
+    pub(crate) fn finish(
+        &self,
+        open: Option<ChunkTiming>,
+        report: Option<(&str, Instant)>,
+    ) -> Option<LoopReport> {
+        self.hand_in(open);
+        let root = self.comm.0.process_at_rank(0);
+        let Some((name, started)) = report else {
+            broadcast_politely(&root, &mut 0u64);
+            return None;
+        };
+        match &self.side {
+            Side::Scheduler { core, .. } => {
                 let report = lock(core).report(name, started.elapsed().as_secs_f64());
                 let shared = LoopReport {
                     chunk_map: Vec::new(),
@@ -228,68 +211,76 @@ impl MpiLoop {
                 let mut len = bytes.len() as u64;
                 broadcast_politely(&root, &mut len);
                 broadcast_politely(&root, &mut bytes[..]);
-                report
+                Some(report)
             }
-            Role::Worker { done } => {
-                {
-                    let mut done = lock(done);
-                    if !*done {
-                        root.send_with_tag(&Request::Leave(open).encode()[..], TAG_REQUEST);
-                        *done = true;
-                    }
-                }
+            Side::Worker { .. } => {
                 let mut len = 0u64;
                 broadcast_politely(&root, &mut len);
                 let mut bytes = vec![0u8; len as usize];
                 broadcast_politely(&root, &mut bytes[..]);
-                serde_json::from_slice(&bytes)
-                    .expect("dls: the scheduler's loop report always deserialises")
+                Some(
+                    serde_json::from_slice(&bytes)
+                        .expect("dls: the scheduler's loop report always deserialises"),
+                )
             }
         }
     }
-
-    /// Every rank's value, in rank order, on every rank (collective over the loop's communicator).
-    pub(crate) fn all_gather_values<T: Wire>(&self, value: &T) -> Result<Vec<T>, DlsError> {
-        all_gather_values(&self.comm.0, value)
-    }
 }
 
-/// Every rank's value, in rank order, on every rank (collective over `comm`; values travel
-/// serialised, [`Wire`]).
-pub(crate) fn all_gather_values<C: Communicator, T: Wire>(
-    comm: &C,
-    value: &T,
-) -> Result<Vec<T>, DlsError> {
-    let bytes = wire::encode(value)?;
-    let mine = bytes.len() as u64;
-    let mut lens = vec![0u64; comm.size() as usize];
-    comm.all_gather_into(&mine, &mut lens[..]);
-    let total: u64 = lens.iter().sum();
-    if total > Count::MAX as u64 {
-        return Err(DlsError::Wire(format!(
-            "the reduction values of all ranks take {total} bytes; at most {} can be gathered",
-            Count::MAX
-        )));
+/// Who rank 0 of a loop's communicator is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rank0 {
+    /// The scheduler, which also executes iterates (seed 004 fig. 3.3).
+    Computes,
+    /// A coordinator, which schedules only (the outer loop of a two-level loop).
+    Coordinates,
+}
+
+impl ChunkSource for MpiLoop {
+    fn next(&self, _slot: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
+        MpiLoop::next(self, finished)
     }
-    let counts: Vec<Count> = lens.iter().map(|&l| l as Count).collect();
-    let displs: Vec<Count> = counts
-        .iter()
-        .scan(0, |acc, &c| {
-            let d = *acc;
-            *acc += c;
-            Some(d)
-        })
-        .collect();
-    let mut all = vec![0u8; total as usize];
-    {
-        let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-        comm.all_gather_varcount_into(&bytes[..], &mut partition);
+
+    fn terminated(&self) -> bool {
+        match &self.side {
+            Side::Scheduler { core, .. } => lock(core).remaining() == 0,
+            Side::Worker { done } => *lock(done),
+        }
     }
-    counts
-        .iter()
-        .zip(&displs)
-        .map(|(&c, &d)| wire::decode(&all[d as usize..(d + c) as usize]))
-        .collect()
+
+    fn workers(&self) -> usize {
+        self.size
+    }
+
+    fn local_slots(&self) -> usize {
+        1
+    }
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn stop_flag(&self) -> Option<&Arc<AtomicBool>> {
+        None
+    }
+
+    fn finish(
+        &self,
+        open: Vec<(usize, ChunkTiming)>,
+        report: Option<(&str, Instant)>,
+    ) -> Option<LoopReport> {
+        // One compute thread per rank: at most one open chunk, summed in case of several.
+        let open = open.into_iter().map(|(_, t)| t).reduce(|a, b| ChunkTiming {
+            iterates: a.iterates + b.iterates,
+            work_s: a.work_s + b.work_s,
+            elapsed_s: a.elapsed_s + b.elapsed_s,
+        });
+        MpiLoop::finish(self, open, report)
+    }
+
+    fn exchange(&self) -> Option<&dyn Exchange> {
+        Some(&*self.comm)
+    }
 }
 
 /// `MPI_Ibcast` completed by polling (a worker may wait here for the scheduler's last chunk).

@@ -4,8 +4,14 @@ use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::environment::{Threading, Universe};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
-use super::super::error::DlsError;
-use super::super::panic_ctx;
+use super::chunk_loop::MpiLoop;
+use crate::runtime::error::DlsError;
+use crate::runtime::loop_handle::Panics;
+use crate::runtime::panic_ctx;
+use crate::runtime::platform::Platform;
+use crate::runtime::source::ChunkSource;
+use crate::runtime::Backend;
+use crate::Technique;
 
 /// The initialised MPI library. Finalises MPI when dropped.
 pub(crate) struct MpiEnv {
@@ -63,27 +69,41 @@ impl MpiEnv {
             size,
         })
     }
+}
 
-    pub(crate) fn rank(&self) -> usize {
-        self.rank
-    }
-
-    pub(crate) fn size(&self) -> usize {
-        self.size
+/// The MPI backend: loops over `MPI_COMM_WORLD`, one compute thread per rank.
+impl Platform for MpiEnv {
+    fn backend(&self) -> Backend {
+        Backend::Mpi {
+            rank: self.rank,
+            size: self.size,
+        }
     }
 
     /// True on every rank when `ok` is true on every rank (collective over `MPI_COMM_WORLD`).
-    pub(crate) fn all_agree(&self, ok: bool) -> bool {
+    fn all_agree(&self, ok: bool) -> bool {
         let mine = i32::from(ok);
         let mut all = 0i32;
-        self.world()
-            .all_reduce_into(&mine, &mut all, SystemOperation::min());
+        SimpleCommunicator::world().all_reduce_into(&mine, &mut all, SystemOperation::min());
         all == 1
     }
 
-    /// `MPI_COMM_WORLD`.
-    pub(crate) fn world(&self) -> SimpleCommunicator {
-        SimpleCommunicator::world()
+    fn start(
+        &self,
+        technique: &Technique,
+        n: u64,
+        weights: Option<Vec<f64>>,
+    ) -> Result<Box<dyn ChunkSource>, DlsError> {
+        let world = SimpleCommunicator::world();
+        Ok(Box::new(MpiLoop::start(&world, technique, n, weights)?))
+    }
+
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync)) {
+        worker(0);
+    }
+
+    fn panics(&self) -> Panics {
+        Panics::Unwind
     }
 }
 

@@ -20,6 +20,8 @@ pub(crate) const TAG_REPLY: i32 = 2;
 pub(crate) const REQUEST_WORDS: usize = 5;
 /// Words in an encoded [`Reply`].
 pub(crate) const REPLY_WORDS: usize = 3;
+/// Words in an encoded [`Handout`].
+pub(crate) const HANDOUT_WORDS: usize = 2;
 
 /// Worker → scheduler.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,6 +42,12 @@ pub(crate) enum Reply {
     /// Every iterate has been handed out: the loop is terminated for this worker.
     Done,
 }
+
+/// Group leader → every rank of its group, a broadcast on the group's communicator (two-level
+/// loops): the outer chunk the leader got from the coordinator, which the whole group executes in
+/// lock step, or `None` at the end of the outer loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Handout(pub Option<Chunk>);
 
 const NEXT: u64 = 1;
 const LEAVE: u64 = 2;
@@ -100,6 +108,23 @@ impl Reply {
     }
 }
 
+impl Handout {
+    /// `[start, size]`; a size of 0 (no chunk is empty) ends the outer loop.
+    pub(crate) fn encode(&self) -> [u64; HANDOUT_WORDS] {
+        match self.0 {
+            Some(c) => [c.start, c.size],
+            None => [0, 0],
+        }
+    }
+
+    pub(crate) fn decode(w: &[u64; HANDOUT_WORDS]) -> Handout {
+        Handout((w[1] > 0).then_some(Chunk {
+            start: w[0],
+            size: w[1],
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +149,8 @@ mod tests {
         }
         assert_eq!(Request::decode(&[9, 0, 0, 0, 0]), None);
         assert_eq!(Reply::decode(&[0, 0, 0]), None);
+        for h in [Handout(Some(Chunk { start: 4, size: 2 })), Handout(None)] {
+            assert_eq!(Handout::decode(&h.encode()), h);
+        }
     }
 }

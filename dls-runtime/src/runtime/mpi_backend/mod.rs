@@ -2,7 +2,8 @@
 //!
 //! **Roles.** Rank 0 of the loop's communicator is the scheduler *and* a worker. Its compute thread
 //! (the thread that calls `next_chunk`, normally `main`) takes its chunks straight from the shared
-//! `SchedCore` (`runtime/sched_core.rs`) under a mutex. A dedicated *service thread*, started for the
+//! `ReportingScheduler` (`runtime/reporting_scheduler.rs`) under a mutex. A dedicated *service
+//! thread*, started for the
 //! loop's duration, answers the other ranks' requests, so a request is answered promptly whatever
 //! the length of the iterates rank 0 is executing (measured while rank 0 runs 100 ms iterates,
 //! `tests/mpi_latency.rs`: a median of 30–50 µs on a quiet 2-core machine, ~0.1 ms when loaded;
@@ -43,7 +44,12 @@
 //! inner loop on this machinery too (`MpiLoop::start_private`: on a communicator private to the
 //! two-level code, without a duplicate per loop; on the outer level rank 0 is a coordinator that
 //! executes no iterate), so the group leader's service thread answers its group's requests
-//! promptly while the leader executes inner iterates.
+//! promptly while the leader executes inner iterates. A leader relays its outer chunks to its
+//! group with `OuterRelay` (`relay.rs`, the `Handout` broadcast of `messages.rs`).
+//!
+//! **The seam.** `MpiLoop` and `OuterRelay` are chunk sources (`runtime/source.rs`): the runtime
+//! and the group code call only the `ChunkSource` trait, and combine partial results through the
+//! `Exchange` that `LoopComm` implements (`comm.rs`, used by `runtime/combine.rs`).
 
 mod backoff;
 mod chunk_loop;
@@ -52,6 +58,9 @@ mod env;
 pub(crate) mod messages;
 mod service;
 
-pub(crate) use chunk_loop::{all_gather_values, MpiLoop};
+mod relay;
+
+pub(crate) use chunk_loop::{MpiLoop, Rank0};
 pub(crate) use comm::LoopComm;
 pub(crate) use env::MpiEnv;
+pub(crate) use relay::OuterRelay;

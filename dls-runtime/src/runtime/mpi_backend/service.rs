@@ -4,16 +4,21 @@ use mpi::point_to_point::{Destination, Source};
 use mpi::topology::Communicator;
 use std::sync::Mutex;
 
-use super::super::loop_handle::lock;
-use super::super::sched_core::SchedCore;
 use super::backoff::Backoff;
 use super::comm::LoopComm;
 use super::messages::{Reply, Request, REQUEST_WORDS, TAG_REPLY, TAG_REQUEST};
+use crate::runtime::reporting_scheduler::ReportingScheduler;
+use crate::runtime::sync::lock;
 
 /// Serves requests until each of the `workers` ranks (1..=workers) has been told `Done` or has
 /// left. Rank `r` is scheduler slot `r - first` (`first` = 1 when rank 0 is a coordinator that
 /// executes no iterate, else 0).
-pub(crate) fn serve(comm: &LoopComm, core: &Mutex<SchedCore>, workers: usize, first: usize) {
+pub(crate) fn serve(
+    comm: &LoopComm,
+    core: &Mutex<ReportingScheduler>,
+    workers: usize,
+    first: usize,
+) {
     let comm = &comm.0;
     let mut active = workers;
     let mut backoff = Backoff::default();

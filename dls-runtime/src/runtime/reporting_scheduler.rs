@@ -4,15 +4,17 @@
 //! On the threads backend it sits behind a mutex that the worker threads lock once per chunk. On
 //! MPI it lives on the scheduler rank (rank 0 of the loop's communicator), behind a mutex shared by
 //! the rank's compute thread and its service thread that answers the workers' requests
-//! (see [`super::mpi`]). Later features that need scheduler-side state (pipelined reductions, fault
-//! checks, checkpoints) extend this struct, and the message enums of `mpi::messages`.
+//! (see the module docs of `runtime::mpi_backend`). It is what a chunk source adds to the
+//! technique's scheduler: the chunk map and the tallies of the report. Later features that need
+//! scheduler-side state (fault checks, checkpoints) extend this struct, the sources
+//! (`runtime/source.rs`) and the messages of `mpi_backend/messages.rs`.
 
 use crate::report::{LoopReport, RankReport};
 use crate::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 
 /// The scheduler-side state of one loop.
 #[derive(Debug)]
-pub(crate) struct SchedCore {
+pub(crate) struct ReportingScheduler {
     sched: ChunkScheduler,
     technique: Technique,
     n: u64,
@@ -22,11 +24,11 @@ pub(crate) struct SchedCore {
     ranks: Vec<RankReport>,
 }
 
-impl SchedCore {
+impl ReportingScheduler {
     /// State for `n` iterates over `p` ranks; validates the technique.
     pub(crate) fn new(technique: &Technique, n: u64, p: usize) -> Result<Self, TechniqueError> {
         let sched = ChunkScheduler::new(technique, n, p)?;
-        Ok(SchedCore {
+        Ok(ReportingScheduler {
             sched,
             technique: technique.clone(),
             n,
@@ -100,7 +102,7 @@ mod tests {
     #[test]
     fn serves_every_iterate_once_and_tallies() {
         for kind in Kind::ALL {
-            let mut core = SchedCore::new(&Technique::new(kind), 1000, 3).unwrap();
+            let mut core = ReportingScheduler::new(&Technique::new(kind), 1000, 3).unwrap();
             let mut seen = vec![0u8; 1000];
             let mut rank = 0;
             let mut last: Vec<Option<ChunkTiming>> = vec![None; 3];

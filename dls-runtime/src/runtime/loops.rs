@@ -1,0 +1,376 @@
+//! Every loop entry point of a [`Runtime`]: `start_loop*` (the explicit `DLS_StartLoop` API),
+//! `doall*` and `doall_reduce` (the closure forms), all on the chunk-source seam (`source.rs`), the
+//! one worker loop (`execute.rs`) and the one combine function (`combine.rs`).
+
+use std::sync::Mutex;
+
+use super::combine::combine_partials;
+use super::error::DlsError;
+use super::execute::{drive, Failure};
+use super::loop_handle::{Ending, History, Loop, Panics, UntypedLoop};
+use super::panic_ctx;
+use super::range::LoopRange;
+use super::settings::ReportMode;
+use super::source::{ChunkSource, SharedSource};
+use super::stats::LoopStats;
+use super::sync::lock;
+use super::wire::Wire;
+use super::Runtime;
+use crate::Technique;
+
+impl Runtime {
+    /// `DLS_StartLoop`: starts a loop over `range` (the synchronisation point at its start; on MPI
+    /// every rank calls it). The loop is named after the caller's source location. `DLS_SCHEDULE`
+    /// overrides `technique`.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(1..=100i32, "fac2".parse().unwrap()).unwrap();
+    /// let mut n = 0;
+    /// while let Some(c) = lp.next_chunk() { n += c.count(); }
+    /// assert_eq!(n, 100);
+    /// assert!(lp.name().contains(".rs:"));
+    /// ```
+    #[track_caller]
+    pub fn start_loop<R: LoopRange>(
+        &self,
+        range: R,
+        technique: Technique,
+    ) -> Result<Loop<R::Index>, DlsError> {
+        let name = std::panic::Location::caller().to_string();
+        self.start_loop_named(&name, range, technique)
+    }
+
+    /// [`start_loop`](Runtime::start_loop) with an explicit loop name (as in the report).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop_named("rows", 0..3u8, "ss".parse().unwrap()).unwrap();
+    /// assert_eq!(lp.finish().report.name, "rows");
+    /// ```
+    pub fn start_loop_named<R: LoopRange>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+    ) -> Result<Loop<R::Index>, DlsError> {
+        self.make_loop(name, range, technique).map(|(lp, _)| lp)
+    }
+
+    fn make_loop<R: LoopRange>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+    ) -> Result<(Loop<R::Index>, Placement), DlsError> {
+        let (first, n) = range.first_and_len()?;
+        let technique = self.effective_technique(technique);
+        if panic_ctx::in_iterate() {
+            // Nested inside an iterate: this thread alone, no report.
+            let source = Box::new(SharedSource::new(&technique, n, 1, None)?);
+            let lp = self
+                .untyped(name, technique, n, source, ReportMode::Off)
+                .nested_in(panic_ctx::save());
+            return Ok((Loop::new(first, lp), Placement::Nested));
+        }
+        let p = self.workers();
+        let weights = self.awf_weights_for(name, &technique, p);
+        let source = self.shared.platform.start(&technique, n, weights)?;
+        let lp = self.untyped(
+            name,
+            technique,
+            n,
+            source,
+            self.shared.settings.report.clone(),
+        );
+        Ok((Loop::new(first, lp), Placement::AllWorkers))
+    }
+
+    /// A loop of this runtime over `source`, reporting to `mode`; a loop over more than one
+    /// worker (or process) is one more time step of its name's history.
+    fn untyped(
+        &self,
+        name: &str,
+        technique: Technique,
+        n: u64,
+        source: Box<dyn ChunkSource>,
+        mode: ReportMode,
+    ) -> UntypedLoop {
+        let history = if source.workers() > 1 || source.exchange().is_some() {
+            History::Record
+        } else {
+            History::Skip
+        };
+        let ending = Ending::Report {
+            runtime: self.clone(),
+            mode,
+            history,
+        };
+        UntypedLoop::new(name.into(), technique, n, source, ending)
+    }
+
+    /// Starts a loop over the ranks of `comm` (any communicator: a group of ranks, or the
+    /// coordinator and the group leaders of a two-level loop). Rank 0 of `comm` is the scheduler.
+    /// Every rank of `comm` must call it, with the same range and technique. Unlike
+    /// [`start_loop`](Runtime::start_loop) it may be called inside an iterate of another loop.
+    ///
+    /// ```no_run
+    /// # // needs mpirun
+    /// let rt = dls_runtime::init().unwrap();
+    /// let world = mpi::topology::SimpleCommunicator::world();
+    /// let lp = rt.start_loop_on(&world, "inner", 0..10u32, "gss".parse().unwrap()).unwrap();
+    /// while let Some(c) = lp.next_chunk() { for _ in c {} }
+    /// lp.finish();
+    /// ```
+    #[cfg(feature = "mpi")]
+    pub fn start_loop_on<C, R>(
+        &self,
+        comm: &C,
+        name: &str,
+        range: R,
+        technique: Technique,
+    ) -> Result<Loop<R::Index>, DlsError>
+    where
+        C: mpi::topology::Communicator,
+        R: LoopRange,
+    {
+        if !matches!(self.backend(), super::Backend::Mpi { .. }) {
+            return Err(DlsError::Mpi(
+                "start_loop_on needs the MPI backend (launch the program with mpirun)".into(),
+            ));
+        }
+        let (first, n) = range.first_and_len()?;
+        let technique = self.effective_technique(technique);
+        let w = self.awf_weights_for(name, &technique, comm.size() as usize);
+        let source = Box::new(super::mpi_backend::MpiLoop::start(comm, &technique, n, w)?);
+        let lp = self.untyped(
+            name,
+            technique,
+            n,
+            source,
+            self.shared.settings.report.clone(),
+        );
+        Ok(Loop::new(first, lp))
+    }
+
+    /// Runs `body` once for every index of `range`, in parallel over all workers, with dynamic
+    /// loop scheduling. Named after the caller's source location. Returns the loop's statistics.
+    ///
+    /// A panicking iterate ends the loop: on threads, `doall` panics with the iterate, the thread
+    /// and the message; on MPI the job is aborted with the rank, the iterate and the message.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// let rt = dls_runtime::init().unwrap();
+    /// let sum = AtomicU64::new(0);
+    /// let stats = rt.doall(0..1000u64, "awf-b".parse().unwrap(), |i| {
+    ///     sum.fetch_add(i, Ordering::Relaxed);
+    /// }).unwrap();
+    /// assert_eq!(sum.into_inner(), 499_500); // on MPI: this rank's share only
+    /// assert_eq!(stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
+    /// ```
+    #[track_caller]
+    pub fn doall<R, F>(
+        &self,
+        range: R,
+        technique: Technique,
+        body: F,
+    ) -> Result<LoopStats, DlsError>
+    where
+        R: LoopRange,
+        F: Fn(R::Index) + Sync,
+    {
+        let name = std::panic::Location::caller().to_string();
+        self.doall_named(&name, range, technique, body)
+    }
+
+    /// [`doall`](Runtime::doall) with an explicit loop name.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let stats = rt.doall_named("noop", 0..5u8, "ss".parse().unwrap(), |_| {}).unwrap();
+    /// assert_eq!(stats.report.name, "noop");
+    /// ```
+    pub fn doall_named<R, F>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        body: F,
+    ) -> Result<LoopStats, DlsError>
+    where
+        R: LoopRange,
+        F: Fn(R::Index) + Sync,
+    {
+        self.reduce_impl(
+            name,
+            range,
+            technique,
+            || (),
+            |i, _| body(i),
+            |_, _| (),
+            Reach::ThisProcess,
+        )
+        .map(|(_, stats)| stats)
+    }
+
+    /// A parallel loop with a reduction: every worker (thread or rank) folds its iterates into its
+    /// own value from `identity()` with `body`; the workers' values are combined with `combine`
+    /// (an associative operation, applied in any tree order) and **every** caller — every rank on
+    /// MPI — gets the full result. Over MPI the values travel serialised ([`Wire`]).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let (max, stats) = rt.doall_reduce("max", 0..100i64, "gss".parse().unwrap(),
+    ///     || i64::MIN, |i, m| *m = (*m).max((i * 37) % 101), |a, b| a.max(b)).unwrap();
+    /// assert_eq!(max, 100);
+    /// assert_eq!(stats.report.name, "max");
+    /// ```
+    pub fn doall_reduce<R, T, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        self.reduce_impl(
+            name,
+            range,
+            technique,
+            identity,
+            body,
+            combine,
+            Reach::AllProcesses,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_impl<R, T, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        identity: Id,
+        body: B,
+        combine: C,
+        reach: Reach,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let (lp, placement) = self.make_loop(name, range, technique)?;
+        let panics = match placement {
+            Placement::Nested => Panics::Unwind,
+            Placement::AllWorkers => self.shared.platform.panics(),
+        };
+        let slots: Vec<Mutex<Option<Result<T, Failure>>>> = (0..lp.core().source().local_slots())
+            .map(|_| Mutex::new(None))
+            .collect();
+        let worker = |slot: usize| {
+            let mut acc = identity();
+            let done = drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc);
+            *lock(&slots[slot]) = Some(done);
+        };
+        match placement {
+            Placement::Nested => worker(0),
+            Placement::AllWorkers => self.shared.platform.run_workers(&worker),
+        }
+        let mut partials = Vec::with_capacity(slots.len());
+        for slot in slots {
+            match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                Some(Ok(value)) => partials.push(Some(value)),
+                Some(Err(f)) => {
+                    let name = lp.name().to_string();
+                    drop(lp);
+                    panic!(
+                        "dls: iterate {} of loop `{}` panicked on thread {}: {}",
+                        f.iterate, name, f.worker, f.message
+                    );
+                }
+                None => partials.push(None),
+            }
+        }
+        let across = match reach {
+            Reach::AllProcesses => lp.core().source().exchange(),
+            Reach::ThisProcess => None,
+        };
+        let value = combine_partials(across, partials, &identity, &combine)?;
+        Ok((value, lp.finish()))
+    }
+}
+
+/// Where a loop's workers are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Every worker of the runtime (threads of the pool, or MPI ranks).
+    AllWorkers,
+    /// The calling thread alone: a loop started inside an iterate of another loop.
+    Nested,
+}
+
+/// Which workers' partial results a loop combines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Every process's (every caller gets the full result).
+    AllProcesses,
+    /// This process's workers only (`doall`: nothing to exchange).
+    ThisProcess,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::settings::Settings;
+
+    /// Issue 17 case 9b: every loop started inside an iterate runs on the calling thread alone,
+    /// the second as well as the first (ending the first used to clear the "inside an iterate"
+    /// state of the enclosing iterate).
+    #[test]
+    fn every_loop_started_inside_an_iterate_is_nested() {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let ss: Technique = "ss".parse().unwrap();
+        rt.doall_named("outer", 0..4u32, ss.clone(), |_| {
+            for _ in 0..3 {
+                let lp = rt.start_loop_named("inner", 0..3u32, ss.clone()).unwrap();
+                assert_eq!(
+                    lp.workers(),
+                    1,
+                    "a loop inside an iterate runs on its thread"
+                );
+                let mut n = 0;
+                while let Some(c) = lp.next_chunk() {
+                    n += c.count();
+                }
+                assert_eq!(lp.finish().iterates, 3);
+                assert_eq!(n, 3);
+                let (s, _) = rt
+                    .doall_reduce(
+                        "sum",
+                        0..4u64,
+                        ss.clone(),
+                        || 0,
+                        |i, s| *s += i,
+                        |a, b| a + b,
+                    )
+                    .unwrap();
+                assert_eq!(s, 6);
+            }
+            assert!(panic_ctx::in_iterate());
+        })
+        .unwrap();
+        assert!(!panic_ctx::in_iterate());
+    }
+}

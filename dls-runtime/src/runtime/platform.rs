@@ -1,0 +1,32 @@
+//! What a runtime runs on: the threads of this process, or MPI ranks. The one place a backend is
+//! chosen is `Runtime::from_parts`'s caller (`init`, `current`, `Runtime::threads`); everything
+//! else calls this trait.
+
+use super::error::DlsError;
+use super::loop_handle::Panics;
+use super::source::ChunkSource;
+use super::Backend;
+use crate::Technique;
+
+/// A backend of the runtime.
+pub(crate) trait Platform: Send + Sync {
+    /// Which backend this is, with its rank and size or thread count.
+    fn backend(&self) -> Backend;
+
+    /// True on every process when `ok` is true on every process (collective on MPI).
+    fn all_agree(&self, ok: bool) -> bool;
+
+    /// The chunk source of a loop of `n` iterates over every worker (collective on MPI).
+    fn start(
+        &self,
+        technique: &Technique,
+        n: u64,
+        weights: Option<Vec<f64>>,
+    ) -> Result<Box<dyn ChunkSource>, DlsError>;
+
+    /// Runs `worker(slot)` on each of this process's workers, in parallel, and waits for all.
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync));
+
+    /// Who reports a panicking iterate on this backend.
+    fn panics(&self) -> Panics;
+}

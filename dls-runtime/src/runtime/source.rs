@@ -1,0 +1,183 @@
+//! The chunk-source seam: where a loop's chunks come from.
+//!
+//! Every loop, on every backend and at both levels of a two-level loop, is an
+//! [`UntypedLoop`](super::loop_handle::UntypedLoop) over a `Box<dyn ChunkSource>`, pulled by **one**
+//! worker loop ([`drive`](super::execute::drive)) that times chunks, sets the panic context and
+//! keeps the per-worker [`Tally`]. The sources are:
+//!
+//! | source | where | chunks come from |
+//! |--------|-------|------------------|
+//! | [`SharedSource`] | threads backend, loops nested in an iterate | a [`ReportingScheduler`] behind a mutex in this process, one slot per thread |
+//! | `mpi_backend::MpiLoop` | MPI, one-level loops and inner loops of a group | rank 0's scheduler, over the loop's communicator |
+//! | `mpi_backend::OuterRelay` | MPI, the outer loop of a two-level loop | the coordinator, relayed by the group leader to its group |
+//!
+//! Backends are chosen in one place (`Runtime::from_parts` and the `Platform` trait in
+//! `runtime/platform.rs`); everything else calls the trait's methods: one virtual call per chunk.
+//!
+//! **What plugs in where (design for the next steps).**
+//! - *Reduction strategies* (master, tree, pipelined) plug into the one combine function,
+//!   [`combine_partials`](super::combine::combine_partials), through [`ChunkSource::exchange`].
+//! - *Fault checks* (per-rank statistics, a worker that stops answering) plug into the worker
+//!   loop (it sees every chunk's timing, in [`Tally`]) and into a source's `next` (the scheduler
+//!   side sees every request): one place each, not one per backend and level.
+//! - *Re-execution of unfinished chunks* (rDLB, Mohammed, Cavelan & Ciorba (2019)): a chunk's
+//!   contribution must be kept apart until the scheduler confirms it; the worker loop is where a
+//!   chunk starts and ends, so it is where a per-chunk accumulator is folded in on confirmation,
+//!   and `next`'s reply is where the confirmation arrives.
+//! - *Loops started inside an iterate* run serially on the calling worker (a [`SharedSource`] of
+//!   one slot, see `Runtime::make_loop`), on every backend. The "inside an iterate" state follows
+//!   the running loops: a nested loop saves the enclosing iterate's panic context when it starts
+//!   and restores it when it ends (`UntypedLoop::nested_in`), so ending one nested loop no longer
+//!   makes the next one a full parallel loop (issue 17 case 9b). The state itself is still set
+//!   per chunk by `Loop::next_chunk_in` and cleared by `Drop for ChunkRange`, since the explicit
+//!   `Loop` API has no worker loop of its own.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::combine::Exchange;
+use super::error::DlsError;
+use super::reporting_scheduler::ReportingScheduler;
+use super::sync::lock;
+use crate::report::LoopReport;
+use crate::{Chunk, ChunkTiming, Technique};
+
+/// Where a loop's chunks come from (one implementation per backend and loop level).
+pub(crate) trait ChunkSource: Send + Sync {
+    /// The next chunk for worker `slot` of this process, handing in `finished`, the timing of the
+    /// slot's previous chunk; `None` when the loop has no more for this worker.
+    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> Option<Chunk>;
+
+    /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
+    fn terminated(&self) -> bool;
+
+    /// P: the workers (ranks or threads) the loop is scheduled over.
+    fn workers(&self) -> usize;
+
+    /// Worker slots in this process (threads: P; MPI: 1).
+    fn local_slots(&self) -> usize;
+
+    /// This process's rank in the loop (0 when the loop runs in one process).
+    fn rank(&self) -> usize;
+
+    /// The flag that stops the source handing out chunks after a panicking iterate (threads
+    /// backend; `None` where a panic aborts the job instead).
+    fn stop_flag(&self) -> Option<&Arc<AtomicBool>>;
+
+    /// `DLS_EndLoop`: hands in the open chunks (`(slot, timing)`), waits for the end of the loop
+    /// on every process and, when `report` gives the loop's name and start, returns the report
+    /// (collective on MPI).
+    fn finish(
+        &self,
+        open: Vec<(usize, ChunkTiming)>,
+        report: Option<(&str, Instant)>,
+    ) -> Option<LoopReport>;
+
+    /// How partial results travel between the loop's processes; `None` when the loop runs in one
+    /// process.
+    fn exchange(&self) -> Option<&dyn Exchange>;
+}
+
+/// What one worker (or one process) did in a loop: chunks, iterates and work time.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Tally {
+    pub iterates: u64,
+    pub chunks: u64,
+    pub work_s: f64,
+}
+
+impl Tally {
+    /// Adds a finished chunk.
+    #[inline]
+    pub(crate) fn finished(&mut self, t: &ChunkTiming) {
+        self.iterates += t.iterates;
+        self.work_s += t.work_s;
+    }
+
+    /// Adds another tally.
+    pub(crate) fn add(&mut self, other: &Tally) {
+        self.iterates += other.iterates;
+        self.chunks += other.chunks;
+        self.work_s += other.work_s;
+    }
+}
+
+/// The scheduler state in this process, shared by `p` worker slots (threads backend, and loops
+/// nested inside an iterate, which run on one thread).
+pub(crate) struct SharedSource {
+    scheduler: Mutex<ReportingScheduler>,
+    p: usize,
+    /// Raised when an iterate panicked (threads backend): no more chunks are handed out. Shared
+    /// with the panic hook (see `panic_ctx::set_stop_flag`).
+    stop: Arc<AtomicBool>,
+}
+
+impl SharedSource {
+    /// A source of `n` iterates over `p` slots; validates the technique (and the weights).
+    pub(crate) fn new(
+        technique: &Technique,
+        n: u64,
+        p: usize,
+        weights: Option<Vec<f64>>,
+    ) -> Result<SharedSource, DlsError> {
+        let mut scheduler = ReportingScheduler::new(technique, n, p)?;
+        if let Some(w) = weights {
+            scheduler.set_weights(w)?;
+        }
+        Ok(SharedSource {
+            scheduler: Mutex::new(scheduler),
+            p,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+}
+
+impl ChunkSource for SharedSource {
+    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
+        let mut scheduler = lock(&self.scheduler);
+        if self.stop.load(Ordering::Relaxed) {
+            if let Some(t) = finished {
+                scheduler.record(slot % self.p, t);
+            }
+            return None;
+        }
+        scheduler.serve(slot % self.p, finished)
+    }
+
+    fn terminated(&self) -> bool {
+        lock(&self.scheduler).remaining() == 0 || self.stop.load(Ordering::Relaxed)
+    }
+
+    fn workers(&self) -> usize {
+        self.p
+    }
+
+    fn local_slots(&self) -> usize {
+        self.p
+    }
+
+    fn rank(&self) -> usize {
+        0
+    }
+
+    fn stop_flag(&self) -> Option<&Arc<AtomicBool>> {
+        Some(&self.stop)
+    }
+
+    fn finish(
+        &self,
+        open: Vec<(usize, ChunkTiming)>,
+        report: Option<(&str, Instant)>,
+    ) -> Option<LoopReport> {
+        let mut scheduler = lock(&self.scheduler);
+        for (s, t) in open {
+            scheduler.record(s % self.p, t);
+        }
+        report.map(|(name, started)| scheduler.report(name, started.elapsed().as_secs_f64()))
+    }
+
+    fn exchange(&self) -> Option<&dyn Exchange> {
+        None
+    }
+}
