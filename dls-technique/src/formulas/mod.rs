@@ -154,7 +154,6 @@ registry! {
         /// Taper (Lucco 1992).
         Tap => ENTRY
     }
-    mod half { /** Scratch. */ Half => ENTRY }
     mod theta_split {
         /// Wegman's stochastic load balancing: theta split (Wegman 1991).
         Theta => ENTRY
