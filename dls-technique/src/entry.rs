@@ -50,7 +50,7 @@ pub struct Entry {
     pub(crate) rule: Rule,
     /// Checks that only make sense for this technique (parameters that work together, ...),
     /// after the generic checks of [`Technique::validate`]; `p` as there.
-    pub(crate) check: Option<fn(&Technique, Option<usize>) -> Result<(), TechniqueError>>,
+    pub(crate) check: Option<Check>,
     /// Fills parameters the specification left unset from a model of the loop (the
     /// simulator's iterate-time model and rank speeds); returns a note naming what was filled.
     pub(crate) fill_from_model: Option<fn(&mut Params, &ModelFacts) -> Option<String>>,
@@ -90,6 +90,9 @@ impl Entry {
         }
     }
 }
+
+/// A technique's own validation hook (see [`Entry`]'s `check`).
+pub(crate) type Check = fn(&Technique, Option<usize>) -> Result<(), TechniqueError>;
 
 /// How a technique sizes its chunks.
 #[derive(Clone, Copy)]

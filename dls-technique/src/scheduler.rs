@@ -8,6 +8,7 @@ use crate::formulas::weighted_factoring::normalise;
 use crate::learning::aggregates::Aggregates;
 use crate::learning::rank_stats::RankStats;
 use crate::spec::error::TechniqueError;
+use crate::spec::kind::Kind;
 use crate::spec::technique::Technique;
 use crate::state::{Batch, LoopState};
 
@@ -314,10 +315,17 @@ impl ChunkScheduler {
     /// ```
     pub fn set_weights(&mut self, weights: Vec<f64>) -> Result<(), TechniqueError> {
         let kind = self.technique.kind;
-        if !kind.own_parameters().iter().any(|s| s.name == "weights") {
+        let takes_weights = |k: Kind| k.own_parameters().iter().any(|s| s.name == "weights");
+        if !takes_weights(kind) {
+            let with: Vec<&str> = Kind::ALL
+                .into_iter()
+                .filter(|k| takes_weights(*k))
+                .map(Kind::name)
+                .collect();
             return Err(TechniqueError::new(format!(
-                "{}: takes no weights; techniques with weights: wf, awf, awf-b, awf-c, awf-d, awf-e",
-                kind.name()
+                "{}: takes no weights; techniques with weights: {}",
+                kind.name(),
+                with.join(", ")
             )));
         }
         let mut check = Technique::new(kind);

@@ -141,6 +141,7 @@ impl fmt::Display for ThetaCriterion {
 /// assert_eq!(ThetaModel::ShiftedUniform.to_string(), "uniform2");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ThetaModel {
     /// Exponential (§4.2.1).
     Exponential,
