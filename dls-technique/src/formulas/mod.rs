@@ -28,6 +28,26 @@
 //! | theta | `theta_split` | Wegman 1991 |
 //!
 //! Helpers shared by several formulas: `rounding` (whole chunks from real formulas).
+//!
+//! # Adding a technique
+//!
+//! 1. A new file `formulas/<name>.rs` with:
+//!    * a module doc: the formula, its source (authors, venue, year) and a test vector;
+//!    * its own parameters, if any, as `ParamSpec` consts (`name`, `value`, `help`, `kind`),
+//!      read in the formula with [`Params::number`](crate::Params::number) (shared ones such as
+//!      `MU`, `SIGMA`, `WEIGHTS`, `PROBE` come from `spec/params.rs`; no field is added to
+//!      [`Params`](crate::Params));
+//!    * the chunk rule: `fn chunk(s: &LoopState) -> u64` (`Rule::Formula`), or, with per-loop
+//!      state, `fn start(params, n, p) -> Box<dyn LoopPlan>` (`Rule::PerLoop`) and a type
+//!      implementing `LoopPlan` (`chunk`, and as needed `new_batch`, `weights_given`,
+//!      `weights`, `theta`);
+//!    * `pub(crate) const ENTRY: Entry = Entry { example, merges_tail, adaptive,
+//!      learns_across_loops, check, fill_from_model, ..Entry::new(name, description, params,
+//!      rule) }`, setting only what differs from the defaults (off, none, example = name).
+//! 2. One line in the `registry!` list below: `mod <name> { /** doc */ Variant => ENTRY }`.
+//!
+//! Parsing, display, `valid_names`, validation, `dls chunks`, `dls compare`, the simulator and
+//! the backends then know the technique.
 
 pub(crate) mod rounding;
 
@@ -157,5 +177,20 @@ registry! {
     mod theta_split {
         /// Wegman's stochastic load balancing: theta split (Wegman 1991).
         Theta => ENTRY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    #[test]
+    fn every_entry_has_a_unique_name_that_parses_back() {
+        for (i, kind) in Kind::ALL.into_iter().enumerate() {
+            assert_eq!(Kind::from_name(kind.name()), Some(kind));
+            assert!(Kind::ALL[..i].iter().all(|k| k.name() != kind.name()));
+            let example: crate::Technique = kind.example().parse().unwrap();
+            assert_eq!(example.kind, kind);
+        }
     }
 }

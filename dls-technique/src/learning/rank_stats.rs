@@ -116,7 +116,7 @@ impl RankStats {
         Some((time / self.weighted_iterates).max(MIN_TIME))
     }
 
-    /// `(mu, sigma)` floored at [`MIN_TIME`] for mu, when both are known (AF's inputs).
+    /// `(mu, sigma)` floored at 1e-12 s for mu, when both are known (AF's inputs).
     ///
     /// ```
     /// use dls_technique::{RankStats, ChunkTiming};
