@@ -37,6 +37,8 @@
 //! assert_eq!(sizes, [125, 117, 109, 101, 92, 84, 76, 68, 59, 51, 43, 35, 26, 14]);
 //! ```
 
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
 mod calculator;
 mod chunk;
 mod entry;
