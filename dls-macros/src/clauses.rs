@@ -1,8 +1,8 @@
 //! The clauses of `#[par_doall(...)]`: `schedule = "<spec>"`, `name = "<text>"`,
 //! `reduce(<op>: <vars>)` and `gather(<vars>)`, parsed and validated.
 //!
-//! The schedule text is checked here, at compile time, with the runtime's own parser
-//! (`dls_runtime::Technique::from_str`), so the list of valid names in the error message comes from
+//! The schedule text is checked here, at compile time, with the technique crate's own parser
+//! (`dls_technique::Technique::from_str`), so the list of valid names in the error message comes from
 //! the single source of truth and the error points at the string literal.
 
 use std::collections::HashMap;
@@ -232,7 +232,7 @@ fn validate_schedule(lit: &LitStr) -> syn::Result<()> {
     }
     // Parsing also checks each parameter's value and that the technique takes it. Checks that
     // need the number of ranks (one weight per rank, required parameters) happen at run time.
-    text.parse::<dls_runtime::Technique>().map_err(|e| {
+    text.parse::<dls_technique::Technique>().map_err(|e| {
         syn::Error::new(
             lit.span(),
             format!("invalid schedule: {e}; or \"runtime\" to read DLS_SCHEDULE"),

@@ -11,8 +11,9 @@ pub mod reduce;
 pub mod report;
 pub mod runtime;
 pub mod sim;
-pub mod technique;
 
+/// Loop scheduling techniques as pure chunk calculators: the `dls-technique` crate.
+pub use dls_technique as technique;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
     current, init, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange, LoopStats, Runtime,

@@ -4,6 +4,7 @@ use super::error::SimError;
 use super::iterate_time::IterateTimeModel;
 use super::service::ServiceModel;
 use super::speed::{RankSpeeds, Slowdown};
+use crate::technique::ModelFacts;
 use crate::Technique;
 
 /// Most ranks a simulation accepts (2^20 = 1,048,576; memory grows linearly with P).
@@ -77,10 +78,11 @@ impl SimConfig {
         }
     }
 
-    /// Gives FSC, FAC, TAP and WF what their formulas need and their specification left unset:
-    /// mu and sigma of the iterate-time model, h = `overhead_s` (FSC), and for WF the relative
-    /// speeds `1 / speeds[i]` as weights. Values that are zero are left unset (technique
-    /// parameters must be positive). Returns a note naming what was filled, or `None`.
+    /// Gives the technique what its formula needs and its specification left unset, by the
+    /// technique's own model hook ([`Technique::fill_from_model`]): today FSC, FAC and TAP take
+    /// mu and sigma of the iterate-time model, FSC h = `overhead_s`, and WF the relative speeds
+    /// `1 / speeds[i]` as weights. Values that are zero are left unset (technique parameters
+    /// must be positive). Returns a note naming what was filled, or `None`.
     ///
     /// ```
     /// let mut c = dls_runtime::sim::SimConfig::new("fac".parse().unwrap(), 100, 4);
@@ -94,57 +96,11 @@ impl SimConfig {
     /// assert_eq!(c.technique.params.sigma, None);
     /// ```
     pub fn fill_technique_params(&mut self) -> Option<String> {
-        use crate::technique::Kind;
-        let kind = self.technique.kind;
-        if kind == Kind::Wf {
-            if self.technique.params.weights.is_some() || self.speeds.is_empty() {
-                return None;
-            }
-            let w: Vec<f64> = self.speeds.iter().map(|f| 1.0 / f).collect();
-            let text: Vec<String> = w.iter().map(|x| format!("{x:.4}")).collect();
-            self.technique.params.weights = Some(w);
-            return Some(format!(
-                "wf: weights = {} (relative speeds 1 / --speeds) taken from the simulated loop \
-                 (set them in the technique spec to override)",
-                text.join(":")
-            ));
-        }
-        if !matches!(kind, Kind::Fsc | Kind::Fac | Kind::Tap) {
-            return None;
-        }
-        let p = &self.technique.params;
-        if kind == Kind::Fsc && p.h.is_none() && p.sigma.is_none() && self.overhead_s <= 0.0 {
-            // FSC's formula needs h > 0 with sigma; without an overhead there is none to take.
-            return Some(
-                "fsc: no --overhead, so h is unknown and FSC uses mFSC's chunk (give --overhead, \
-                 or h= and sigma= in the technique spec)"
-                    .to_string(),
-            );
-        }
-        let (mean, sd) = self.iterate_time.moments(self.n)?;
-        let params = &mut self.technique.params;
-        let mut filled = Vec::new();
-        let mut fill = |slot: &mut Option<f64>, name: &str, v: f64| {
-            if slot.is_none() && v > 0.0 && v.is_finite() {
-                *slot = Some(v);
-                filled.push(format!("{name} = {}", super::format_duration(v)));
-            }
-        };
-        if kind != Kind::Fsc {
-            fill(&mut params.mu, "mu", mean);
-        }
-        fill(&mut params.sigma, "sigma", sd);
-        if kind == Kind::Fsc {
-            fill(&mut params.h, "h", self.overhead_s);
-        }
-        if filled.is_empty() {
-            return None;
-        }
-        Some(format!(
-            "{}: {} taken from the simulated loop (set them in the technique spec to override)",
-            kind.name(),
-            filled.join(", ")
-        ))
+        let model = &self.iterate_time;
+        let n = self.n;
+        let moments = || model.moments(n);
+        let facts = ModelFacts::new(&moments, self.overhead_s, &self.speeds);
+        self.technique.fill_from_model(&facts)
     }
 
     /// Checks every setting and resolves the rank speeds for this loop.

@@ -31,6 +31,7 @@ use super::rng::SimRng;
 /// assert!("exp:-1ms".parse::<IterateTimeModel>().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum IterateTimeModel {
     /// Every iterate takes the same time.
     Constant(f64),

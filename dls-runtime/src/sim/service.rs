@@ -14,6 +14,7 @@ use super::error::SimError;
 /// assert!("fast".parse::<ServiceModel>().unwrap_err().to_string().contains("serial, parallel"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ServiceModel {
     /// A progress thread on rank 0 serves requests one at a time, in order of arrival, each in
     /// h: requests queue when it is busy (the dls MPI scheduler; seed 004's scheduler-worker

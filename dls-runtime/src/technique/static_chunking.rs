@@ -1,9 +1,0 @@
-//! STATIC, static chunking: one chunk of `c = ceil(N/P)` iterates per rank (the last one
-//! shorter). No source needed: it is the baseline every paper compares against.
-
-use super::state::LoopState;
-
-/// `c = ceil(N/P)`.
-pub(crate) fn chunk(s: &LoopState) -> u64 {
-    s.n.div_ceil(s.p as u64)
-}
