@@ -4,7 +4,6 @@
 use super::sync::lock;
 use super::Runtime;
 use crate::report::LoopReport;
-use crate::technique::{AwfHistory, Kind};
 use crate::Technique;
 
 impl Runtime {
@@ -12,7 +11,7 @@ impl Runtime {
     /// (time steps) on this runtime: `None` before the first, or when the loop is not AWF.
     /// `w_i = P·rho_i / Σ rho_k` with `rho_i = mean(pi) / pi_i` and
     /// `pi_i = Σ_s s·T_is / Σ_s s·N_is` (Banicescu, Velusamy & Devaprasad 2003; see
-    /// [`AwfHistory`]).
+    /// [`AwfHistory`](crate::technique::AwfHistory)).
     ///
     /// ```
     /// use dls_runtime::{Runtime, runtime::settings::Settings};
@@ -22,44 +21,28 @@ impl Runtime {
     /// assert_eq!(rt.awf_weights("step").unwrap().len(), 2);
     /// ```
     pub fn awf_weights(&self, name: &str) -> Option<Vec<f64>> {
-        lock(&self.shared.history).get(name).map(|h| h.weights())
+        lock(&self.shared.history).weights(name)
     }
 
+    /// The weights a technique that learns across loops (AWF) takes for the next execution of
+    /// the loop `name` on `p` workers; `None` for every other technique.
     pub(super) fn awf_weights_for(
         &self,
         name: &str,
         technique: &Technique,
         p: usize,
     ) -> Option<Vec<f64>> {
-        if technique.kind != Kind::Awf {
-            return None;
-        }
-        let history = lock(&self.shared.history);
-        let h = history.get(name)?;
-        let w = h.weights();
-        (h.steps() > 0 && w.len() == p).then_some(w)
+        lock(&self.shared.history).weights_for(name, technique, p)
     }
 
-    /// Records a finished AWF loop as one more time step of its history.
+    /// Records a finished loop as one more execution (time step) of its name's history; does
+    /// nothing for techniques that do not learn across loops.
     pub(crate) fn record_history(&self, technique: &Technique, report: &LoopReport) {
-        if technique.kind != Kind::Awf || report.p == 0 {
-            return;
-        }
         let per_rank: Vec<(u64, f64)> = report
             .ranks
             .iter()
             .map(|r| (r.iterates, r.work_time_s))
             .collect();
-        let mut history = lock(&self.shared.history);
-        let h = history
-            .entry(report.name.clone())
-            .or_insert_with(|| AwfHistory::new(report.p));
-        if h.update(&per_rank).is_err() {
-            // Another P than before (e.g. the loop also ran nested): start a new history.
-            let mut fresh = AwfHistory::new(report.p);
-            if fresh.update(&per_rank).is_ok() {
-                *h = fresh;
-            }
-        }
+        lock(&self.shared.history).record(&report.name, technique, &per_rank);
     }
 }

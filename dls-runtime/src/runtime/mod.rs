@@ -67,7 +67,6 @@ mod sync;
 mod threads;
 mod wire;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 pub use error::DlsError;
@@ -86,7 +85,6 @@ use platform::Platform;
 use settings::{launcher_size, ReportMode, Settings};
 use threads::ThreadsBackend;
 
-use crate::technique::AwfHistory;
 use crate::Technique;
 
 /// Which backend a [`Runtime`] runs loops on.
@@ -118,7 +116,7 @@ struct Shared {
     settings: Settings,
     platform: Box<dyn Platform>,
     /// AWF's history of earlier executions, per loop name (time steps of the same loop).
-    history: Mutex<HashMap<String, AwfHistory>>,
+    history: Mutex<crate::technique::History>,
 }
 
 /// The dynamic loop scheduling environment (seed 004's `info` after `DLS_Setup`).
@@ -274,7 +272,7 @@ impl Runtime {
             shared: Arc::new(Shared {
                 settings,
                 platform,
-                history: Mutex::new(HashMap::new()),
+                history: Mutex::new(crate::technique::History::new()),
             }),
         };
         if target == Target::Check {

@@ -4,7 +4,7 @@
 //! [`Entry::learns_across_loops`](crate::Entry::learns_across_loops), so a caller (the runtime)
 //! never names a technique.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::learning::awf_history::AwfHistory;
 use crate::spec::technique::Technique;
@@ -34,9 +34,17 @@ use crate::spec::technique::Technique;
 #[derive(Debug, Clone, Default)]
 pub struct History {
     loops: HashMap<String, AwfHistory>,
+    /// Loop names in the order they were first recorded, to forget the oldest beyond
+    /// [`History::MAX_LOOPS`].
+    order: VecDeque<String>,
 }
 
 impl History {
+    /// The most loop names a history keeps: a program that names loops after a changing value
+    /// (`format!("step{t}")`) would otherwise grow it without bound. Beyond it, the name recorded
+    /// first is forgotten (its loop starts learning again if it runs once more).
+    pub const MAX_LOOPS: usize = 1024;
+
     /// An empty history.
     pub fn new() -> Self {
         History::default()
@@ -74,6 +82,14 @@ impl History {
         if !technique.kind.entry().learns_across_loops || p == 0 {
             return;
         }
+        if !self.loops.contains_key(name) {
+            if self.order.len() >= Self::MAX_LOOPS {
+                if let Some(oldest) = self.order.pop_front() {
+                    self.loops.remove(&oldest);
+                }
+            }
+            self.order.push_back(name.to_string());
+        }
         let h = self
             .loops
             .entry(name.to_string())
@@ -84,5 +100,28 @@ impl History {
                 *h = fresh;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::History;
+
+    #[test]
+    fn the_history_forgets_the_oldest_names_beyond_its_bound() {
+        let awf = "awf".parse().unwrap();
+        let mut h = History::new();
+        for t in 0..History::MAX_LOOPS + 10 {
+            h.record(&format!("step{t}"), &awf, &[(10, 1.0), (10, 2.0)]);
+        }
+        assert_eq!(h.loops.len(), History::MAX_LOOPS);
+        assert_eq!(h.order.len(), History::MAX_LOOPS);
+        assert_eq!(h.weights("step0"), None);
+        assert!(h
+            .weights(&format!("step{}", History::MAX_LOOPS + 9))
+            .is_some());
+        // Recording a known name again does not grow it.
+        h.record("step20", &awf, &[(10, 1.0), (10, 2.0)]);
+        assert_eq!(h.loops.len(), History::MAX_LOOPS);
     }
 }
