@@ -10,13 +10,13 @@
 //! - a job whose mpirun exits 0 while a process it started still runs: a failure too, and that
 //!   process is killed.
 //!
-//! After each, no process running the program is left (`pgrep -f <path of hang>` finds none).
+//! After each, no process running the program is left (none whose command line holds its path,
+//! as `pgrep -f` would find).
 
 #![cfg(feature = "mpi")]
 
 mod mpi_common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(3);
@@ -25,20 +25,11 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 /// loaded machine.
 const KILL_SLACK: Duration = Duration::from_secs(8);
 
-/// No process runs the `hang` program (nor an mpirun of it).
+/// No process runs the `hang` program (nor an mpirun of it): what `pgrep -af <path of hang>`
+/// would list, read from /proc.
 fn assert_nothing_left(after: &str) {
-    let exe = mpi_common::program("hang");
-    let out = Command::new("pgrep")
-        .arg("-a")
-        .arg("-f")
-        .arg(exe)
-        .output()
-        .expect("pgrep (procps) must be installed");
-    assert!(
-        out.stdout.is_empty(),
-        "{after}: processes left behind:\n{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let left = mpi_common::processes_running(mpi_common::program("hang"));
+    assert!(left.is_empty(), "{after}: processes left behind: {left:?}");
 }
 
 #[test]

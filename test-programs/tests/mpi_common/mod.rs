@@ -310,6 +310,27 @@ pub fn session_processes(session: i32) -> Vec<String> {
     found
 }
 
+/// The live processes whose command line contains `needle` (what `pgrep -af <needle>` lists), as
+/// `pid cmdline`, this test process excluded.
+pub fn processes_running(needle: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.bytes().all(|b| b.is_ascii_digit()) && name != me.as_str()
+        })
+        .filter_map(|e| {
+            let line = cmdline(&e.path());
+            line.contains(needle)
+                .then(|| format!("{} {line}", e.file_name().to_string_lossy()))
+        })
+        .collect()
+}
+
 fn cmdline(proc_dir: &Path) -> String {
     std::fs::read(proc_dir.join("cmdline"))
         .map(|b| {
