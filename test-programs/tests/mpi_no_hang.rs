@@ -100,3 +100,16 @@ fn a_hung_job_fails_its_test_within_the_timeout_and_leaves_nothing() {
     );
     assert_nothing_left("a process that outlived mpirun");
 }
+
+/// A program not listed in `mpi_common::program` is found where cargo puts the package's
+/// binaries: the same file as `env!("CARGO_BIN_EXE_hang")`.
+#[test]
+fn an_unlisted_program_is_found_next_to_the_tests() {
+    let listed = std::path::Path::new(mpi_common::program("hang"));
+    let found = mpi_common::built_next_to_tests("hang").expect("hang next to deps/");
+    assert_eq!(
+        found.canonicalize().unwrap(),
+        listed.canonicalize().unwrap()
+    );
+    assert!(mpi_common::built_next_to_tests("no_such_program").is_none());
+}
