@@ -1,9 +1,9 @@
-//! The parameter study of seed 004 §4.1 (fig. 4.1): denoise a synthetic noisy image with the
-//! generalised Laplacian mean-curvature (GLMC) model for every combination of the model
-//! parameters (β, σ, α) and the algorithm parameters (Δt, n), compute the PSNR of each restored
-//! image, and report the best combination.
+//! The parameter study of Cariño & Banicescu (2007, §4.1, fig. 4.1): denoise a synthetic noisy
+//! image with the generalised Laplacian mean-curvature (GLMC) model for every combination of the
+//! model parameters (β, σ, α) and the algorithm parameters (Δt, n), compute the PSNR of each
+//! restored image, and report the best combination.
 //!
-//! The model (seed 004 eq. 4.2) is `u_t − σ κ̃(u) + Δκ̃(u) = β (f − u)` with
+//! The model (Cariño & Banicescu 2007, eq. 4.2) is `u_t − σ κ̃(u) + Δκ̃(u) = β (f − u)` with
 //! `κ̃(u) = |∇u| ∇·(∇u / |∇u|)`; here `|∇u|` is regularised as `sqrt(u_x² + u_y² + α²)` (α is the
 //! third model parameter), and `n` explicit Euler steps of size `Δt` are taken from `u = f`, with
 //! grey levels clamped to [0, 255] after each step. `PSNR = 10 log10(Σ 255² / Σ (g − u)²)` dB.

@@ -1,4 +1,5 @@
-//! The explicit DLS API of seed 004 on a Mandelbrot image, on threads or under mpirun.
+//! The explicit DLS API of Cariño & Banicescu (2007) on a Mandelbrot image, on threads or under
+//! mpirun.
 //!
 //! 1. `DLS_Setup` … `DLS_EndLoop` by hand: `start_loop`, `next_chunk` until `None`, `finish`,
 //!    printing each rank's `iIters` and `iTime` (the rows it computed and the time it spent).

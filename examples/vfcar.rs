@@ -1,6 +1,6 @@
-//! A Monte Carlo study with an inner bootstrap loop, as in seed 004 §4.2 (fig. 4.4): the
-//! properties of a test for a functional-coefficient vector autoregression, run as a two-level
-//! (2D) loop.
+//! A Monte Carlo study with an inner bootstrap loop, as in Cariño & Banicescu (2007, §4.2,
+//! fig. 4.4): the properties of a test for a functional-coefficient vector autoregression, run as
+//! a two-level (2D) loop.
 //!
 //! Each replication (outer iterate `r`) simulates a bivariate series of length `T` from
 //!
@@ -245,7 +245,7 @@ fn best(errors: &[f64]) -> u64 {
     k as u64
 }
 
-/// The serial study: three nested loops, as in seed 004 fig. 4.4.
+/// The serial study: three nested loops, as in Cariño & Banicescu (2007), fig. 4.4.
 fn serial(study: &Study) -> Vec<RepResult> {
     let mut out = Vec::new();
     for rep in 0..study.reps {

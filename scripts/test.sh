@@ -6,7 +6,61 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cargo fmt --all -- --check || { echo "run: cargo fmt --all"; exit 1; }
+# The multi-rank tests are in test-programs/ (their programs are that package's binaries, built
+# by this command); each mpirun job runs under a timeout there (test-programs/tests/mpi_common).
 cargo test --workspace --all-features
+
+# ---- mpirun jobs of this script: each under a timeout, as in the Rust tests ---------------------
+# The live processes of session $1 (from /proc: no procps needed).
+session_pids() {
+  local stat rest state session
+  for stat in /proc/[0-9]*/stat; do
+    rest=$(cat "$stat" 2>/dev/null) || continue
+    rest=${rest##*) }  # after `pid (comm) `: state ppid pgrp session ...
+    read -r state _ _ session _ <<<"$rest"
+    [[ $session == "$1" && $state != Z && $state != X ]] && echo "${stat//[^0-9]/}"
+  done
+  return 0
+}
+# Whether process $1 (the mpirun we started) runs (exists and is not a zombie waiting for `wait`).
+mpirun_running() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
+# run_ranks SECONDS NP PROGRAM [ARGS...]: mpirun -np NP PROGRAM ARGS with mpirun leading a new
+# session. Open MPI puts each rank in a process group of its own, but in mpirun's session, so a
+# job that outlives SECONDS is ended by killing the session (SIGTERM to mpirun, then SIGKILL to
+# every process left 2 s later) and the script fails naming the program, NP and the timeout. A
+# process of the job still running once mpirun has ended fails it too.
+run_ranks() {
+  local secs=$1 np=$2 prog=$3 status=0 left
+  shift 2
+  echo "== mpirun -n $np $*"
+  setsid mpirun -n "$np" --oversubscribe "$@" &
+  local pid=$! deadline=$((SECONDS + secs))
+  while mpirun_running "$pid"; do
+    if ((SECONDS >= deadline)); then
+      kill -TERM "$pid" 2>/dev/null || true
+      sleep 2
+      for left in $(session_pids "$pid"); do kill -KILL "$left" 2>/dev/null || true; done
+      wait "$pid" 2>/dev/null || true
+      echo "FAILED: $prog on $np ranks did not finish within $secs s: killed mpirun and its ranks"
+      exit 1
+    fi
+    sleep 0.2
+  done
+  wait "$pid" || status=$?
+  sleep 0.5
+  left=$(session_pids "$pid")
+  if [[ -n $left ]]; then
+    for p in $left; do kill -KILL "$p" 2>/dev/null || true; done
+    echo "FAILED: $prog on $np ranks: processes outlived mpirun (killed): $left"
+    exit 1
+  fi
+  [[ $status -eq 0 ]] || { echo "FAILED: $prog under mpirun -n $np (exit $status)"; exit 1; }
+}
 
 # ---- #[par_doall] examples under mpirun (issue 4) ----------------------------------------------
 # Each example runs its serial loop and its #[par_doall] loop and exits non-zero if the results
@@ -15,21 +69,17 @@ cargo build --release --features mpi --example mandelbrot --example denoise --ex
 examples_dir="${CARGO_TARGET_DIR:-target}/release/examples"
 for example in mandelbrot denoise montecarlo; do
   for ranks in 1 2 4; do
-    echo "== mpirun -n $ranks $example"
-    timeout 120 mpirun -n "$ranks" --oversubscribe "$examples_dir/$example" \
-      || { echo "FAILED: $example under mpirun -n $ranks"; exit 1; }
+    run_ranks 120 "$ranks" "$examples_dir/$example"
   done
 done
 
 # ---- two-level (2D) loops: vfcar under mpirun (issue 5) -----------------------------------------
-# The seed 004 §4.2 Monte Carlo study with an inner bootstrap loop, on 5 ranks with two simulated
-# racks (coordinator + groups {1,2} and {3,4}); exits non-zero if the 2D-parallel results differ
-# from the serial ones.
+# The Monte Carlo study of Cariño & Banicescu (2007, §4.2) with an inner bootstrap loop, on 5
+# ranks with two simulated racks (coordinator + groups {1,2} and {3,4}); exits non-zero if the
+# 2D-parallel results differ from the serial ones.
 cargo build --release --features mpi --example vfcar
-echo "== mpirun -n 5 vfcar (DLS_RACKS=ranks:0-2=rack1,3-4=rack2)"
-DLS_RACKS="ranks:0-2=rack1,3-4=rack2" timeout 120 mpirun -n 5 --oversubscribe \
-  "${CARGO_TARGET_DIR:-target}/release/examples/vfcar" --min 2 --max 2 \
-  || { echo "FAILED: vfcar under mpirun -n 5"; exit 1; }
+echo "(DLS_RACKS=ranks:0-2=rack1,3-4=rack2)"
+DLS_RACKS="ranks:0-2=rack1,3-4=rack2" run_ranks 120 5 "$examples_dir/vfcar" --min 2 --max 2
 
 # ---- The book (issue 4) ---------------------------------------------------------------------------
 # Its Rust blocks already ran above as doc tests (src/lib.rs includes the chapters); mdbook checks
@@ -43,9 +93,7 @@ echo "book built in book/book"
 cargo run --release --example explicit_api
 cargo build --release --features mpi --example explicit_api
 for ranks in 1 3; do
-  echo "== mpirun -n $ranks explicit_api"
-  timeout 120 mpirun -n "$ranks" --oversubscribe "${CARGO_TARGET_DIR:-target}/release/examples/explicit_api" \
-    || { echo "FAILED: explicit_api under mpirun -n $ranks"; exit 1; }
+  run_ranks 120 "$ranks" "$examples_dir/explicit_api"
 done
 
 # ---- without the mpi feature: `cargo build` needs no MPI, and a program launched by mpirun

@@ -1,4 +1,5 @@
-//! The irregular compute kernel shared by the `explicit_api` and `bench_threads` examples: the
+//! The irregular compute kernel shared by the `explicit_api` example and the `bench_threads`
+//! benchmark (`benches/src/bin/bench_threads.rs`, which includes this file by path): the
 //! total escape iterations of one row of the Mandelbrot image of [-2.2, 0.8] × [-1.2, 1.2]. Rows
 //! through the set cost up to `max_iter` per pixel, rows outside it a few: an irregular loop.
 

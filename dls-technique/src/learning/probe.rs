@@ -56,7 +56,7 @@
 //! time per iterate for its speed; a small probe measures only a few neighbouring iterates, so
 //! when cost follows the index (Mandelbrot rows: cheap at the top, dear in the middle) the first
 //! weights mistake cheap rows for a fast rank. Measured on the threads backend, 2 threads,
-//! Mandelbrot 800×600 rows (`cargo run --release --example bench_threads -- awf-b awf-b,probe=0
+//! Mandelbrot 800×600 rows (`cargo run --release -p dls-bench --bin bench_threads -- awf-b awf-b,probe=0
 //! af af,probe=0`, rayon time / dls time, median of 11 paired runs): AWF-B 0.73 with the default
 //! probe against 0.998 with `probe=0`; AF 0.95 against 0.997. For such loops on equal workers,
 //! `probe=0` (or FAC2/GSS) is the better choice; the default favours heterogeneous ranks.

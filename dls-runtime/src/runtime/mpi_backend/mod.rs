@@ -12,7 +12,7 @@
 //! next request and polls it without blocking in MPI (see `backoff.rs`: spin 100 µs after the
 //! last message, then sleep 20 µs between polls), so an idle scheduler does not eat a core and a
 //! busy one answers at once; workers wait for the end of the loop the same way. Measured on this
-//! 2-core machine: a request costs 1.22–1.35× a raw MPI ping-pong (`examples/mpi_overhead.rs`).
+//! 2-core machine: a request costs 1.22–1.35× a raw MPI ping-pong (`benches/src/bin/mpi_overhead.rs`).
 //!
 //! **Yielding.** Open MPI busy-polls without yielding the CPU when it believes each rank has a
 //! core to itself (for instance 2 ranks on 2 cores). The scheduler rank runs two threads, so

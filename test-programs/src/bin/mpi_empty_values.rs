@@ -4,8 +4,8 @@
 //! Prints `empty-values OK: P=<ranks>` on rank 0 and exits 0.
 //!
 //! ```text
-//! cargo build --features mpi --example mpi_empty_values
-//! mpirun -n 4 --oversubscribe target/debug/examples/mpi_empty_values
+//! cargo build -p test-programs --features mpi --bin mpi_empty_values
+//! mpirun -n 4 --oversubscribe target/debug/mpi_empty_values
 //! ```
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -12,9 +12,9 @@
 //! times; the median is printed.
 //!
 //! ```text
-//! cargo build --release --features mpi --example mpi_efficiency
-//! mpirun --oversubscribe -np 8 target/release/examples/mpi_efficiency            # 3 runs each
-//! mpirun --oversubscribe -np 8 target/release/examples/mpi_efficiency 5 af,max=200 fac2
+//! cargo build --release -p dls-bench --features mpi --bin mpi_efficiency
+//! mpirun --oversubscribe -np 8 target/release/mpi_efficiency            # 3 runs each
+//! mpirun --oversubscribe -np 8 target/release/mpi_efficiency 5 af,max=200 fac2
 //! ```
 //!
 //! Arguments: the number of runs per technique, then the techniques (default: the four above).

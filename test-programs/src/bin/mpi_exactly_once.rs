@@ -1,4 +1,4 @@
-//! Exactly-once check under mpirun (used by `tests/mpi_exactly_once.rs`).
+//! Exactly-once check under mpirun (used by `test-programs/tests/mpi_exactly_once.rs`).
 //!
 //! For every technique and several loop sizes N (0, 1, P-1, P, P+1, 1000, 4099), runs the loop
 //! twice — with `doall_reduce` and with the explicit `start_loop`/`next_chunk`/`finish` API — and
@@ -8,8 +8,8 @@
 //! other index types near their limits. Rank 0 prints `exactly-once OK` at the end.
 //!
 //! ```text
-//! cargo build --release --features mpi --example mpi_exactly_once
-//! mpirun --oversubscribe -np 4 target/release/examples/mpi_exactly_once
+//! cargo build --release -p test-programs --features mpi --bins
+//! mpirun --oversubscribe -np 4 target/release/mpi_exactly_once
 //! ```
 
 use dls::mpi::collective::{CommunicatorCollectives, SystemOperation};

@@ -1,8 +1,8 @@
 //! Two-level loops under mpirun: every (j, i) pair runs exactly once, for P in {3, 4, 5, 8} with
 //! racks simulated by a rank map, for every pair (outer × inner) of STATIC, SS, GSS, FAC2 and AF
 //! (one mpirun run per P); reductions and gathers at both levels equal the serial results
-//! (checked inside `examples/two_level_check.rs`); 1 and 2 ranks fall back to one-level loops with
-//! a one-line warning; the nested `#[par_doall]` form (`examples/two_level_macro.rs`) gives the
+//! (checked inside `src/bin/two_level_check.rs`); 1 and 2 ranks fall back to one-level loops with
+//! a one-line warning; the nested `#[par_doall]` form (the user example `examples/two_level_macro.rs`) gives the
 //! serial result.
 #![cfg(feature = "mpi")]
 
@@ -10,7 +10,7 @@ mod mpi_groups_support;
 
 use std::time::Duration;
 
-use mpi_groups_support::{mpirun, mpirun_example, mpirun_with};
+use mpi_groups_support::{mpirun, mpirun_program, mpirun_with};
 
 const ALL: &str = "static;ss;gss;fac2;af";
 
@@ -124,7 +124,7 @@ fn one_and_two_ranks_run_one_level_with_one_warning() {
 #[test]
 fn nested_par_doall_macro_loop_equals_serial() {
     for (p, racks) in [(5, Some("ranks:0-3=a,4=b")), (4, None), (2, None)] {
-        let run = mpirun_example("two_level_macro", p, racks, &[], Duration::from_secs(60));
+        let run = mpirun_program("two_level_macro", p, racks, &[], Duration::from_secs(60));
         run.assert_ok(&format!("two_level_macro on {p} ranks"));
         assert!(
             run.stdout.contains("equal to the serial loops"),

@@ -1,5 +1,5 @@
 //! How fast a group leader answers its group's inner-loop requests while it executes long inner
-//! iterates itself (used by `tests/mpi_groups_latency.rs`).
+//! iterates itself (used by `test-programs/tests/mpi_groups_latency.rs`).
 //!
 //! A two-level loop on 3 ranks: coordinator 0 and one group {1, 2} (leader 1). Each outer iterate
 //! holds one inner loop of `--n` iterates under self-scheduling (one iterate per chunk). The
@@ -12,11 +12,11 @@
 //! iterates (`--m`) it measures the cost of an inner loop instead.
 //!
 //! ```text
-//! cargo build --features mpi --examples
-//! mpirun --oversubscribe -n 3 target/debug/examples/two_level_latency
+//! cargo build -p test-programs --features mpi --bins
+//! mpirun --oversubscribe -n 3 target/debug/two_level_latency
 //! ```
 //!
-//! Without MPI (or on fewer than 3 ranks) the loop runs one-level and the example prints
+//! Without MPI (or on fewer than 3 ranks) the loop runs one-level and the program prints
 //! `layout: one-level` only.
 
 use std::sync::Mutex;

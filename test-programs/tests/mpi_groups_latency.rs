@@ -3,11 +3,11 @@
 //! serves requests whatever the iterate length (the flaw of a scheduler that answers only between
 //! its own iterates is listed in the reference's "What the existing MPI tools get wrong").
 //!
-//! `examples/two_level_latency.rs` on 3 ranks (coordinator 0, group {1, 2}): the leader
+//! `src/bin/two_level_latency.rs` on 3 ranks (coordinator 0, group {1, 2}): the leader
 //! busy-computes 100 ms per inner iterate under self-scheduling, rank 2 sleeps 1 ms per inner
 //! iterate and times the gap between two of its iterates (request, reply and loop overhead).
 //! Measured: a median of ~0.1 ms on a quiet 2-core machine, ~3 ms (the OS time slice, the same as
-//! the one-level `mpi_latency` example in the same conditions) when other builds load it. A
+//! the one-level `mpi_latency` program in the same conditions) when other builds load it. A
 //! leader that answered only between its iterates would make rank 2 wait ~100 ms per request. The
 //! bound asserted (median below 20 ms) is not flaky, yet fails for that design.
 
@@ -17,7 +17,7 @@ mod mpi_groups_support;
 
 use std::time::Duration;
 
-use mpi_groups_support::mpirun_example;
+use mpi_groups_support::mpirun_program;
 
 fn field(line: &str, key: &str) -> f64 {
     line.split_whitespace()
@@ -28,7 +28,7 @@ fn field(line: &str, key: &str) -> f64 {
 
 #[test]
 fn inner_requests_answered_while_the_leader_computes() {
-    let run = mpirun_example(
+    let run = mpirun_program(
         "two_level_latency",
         3,
         None,

@@ -2,7 +2,7 @@
 //! times, h = 1 µs, latency 1 µs. Prints the median of several runs per technique, and the ratio
 //! to a baseline measured in the same run: drawing the 10^7 iterate times alone.
 //!
-//! Run: `cargo run --release --example sim_scale [-- N P RUNS]` (default 10000000 10000 5).
+//! Run: `cargo run --release -p dls-bench --bin sim_scale [-- N P RUNS]` (default 10000000 10000 5).
 
 use std::time::Instant;
 

@@ -1,10 +1,12 @@
 //! A self-checking two-level loop: runs every pair (outer × inner) of the given techniques on a
 //! small 2D loop and checks that every (j, i) pair ran exactly once, that the reductions and
 //! gathers at both levels equal the serial results, and that the report adds up. Used by the
-//! `tests/mpi_groups_*.rs` tests under mpirun; also a compact tour of the explicit API.
+//! `test-programs/tests/mpi_groups_*.rs` tests under mpirun; also a compact tour of the explicit
+//! API.
 //!
 //! ```text
-//! DLS_RACKS="ranks:0-3=a,4=b" mpirun -n 5 target/debug/examples/two_level_check \
+//! cargo build -p test-programs --features mpi --bins
+//! DLS_RACKS="ranks:0-3=a,4=b" mpirun -n 5 target/debug/two_level_check \
 //!     --min 1 --max 3 --outer static,ss,gss,fac2,af --inner static,ss,gss,fac2,af --m 24
 //! ```
 //!

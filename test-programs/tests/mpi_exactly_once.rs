@@ -1,6 +1,6 @@
 //! Exactly-once under mpirun: P in {1, 2, 3, 4, 8} (oversubscribed) × every technique × N in
 //! {0, 1, P-1, P, P+1, 1000, 4099}, closure and explicit API, plus index types at their limits
-//! (see `examples/mpi_exactly_once.rs`, which checks counts, sums, sums of squares, per-rank
+//! (see `src/bin/mpi_exactly_once.rs`, which checks counts, sums, sums of squares, per-rank
 //! counts and the chunk map on every rank). Also: every run exits 0 (MPI finalised cleanly).
 
 #![cfg(feature = "mpi")]
@@ -11,7 +11,6 @@ use std::time::Duration;
 
 fn run(p: usize) {
     let job = mpi_common::mpirun(p, &[], "mpi_exactly_once", &[], Duration::from_secs(120));
-    assert!(!job.timed_out, "P={p}: timed out\n{}", job.stderr);
     assert!(
         job.success,
         "P={p}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
@@ -65,7 +64,7 @@ fn report_file_written_once_per_loop_by_rank_0() {
         &["fac2"],
         Duration::from_secs(120),
     );
-    assert!(job.success && !job.timed_out, "{job:?}");
+    assert!(job.success, "{job:?}");
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let _ = std::fs::remove_file(&path);
     let loops: Vec<serde_json::Value> = text

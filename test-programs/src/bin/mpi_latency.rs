@@ -1,5 +1,5 @@
 //! How fast the scheduler answers a worker while it executes long iterates itself (used by
-//! `tests/mpi_latency.rs`).
+//! `test-programs/tests/mpi_latency.rs`).
 //!
 //! Rank 0 (the scheduler) busy-computes 100 ms per iterate; the other ranks' iterates sleep 1 ms.
 //! With self-scheduling every chunk is one iterate, so the workers send hundreds of requests while
@@ -8,8 +8,8 @@
 //! `latency_us median=.. p99=.. max=.. requests=..`.
 //!
 //! ```text
-//! cargo build --release --features mpi --example mpi_latency
-//! mpirun --oversubscribe -np 2 target/release/examples/mpi_latency
+//! cargo build --release -p test-programs --features mpi --bins
+//! mpirun --oversubscribe -np 2 target/release/mpi_latency
 //! ```
 
 use std::time::{Duration, Instant};

@@ -7,7 +7,7 @@
 //! `rayon time / dls time` (≥ 1.0: dls is as fast as rayon or faster).
 //!
 //! ```text
-//! cargo run --release --example bench_threads
+//! cargo run --release -p dls-bench --bin bench_threads
 //! ```
 
 use std::time::Instant;
@@ -19,10 +19,10 @@ const HEIGHT: u32 = 600;
 const MAX_ITER: u32 = 2000;
 const REPS: usize = 11;
 
-#[path = "support/mandelbrot_rows.rs"]
+#[path = "../../../examples/support/mandelbrot_rows.rs"]
 mod mandelbrot_rows;
 
-/// Total escape iterations of row `y` of this example's image.
+/// Total escape iterations of row `y` of this benchmark's image.
 fn row(y: u32) -> u64 {
     mandelbrot_rows::row_escape_sum(y, WIDTH, HEIGHT, MAX_ITER)
 }

@@ -1,6 +1,6 @@
 //! Reductions over values that serialise to no bytes (`()`, a clause-less `#[par_doall]` loop)
 //! under mpirun at P = 1, 2, 4 (issue 17 case 0: `MPI_ERR_ARG` in `MPI_Allgatherv`). Runs
-//! `examples/mpi_empty_values.rs`.
+//! `test-programs/src/bin/mpi_empty_values.rs`.
 
 #![cfg(feature = "mpi")]
 

@@ -1,11 +1,11 @@
 //! A loop in which one rank panics in its 5th iterate: rank 1 (`mpi_panic worker`) or rank 0, the
-//! scheduler (`mpi_panic scheduler`). Used by `tests/mpi_panic.rs`: the whole job must end
-//! promptly, non-zero, with stderr naming the rank, the iterate and the message
+//! scheduler (`mpi_panic scheduler`). Used by `test-programs/tests/mpi_panic.rs`: the whole job
+//! must end promptly, non-zero, with stderr naming the rank, the iterate and the message
 //! (`dls: rank 1 panicked in iterate 17 of loop `panicky`: boom at 17`).
 //!
 //! ```text
-//! cargo build --features mpi --example mpi_panic
-//! mpirun --oversubscribe -np 3 target/debug/examples/mpi_panic worker
+//! cargo build -p test-programs --features mpi --bins
+//! mpirun --oversubscribe -np 3 target/debug/mpi_panic worker
 //! ```
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -14,8 +14,8 @@
 //! their ratio (target ≤ 1.5).
 //!
 //! ```text
-//! cargo build --release --features mpi --example mpi_overhead
-//! mpirun --oversubscribe -np 2 target/release/examples/mpi_overhead
+//! cargo build --release -p dls-bench --features mpi --bin mpi_overhead
+//! mpirun --oversubscribe -np 2 target/release/mpi_overhead
 //! ```
 
 use std::time::Instant;

@@ -5,7 +5,7 @@
 //! target: at most 1.02, i.e. 2 % overhead), for two body sizes.
 //!
 //! ```text
-//! cargo run --release --example bench_macro_overhead [runs]
+//! cargo run --release -p dls-bench --bin bench_macro_overhead [runs]
 //! ```
 
 use std::hint::black_box;

@@ -1,0 +1,385 @@
+//! Running this package's programs under `mpirun` from its integration tests, every job under a
+//! timeout.
+//!
+//! **Finding the programs.** Each program is a `[[bin]]` of this package; cargo builds a package's
+//! binaries before its integration tests and tells them where through
+//! `env!("CARGO_BIN_EXE_<name>")`, so `cargo test --workspace --all-features` (or
+//! `cargo test -p test-programs --features mpi --test mpi_panic`) needs no prior build step and
+//! never runs a stale binary.
+//!
+//! **Nothing can hang.** `mpirun` is started as the leader of a new session. Open MPI puts each
+//! rank in a process group of its own (so killing mpirun's process group would miss them), but
+//! every rank stays in mpirun's session. When a job outlives its timeout, mpirun gets SIGTERM
+//! (it forwards it to its ranks) and, 2 s later, every process still in the session gets
+//! SIGKILL; the test then fails with a message naming the program, the rank count and the
+//! timeout. After every job, hung or not, no process of its session may be left: one that is (a
+//! rank outliving its mpirun) is killed and fails the test too. `tests/mpi_no_hang.rs` proves
+//! both with a program that never ends.
+//!
+//! Jobs are serialised within a test binary, so that several jobs of 8 ranks never share the
+//! 2 cores at once (cargo runs the test binaries one after the other).
+
+#![allow(dead_code)]
+
+use std::fmt;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+static ONE_JOB_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// How long a hung job's mpirun has, after SIGTERM, to end its ranks before every process of the
+/// session gets SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// The path of program `name` of this package (a `[[bin]]` of `test-programs/Cargo.toml`).
+pub fn program(name: &str) -> &'static str {
+    match name {
+        "mpi_exactly_once" => env!("CARGO_BIN_EXE_mpi_exactly_once"),
+        "mpi_empty_values" => env!("CARGO_BIN_EXE_mpi_empty_values"),
+        "mpi_latency" => env!("CARGO_BIN_EXE_mpi_latency"),
+        "mpi_panic" => env!("CARGO_BIN_EXE_mpi_panic"),
+        "two_level_check" => env!("CARGO_BIN_EXE_two_level_check"),
+        "two_level_latency" => env!("CARGO_BIN_EXE_two_level_latency"),
+        "two_level_macro" => env!("CARGO_BIN_EXE_two_level_macro"),
+        "explicit_api" => env!("CARGO_BIN_EXE_explicit_api"),
+        "hang" => env!("CARGO_BIN_EXE_hang"),
+        // A [[bin]] not listed above: cargo has built it all the same.
+        other => built_next_to_tests(other)
+            .map(|path| &*Box::leak(path.display().to_string().into_boxed_str()))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no test program `{other}`: add a [[bin]] to test-programs/Cargo.toml (and a \
+                     line to `program` in test-programs/tests/mpi_common/mod.rs)"
+                )
+            }),
+    }
+}
+
+/// Binary `name` of this package as cargo lays it out: in the directory above `deps/`, which
+/// holds this test binary (`None` if it is not there).
+pub fn built_next_to_tests(name: &str) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let path = exe.parent()?.parent()?.join(name);
+    path.exists().then_some(path)
+}
+
+/// The result of one `mpirun` job that ended by itself.
+#[derive(Debug)]
+pub struct Job {
+    pub success: bool,
+    pub code: Option<i32>,
+    /// Always `false`: a job that outlives its timeout fails the test instead of returning
+    /// (kept so that tests written as `assert!(!job.timed_out)` still compile).
+    pub timed_out: bool,
+    pub elapsed: Duration,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// A job that did not end by itself: it outlived its timeout, or left processes behind.
+#[derive(Debug)]
+pub struct Hang {
+    /// `name` on `np` ranks, the mpirun command line and the timeout.
+    pub what: String,
+    /// The job outlived its timeout and was killed.
+    pub timed_out: bool,
+    /// The processes of the job's session still running when mpirun had ended (`pid cmdline`);
+    /// they have been killed.
+    pub left_behind: Vec<String>,
+    /// The processes of the session still running after the kill (none, unless even SIGKILL
+    /// failed).
+    pub survivors: Vec<String>,
+    /// From the start to the end of the kill.
+    pub elapsed: Duration,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl fmt::Display for Hang {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.timed_out {
+            write!(
+                f,
+                "{}: hung; killed mpirun and its ranks (the whole session) after {:.1?}",
+                self.what, self.elapsed
+            )?;
+        } else {
+            write!(f, "{}: mpirun ended", self.what)?;
+        }
+        if !self.left_behind.is_empty() {
+            write!(
+                f,
+                "; {} process(es) outlived mpirun and were killed: {:?}",
+                self.left_behind.len(),
+                self.left_behind
+            )?;
+        }
+        if !self.survivors.is_empty() {
+            write!(f, "; STILL RUNNING after SIGKILL: {:?}", self.survivors)?;
+        }
+        write!(
+            f,
+            "\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `mpirun [mpirun_args] -np <np> <program> [args]`; panics (fails the test) if it outlives
+/// `timeout` or leaves a process behind, with a message naming the program, `np` and `timeout`.
+pub fn mpirun(
+    np: usize,
+    mpirun_args: &[&str],
+    name: &str,
+    args: &[&str],
+    timeout: Duration,
+) -> Job {
+    mpirun_env(np, mpirun_args, &[], name, args, timeout)
+}
+
+/// [`mpirun`] with environment variables `env` set for the job (`DLS_SCHEDULE`, `DLS_REPORT` and
+/// `DLS_RACKS` are unset unless given; Open MPI passes the launcher's environment to local ranks).
+pub fn mpirun_env(
+    np: usize,
+    mpirun_args: &[&str],
+    env: &[(&str, &str)],
+    name: &str,
+    args: &[&str],
+    timeout: Duration,
+) -> Job {
+    try_mpirun_env(np, mpirun_args, env, name, args, timeout)
+        .unwrap_or_else(|hang| panic!("{hang}"))
+}
+
+/// [`mpirun_env`] that returns a hang instead of panicking (for the tests of the harness itself).
+pub fn try_mpirun_env(
+    np: usize,
+    mpirun_args: &[&str],
+    env: &[(&str, &str)],
+    name: &str,
+    args: &[&str],
+    timeout: Duration,
+) -> Result<Job, Hang> {
+    let _one = ONE_JOB_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let exe = program(name);
+    let command: Vec<String> = ["mpirun", "--oversubscribe"]
+        .iter()
+        .chain(mpirun_args)
+        .map(|a| a.to_string())
+        .chain(["-np".to_string(), np.to_string(), exe.to_string()])
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect();
+    let what = format!(
+        "`{name}` on {np} ranks ({}) with a timeout of {} s",
+        command.join(" "),
+        timeout.as_secs_f64()
+    );
+    let mut cmd = Command::new("mpirun");
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        // Hermetic runs: the caller's own dls settings never leak into a test job.
+        .env_remove("DLS_SCHEDULE")
+        .env_remove("DLS_REPORT")
+        .env_remove("DLS_RACKS")
+        .envs(env.iter().copied())
+        .arg("--oversubscribe")
+        .args(mpirun_args)
+        .arg("-np")
+        .arg(np.to_string())
+        .arg(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setsid is async-signal-safe; the child only calls it between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .expect("mpirun must be installed (scripts/deps.sh)");
+    // The session id of every process of the job: mpirun's pid.
+    let session = child.id() as i32;
+    let (out_tx, out_rx) = mpsc::channel();
+    let (err_tx, err_rx) = mpsc::channel();
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        let _ = out_tx.send(s);
+    });
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        let _ = err_tx.send(s);
+    });
+
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for mpirun") {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            // SAFETY: kill(2) on the pid of the mpirun we started (not yet reaped).
+            unsafe { libc::kill(session, libc::SIGTERM) };
+            let term = Instant::now();
+            while child.try_wait().expect("wait for mpirun").is_none()
+                && term.elapsed() < TERM_GRACE
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            kill_session(session);
+            break child.wait().expect("wait for killed mpirun");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // mpirun has ended: nothing of its session may still run (a rank that outlived it) once a
+    // second has passed.
+    let left_behind = if timed_out {
+        Vec::new()
+    } else {
+        let ended = Instant::now();
+        loop {
+            let left = session_processes(session);
+            if left.is_empty() || ended.elapsed() > Duration::from_secs(1) {
+                break left;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let survivors = if timed_out || !left_behind.is_empty() {
+        kill_session(session);
+        wait_until_gone(session, Duration::from_secs(5))
+    } else {
+        Vec::new()
+    };
+    let elapsed = start.elapsed();
+    // The pipes close when the last process of the job has gone; do not wait forever for a
+    // survivor.
+    let read_limit = if survivors.is_empty() {
+        Duration::from_secs(30)
+    } else {
+        Duration::from_millis(100)
+    };
+    let stdout = out_rx.recv_timeout(read_limit).unwrap_or_default();
+    let stderr = err_rx.recv_timeout(read_limit).unwrap_or_default();
+    if timed_out || !left_behind.is_empty() || !survivors.is_empty() {
+        return Err(Hang {
+            what,
+            timed_out,
+            left_behind,
+            survivors,
+            elapsed,
+            stdout,
+            stderr,
+        });
+    }
+    Ok(Job {
+        success: status.success(),
+        code: status.code(),
+        timed_out: false,
+        elapsed,
+        stdout,
+        stderr,
+    })
+}
+
+/// The live (not zombie) processes of session `session`, as `pid cmdline`.
+pub fn session_processes(session: i32) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp session ...`; comm may hold spaces and parentheses.
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        if fields.len() < 4 || matches!(fields[0], "Z" | "X") {
+            continue;
+        }
+        if fields[3].parse::<i32>().ok() == Some(session) {
+            found.push(format!("{pid} {}", cmdline(&entry.path())));
+        }
+    }
+    found
+}
+
+/// The live processes whose command line contains `needle` (what `pgrep -af <needle>` lists), as
+/// `pid cmdline`, this test process excluded.
+pub fn processes_running(needle: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.bytes().all(|b| b.is_ascii_digit()) && name != me.as_str()
+        })
+        .filter_map(|e| {
+            let line = cmdline(&e.path());
+            line.contains(needle)
+                .then(|| format!("{} {line}", e.file_name().to_string_lossy()))
+        })
+        .collect()
+}
+
+fn cmdline(proc_dir: &Path) -> String {
+    std::fs::read(proc_dir.join("cmdline"))
+        .map(|b| {
+            b.split(|&c| c == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+/// SIGKILL to every live process of session `session`.
+fn kill_session(session: i32) {
+    for p in session_processes(session) {
+        if let Some(pid) = p.split(' ').next().and_then(|s| s.parse::<i32>().ok()) {
+            // SAFETY: kill(2) on a process of the session we created for this job.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Waits up to `limit` for session `session` to have no live process; returns those left.
+fn wait_until_gone(session: i32, limit: Duration) -> Vec<String> {
+    let start = Instant::now();
+    loop {
+        let left = session_processes(session);
+        if left.is_empty() || start.elapsed() > limit {
+            return left;
+        }
+        kill_session(session);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
