@@ -20,7 +20,7 @@
 //! group leaders; the coordinator executes no iterate and only answers the leaders. Each inner
 //! loop runs over its group; the leader schedules on a service thread while its own thread
 //! executes inner iterates, so the group's requests are answered promptly whatever the iterate
-//! length (`tests/mpi_groups_latency.rs`). Each level has its own communicator, split from a
+//! length (`test-programs/tests/mpi_groups_latency.rs`). Each level has its own communicator, split from a
 //! private duplicate of `MPI_COMM_WORLD`.
 //!
 //! | seed 004 | dls |

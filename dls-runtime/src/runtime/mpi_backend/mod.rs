@@ -6,7 +6,7 @@
 //! thread*, started for the
 //! loop's duration, answers the other ranks' requests, so a request is answered promptly whatever
 //! the length of the iterates rank 0 is executing (measured while rank 0 runs 100 ms iterates,
-//! `tests/mpi_latency.rs`: a median of 30–50 µs on a quiet 2-core machine, ~0.1 ms when loaded;
+//! `test-programs/tests/mpi_latency.rs`: a median of 30–50 µs on a quiet 2-core machine, ~0.1 ms when loaded;
 //! the 99th percentile, ~3 ms, is the OS time slice when Open MPI binds the rank, and so both of
 //! its threads, to one core). The service thread posts a receive for the
 //! next request and polls it without blocking in MPI (see `backoff.rs`: spin 100 µs after the
