@@ -10,9 +10,9 @@
 //! }
 //! ```
 //!
-//! The outer loop becomes a call of `dls::group::run_loop_2d` (its closure gets a third parameter,
-//! the group's inner-loop handle `__dls_inner`), every inner loop a call of
-//! `dls::group::Inner::run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of the
+//! The outer loop becomes a call of `dls::__private::run_loop_2d` (its closure gets a third
+//! parameter, the group's inner-loop handle `__dls_inner`), every inner loop a call of
+//! `dls::__private::inner_run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of the
 //! closures) is the one-level expansion of `expand.rs`. On MPI the ranks are grouped by rack
 //! (seed 004 §3); `group(min = …, max = …)` bounds the group sizes (default: one group per rack).
 //! Part A and part B run redundantly on every rank of a group; the group shares the inner
@@ -95,16 +95,16 @@ pub fn parse_group(key: Ident, input: ParseStream) -> syn::Result<GroupClause> {
 /// Which call a `#[par_doall]` loop expands to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum LoopKind {
-    /// A one-level loop: `dls::macro_support::run_loop`.
+    /// A one-level loop: `dls::__private::run_loop`.
     OneLevel,
-    /// The outer loop of a two-level loop: `dls::group::run_loop_2d`.
+    /// The outer loop of a two-level loop: `dls::__private::run_loop_2d`.
     Outer {
         /// Fewest ranks per group.
         min: usize,
         /// Most ranks per group.
         max: usize,
     },
-    /// An inner loop of a two-level loop: `dls::group::Inner::run_loop`.
+    /// An inner loop of a two-level loop: `dls::__private::inner_run_loop`.
     Inner,
 }
 
@@ -153,12 +153,13 @@ pub struct CallShape {
     pub extra_param: TokenStream,
 }
 
-/// The call shape of `kind`, with `krate` the path of the facade crate (`::dls`).
-pub fn call_shape(kind: LoopKind, krate: &TokenStream) -> CallShape {
+/// The call shape of `kind`, with `private` the path of the runtime's hidden module
+/// (`::dls::__private`).
+pub fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
     let handle = inner_handle();
     match kind {
         LoopKind::OneLevel => CallShape {
-            function: quote!(#krate::macro_support::run_loop),
+            function: quote!(#private::run_loop),
             lead: quote!(),
             group_args: quote!(),
             extra_param: quote!(),
@@ -170,14 +171,14 @@ pub fn call_shape(kind: LoopKind, krate: &TokenStream) -> CallShape {
                 quote!(#max)
             };
             CallShape {
-                function: quote!(#krate::group::run_loop_2d),
+                function: quote!(#private::run_loop_2d),
                 lead: quote!(),
                 group_args: quote!(#min, #max,),
                 extra_param: quote!(#handle,),
             }
         }
         LoopKind::Inner => CallShape {
-            function: quote!(#krate::group::Inner::run_loop),
+            function: quote!(#private::inner_run_loop),
             lead: quote!(#handle,),
             group_args: quote!(),
             extra_param: quote!(),

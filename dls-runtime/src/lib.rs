@@ -3,10 +3,11 @@
 //!
 //! Most users depend on the facade crate `dls`, which re-exports this crate.
 
+#[doc(hidden)]
+pub mod __private;
 pub mod collection;
 pub mod gather;
 pub mod group;
-pub mod macro_support;
 pub mod reduce;
 pub mod report;
 pub mod runtime;

@@ -21,7 +21,6 @@
 //! assert_eq!(Max.combine(Max.identity(), 2.5_f64), 2.5);
 //! ```
 
-use std::marker::PhantomData;
 use std::ops::{Add, Mul};
 
 /// An associative, commutative operator with an identity element, over values of type `T`.
@@ -185,28 +184,6 @@ impl Bounds for f64 {
     const ONE: Self = 1.0;
     const LOWEST: Self = f64::NEG_INFINITY;
     const HIGHEST: Self = f64::INFINITY;
-}
-
-/// A zero-sized token of the type of `value`: lets generated code name the type of a reduction
-/// variable without spelling it.
-///
-/// ```
-/// let t = dls_runtime::reduce::type_of(&0_u8);
-/// let e: u8 = dls_runtime::reduce::identity(&dls_runtime::reduce::Max, t);
-/// assert_eq!(e, 0);
-/// ```
-pub fn type_of<T>(_value: &T) -> PhantomData<fn() -> T> {
-    PhantomData
-}
-
-/// The identity of `op` for the type named by `ty` (see [`type_of`]).
-///
-/// ```
-/// use dls_runtime::reduce::{identity, type_of, Min};
-/// assert_eq!(identity(&Min, type_of(&1.0_f64)), f64::INFINITY);
-/// ```
-pub fn identity<T, O: Operator<T>>(op: &O, _ty: PhantomData<fn() -> T>) -> T {
-    op.identity()
 }
 
 #[cfg(test)]
