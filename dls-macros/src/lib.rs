@@ -42,6 +42,7 @@ use syn::ItemFn;
 
 mod clauses;
 mod control;
+mod errors;
 mod expand;
 mod mutation;
 mod nested;
@@ -112,19 +113,15 @@ fn expand_function(
             return syn::Error::new(e.span(), msg).to_compile_error();
         }
     };
-    let mut errors: Option<syn::Error> = None;
-    let mut add = |e: syn::Error| match &mut errors {
-        Some(all) => all.combine(e),
-        None => errors = Some(e),
-    };
+    let mut errors = errors::Errors::default();
     if !args.is_empty() {
-        add(syn::Error::new_spanned(
+        errors.push(syn::Error::new_spanned(
             &args,
             format!("#[dls::{which}] takes no arguments"),
         ));
     }
     if let Some(a) = &func.sig.asyncness {
-        add(syn::Error::new_spanned(
+        errors.push(syn::Error::new_spanned(
             a,
             format!("#[dls::{which}] cannot be used on an async fn"),
         ));
@@ -132,10 +129,8 @@ fn expand_function(
     let original = func.clone();
     let mut names = mutation::Bindings::default();
     names.visit_item_fn(&func);
-    if let Err(e) = rewrite::rewrite_block(&mut func.block, names.mutable) {
-        add(e);
-    }
-    if let Some(e) = errors {
+    errors.check(rewrite::rewrite_block(&mut func.block, names.mutable));
+    if let Err(e) = errors.finish(()) {
         // Report the errors and keep the function (without the loop attributes) so that no
         // unrelated error, like a missing `main`, follows.
         let plain = strip_par_doall(quote!(#original));

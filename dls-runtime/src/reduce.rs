@@ -10,8 +10,9 @@
 //! (floating-point `+` and `*` agree up to rounding).
 //!
 //! The operator only says *what* to combine. *How* the partial results travel (to a master, along a
-//! tree, or pipelined as in seed 002) is the runtime's reduction strategy and can change without
-//! touching code that names an operator.
+//! tree, or pipelined as in the parallel-pipeline model of Kuntraruk, Pottenger and Ross, IEEE
+//! TPDS, 2005) is the runtime's reduction strategy and can change without touching code that names
+//! an operator.
 //!
 //! ```
 //! use dls_runtime::reduce::{Max, Operator, Sum};
