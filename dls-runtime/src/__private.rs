@@ -77,6 +77,11 @@ fn fail(reason: &dyn std::fmt::Display) -> ! {
     std::process::exit(1)
 }
 
+/// The value of a loop, or the end of the program with `error: loop <name>: <reason>`.
+fn or_exit<T>(name: &str, result: Result<T, DlsError>) -> T {
+    result.unwrap_or_else(|e| fail(&format!("loop {name}: {e}")))
+}
+
 /// Starts the runtime for `#[dls::main]`: on error (bad `DLS_SCHEDULE`, `mpirun` without the
 /// `mpi` feature, …) prints the reason and exits with status 1.
 ///
@@ -120,10 +125,7 @@ where
         let technique = technique(schedule)?;
         crate::current()?.doall_reduce(name, range, technique, identity, body, combine)
     };
-    match run() {
-        Ok((value, _stats)) => value,
-        Err(e) => fail(&format!("loop {name}: {e}")),
-    }
+    or_exit(name, run()).0
 }
 
 /// The outer loop of a two-level `#[par_doall]` loop on the current runtime: groups of
@@ -165,10 +167,7 @@ where
             combine,
         )
     };
-    match run() {
-        Ok((value, _stats)) => value,
-        Err(e) => fail(&format!("loop {name}: {e}")),
-    }
+    or_exit(name, run()).0
 }
 
 /// An inner loop of a two-level `#[par_doall]` loop: [`Inner::fold`] with the schedule given as
@@ -196,14 +195,11 @@ where
     B: FnMut(R::Index, &mut T),
     C: Fn(T, T) -> T,
 {
-    let run = || -> Result<T, DlsError> {
+    let run = || {
         let technique = technique(schedule)?;
         inner.fold(range, &technique, identity, combine, body)
     };
-    match run() {
-        Ok(v) => v,
-        Err(e) => fail(&format!("loop {name}: {e}")),
-    }
+    or_exit(name, run())
 }
 
 /// A zero-sized token of the type of `value`: lets generated code name the type of a reduction
