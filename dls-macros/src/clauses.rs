@@ -1,10 +1,12 @@
 //! The clauses of `#[par_doall(...)]`: `schedule = "<spec>"`, `name = "<text>"`,
-//! `reduce(<op>: <vars>)`, `gather(<vars>)` and `group(min = …, max = …)`, parsed and validated
-//! (every clause in this one file).
+//! `reduce(<op>: <vars>)` and `gather(<vars>)`, parsed and validated.
 //!
 //! The schedule text is checked here, at compile time, with the runtime's own parser
 //! (`dls_runtime::Technique::from_str`), so the list of valid names in the error message comes from
 //! the single source of truth and the error points at the string literal.
+//!
+//! The `group(min = …, max = …)` clause of a two-level outer loop is parsed here too, so that every
+//! clause is parsed in this one file (`nested.rs` decides what a group clause means for the loop).
 
 use std::collections::HashMap;
 
