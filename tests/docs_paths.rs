@@ -30,9 +30,15 @@ fn named_paths(text: &str) -> Vec<String> {
 fn every_path_architecture_md_names_exists() {
     let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let paths = named_paths(&text);
-    assert!(paths.len() >= 20, "ARCHITECTURE.md names too few paths: {paths:?}");
+    assert!(
+        paths.len() >= 20,
+        "ARCHITECTURE.md names too few paths: {paths:?}"
+    );
     let missing: Vec<_> = paths.iter().filter(|p| !root().join(p).exists()).collect();
-    assert!(missing.is_empty(), "ARCHITECTURE.md names paths that do not exist: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
 }
 
 #[test]
@@ -59,7 +65,9 @@ fn visit(dir: &Path, hits: &mut Vec<String>) {
         if !text_file || path == root().join("tests/docs_paths.rs") {
             continue;
         }
-        let Ok(text) = fs::read_to_string(&path) else { continue };
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
         for (n, line) in text.lines().enumerate() {
             let lower = line.to_lowercase();
             if lower.contains("seed 00") || lower.contains("techniques.md") {

@@ -5,7 +5,10 @@
 //!   and name the variable and the valid techniques on stderr;
 //! - with `DLS_SCHEDULE=gss,min=3`: the `schedule = "runtime"` loop runs with that technique (as
 //!   the loop report, `DLS_REPORT=1`, shows);
-//! - asked to fail: `main` returns `Err`; the child must exit with status 1 and print the error.
+//! - asked to fail: `main` returns `Err`; the child must exit with status 1 and print the error;
+//! - with a loop the runtime refuses (a range longer than 2^64 iterates), as a one-level loop, as
+//!   the outer and as an inner loop of a two-level loop: the child must exit with status 1 and
+//!   print `error: loop <name>: …` (the one exit-on-error of generated code).
 
 use std::process::{Command, ExitCode};
 
@@ -21,6 +24,34 @@ fn sum_of_squares(n: u64) -> u64 {
     total
 }
 
+/// Loops the runtime refuses: `which` says one-level, outer or inner.
+#[dls::parallel]
+fn too_long(which: &str) -> u64 {
+    let mut count = 0_u64;
+    if which == "one" {
+        #[par_doall(name = "huge", reduce(+: count))]
+        for _i in 0..u128::MAX {
+            count += 1;
+        }
+    } else if which == "outer" {
+        #[par_doall(name = "huge outer", group(min = 1), reduce(+: count))]
+        for _j in 0..u128::MAX {
+            #[par_doall(name = "small inner")]
+            for _i in 0..2 {}
+            count += 1;
+        }
+    } else {
+        #[par_doall(name = "small outer", reduce(+: count))]
+        for _j in 0..2 {
+            #[par_doall(name = "huge inner", reduce(+: count))]
+            for _i in 0..u128::MAX {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
 #[dls::main]
 fn main() -> Result<ExitCode, String> {
     let n = 2000;
@@ -30,6 +61,9 @@ fn main() -> Result<ExitCode, String> {
     }
     match std::env::var(ROLE).as_deref() {
         Ok("fail") => return Err("asked to fail".to_string()),
+        Ok(which @ ("one" | "outer" | "inner")) => {
+            return Err(format!("{which}: got {}", too_long(which)));
+        }
         Ok(_) => return Ok(ExitCode::SUCCESS),
         Err(_) => {}
     }
@@ -69,8 +103,22 @@ fn main() -> Result<ExitCode, String> {
         ));
     }
 
+    for (role, name) in [
+        ("one", "huge"),
+        ("outer", "huge outer"),
+        ("inner", "huge inner"),
+    ] {
+        let (code, stderr) = run(role, None)?;
+        let want = format!("error: loop {name}: ");
+        if code != Some(1) || !stderr.contains(&want) {
+            failures.push(format!(
+                "loop refused ({role}): status {code:?}, stderr {stderr:?}"
+            ));
+        }
+    }
+
     if failures.is_empty() {
-        println!("macro_main: 3 child runs behaved as expected");
+        println!("macro_main: 6 child runs behaved as expected");
         Ok(ExitCode::SUCCESS)
     } else {
         Err(failures.join("\n"))

@@ -4,13 +4,16 @@
 //! The schedule text is checked here, at compile time, with the technique crate's own parser
 //! (`dls_technique::Technique::from_str`), so the list of valid names in the error message comes from
 //! the single source of truth and the error points at the string literal.
+//!
+//! The `group(min = …, max = …)` clause of a two-level outer loop is parsed here too, so that every
+//! clause is parsed in this one file (`nested.rs` decides what a group clause means for the loop).
 
 use std::collections::HashMap;
 
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Ident, LitStr, Meta, Path, Token};
+use syn::{Attribute, Ident, LitInt, LitStr, Meta, Path, Token};
 
 /// The schedule value that defers the choice to the `DLS_SCHEDULE` environment variable.
 pub const RUNTIME_SCHEDULE: &str = "runtime";
@@ -50,7 +53,7 @@ pub struct Clauses {
     /// Gathered variables, in the order written.
     pub gathers: Vec<Ident>,
     /// `group(min = ..., max = ...)`: the group sizes of a two-level loop (see `nested.rs`).
-    pub group: Option<crate::nested::GroupClause>,
+    pub group: Option<GroupClause>,
 }
 
 const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), gather(<vars>), \
@@ -146,7 +149,7 @@ impl Parse for Clauses {
                             "`group` is given twice; keep one",
                         ));
                     }
-                    clauses.group = Some(crate::nested::parse_group(key.clone(), input)?);
+                    clauses.group = Some(parse_group(key.clone(), input)?);
                 }
                 other => {
                     return Err(syn::Error::new_spanned(
@@ -164,6 +167,75 @@ impl Parse for Clauses {
         }
         Ok(clauses)
     }
+}
+
+/// `group(min = …, max = …)` of an outer loop.
+#[derive(Clone)]
+pub struct GroupClause {
+    /// The `group` keyword (for error spans).
+    pub key: Ident,
+    /// Fewest ranks per group.
+    pub min: usize,
+    /// Most ranks per group.
+    pub max: usize,
+}
+
+/// Parses the parenthesised part of `group(min = 2, max = 4)` (either bound may be left out:
+/// `min` defaults to 1, `max` to unbounded). Rejects `min < 1`, `min > max` and unknown keys.
+pub fn parse_group(key: Ident, input: ParseStream) -> syn::Result<GroupClause> {
+    let content;
+    syn::parenthesized!(content in input);
+    let (mut min, mut max) = (None::<(usize, LitInt)>, None::<(usize, LitInt)>);
+    while !content.is_empty() {
+        let name: Ident = content.parse()?;
+        content.parse::<Token![=]>()?;
+        let lit: LitInt = content.parse()?;
+        let value: usize = lit.base10_parse()?;
+        let slot = match name.to_string().as_str() {
+            "min" => &mut min,
+            "max" => &mut max,
+            other => {
+                return Err(syn::Error::new_spanned(
+                    &name,
+                    format!(
+                        "unknown group bound `{other}`; write group(min = <ranks>, max = <ranks>)"
+                    ),
+                ))
+            }
+        };
+        if slot.is_some() {
+            return Err(syn::Error::new_spanned(
+                &name,
+                format!("`{name}` is given twice in group(...)"),
+            ));
+        }
+        *slot = Some((value, lit));
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    if let Some((0, lit)) = &min {
+        return Err(syn::Error::new_spanned(
+            lit,
+            "group(min = 0): a group needs at least 1 rank (allowed: 1 <= min <= max)",
+        ));
+    }
+    if let (Some((lo, _)), Some((hi, lit))) = (&min, &max) {
+        if lo > hi {
+            return Err(syn::Error::new_spanned(
+                lit,
+                format!(
+                    "group(min = {lo}, max = {hi}): min is above max (allowed: 1 <= min <= max)"
+                ),
+            ));
+        }
+    }
+    Ok(GroupClause {
+        key,
+        min: min.map_or(1, |m| m.0),
+        max: max.map_or(usize::MAX, |m| m.0),
+    })
 }
 
 fn parse_op(input: ParseStream) -> syn::Result<ReduceOp> {

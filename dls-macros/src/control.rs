@@ -11,6 +11,8 @@ use proc_macro2::Span;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Item, Label, Lifetime};
 
+use crate::errors::Errors;
+
 /// The label of the block wrapped around the body; `continue` becomes `break` to it.
 pub fn iterate_label() -> Lifetime {
     Lifetime::new("'__dls_iterate", Span::call_site())
@@ -24,13 +26,10 @@ pub fn check_and_rewrite(body: &mut Block, loop_label: Option<&Label>) -> syn::R
         depth: 0,
         inner_labels: Vec::new(),
         rewrote: false,
-        errors: None,
+        errors: Errors::default(),
     };
     v.visit_block_mut(body);
-    match v.errors {
-        Some(e) => Err(e),
-        None => Ok(v.rewrote),
-    }
+    v.errors.finish(v.rewrote)
 }
 
 struct ControlFlow {
@@ -40,17 +39,10 @@ struct ControlFlow {
     /// Labels defined inside the body and enclosing the current expression.
     inner_labels: Vec<String>,
     rewrote: bool,
-    errors: Option<syn::Error>,
+    errors: Errors,
 }
 
 impl ControlFlow {
-    fn error(&mut self, e: syn::Error) {
-        match &mut self.errors {
-            Some(all) => all.combine(e),
-            None => self.errors = Some(e),
-        }
-    }
-
     fn is_inner(&self, label: &Lifetime) -> bool {
         let name = label.ident.to_string();
         self.inner_labels.contains(&name)
@@ -73,7 +65,7 @@ impl VisitMut for ControlFlow {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         match expr {
             Expr::Closure(_) | Expr::Async(_) | Expr::Const(_) => {}
-            Expr::Return(r) => self.error(syn::Error::new_spanned(
+            Expr::Return(r) => self.errors.push(syn::Error::new_spanned(
                 r.return_token,
                 "`return` cannot leave a #[par_doall] loop: each iterate runs separately on some \
                  worker. End the iterate with `continue`, or compute a value and combine it with \
@@ -81,7 +73,7 @@ impl VisitMut for ControlFlow {
             )),
             Expr::Try(t) => {
                 self.visit_expr_mut(&mut t.expr);
-                self.error(syn::Error::new_spanned(
+                self.errors.push(syn::Error::new_spanned(
                     t.question_token,
                     "`?` cannot leave a #[par_doall] loop: each iterate runs separately on some \
                      worker. Handle the error inside the iterate (match, unwrap_or, ...) or record \
@@ -97,7 +89,7 @@ impl VisitMut for ControlFlow {
                     self.visit_expr_mut(e);
                 }
                 if !ok {
-                    self.error(syn::Error::new_spanned(
+                    self.errors.push(syn::Error::new_spanned(
                         &*b,
                         "`break` cannot end a #[par_doall] loop early: its iterates run in any \
                          order on different workers. Skip the rest of an iterate with `continue`, \
@@ -109,7 +101,7 @@ impl VisitMut for ControlFlow {
                 Some(l) if self.is_inner(l) => {}
                 None if self.depth > 0 => {}
                 Some(l) if self.loop_label.as_deref() != Some(&*l.ident.to_string()) => {
-                    self.error(syn::Error::new_spanned(
+                    self.errors.push(syn::Error::new_spanned(
                         &*c,
                         format!(
                             "`continue {}` jumps to a loop outside the #[par_doall] loop, which \

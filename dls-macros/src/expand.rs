@@ -1,7 +1,7 @@
-//! Code generation for one `#[par_doall]` loop. The generated code only calls the runtime:
-//! `dls::macro_support::run_loop` (schedule resolution, the current runtime, errors),
-//! `dls::reduce` (operators and identities), `dls::gather` (write logs) and `dls::collection`
-//! (indexable collections). See the crate documentation for the shape of the expansion.
+//! Code generation for one `#[par_doall]` loop. The generated code names only the runtime's hidden
+//! module `::dls::__private` (the loop functions, reduction operators and identities, gather
+//! logs, collection views) and `core`; `src/snapshots.rs` checks this and pins the expansion of
+//! every clause form. See the crate documentation for the shape of the expansion.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -10,7 +10,7 @@ use syn::{Attribute, ExprForLoop, Ident};
 
 use crate::clauses::{Clauses, ReduceOp, RUNTIME_SCHEDULE};
 use crate::control;
-use crate::nested::{call_shape, LoopKind};
+use crate::nested::{call_shape, CallShape, LoopKind};
 use crate::source::LoopSource;
 
 /// Generates the block expression that replaces `for_loop`; `attrs` are its other attributes, kept.
@@ -25,7 +25,7 @@ pub fn expand(
 ) -> syn::Result<TokenStream> {
     let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
     let span = for_loop.for_token.span;
-    let krate = quote_spanned!(span=> ::dls);
+    let private = quote_spanned!(span=> ::dls::__private);
 
     let schedule = match &clauses.schedule {
         Some(lit) => quote!(#lit),
@@ -53,26 +53,26 @@ pub fn expand(
         let ty = format_ident!("__dls_ty_{}", slot);
         let res = format_ident!("__dls_result_{}", slot);
         let op_value = match &r.op {
-            ReduceOp::Sum(s) => quote_spanned!(*s=> #krate::reduce::Sum),
-            ReduceOp::Product(s) => quote_spanned!(*s=> #krate::reduce::Product),
-            ReduceOp::Max(s) => quote_spanned!(*s=> #krate::reduce::Max),
-            ReduceOp::Min(s) => quote_spanned!(*s=> #krate::reduce::Min),
-            ReduceOp::Merge(p) => quote_spanned!(p.span()=> #krate::reduce::Merge(#p)),
+            ReduceOp::Sum(s) => quote_spanned!(*s=> #private::Sum),
+            ReduceOp::Product(s) => quote_spanned!(*s=> #private::Product),
+            ReduceOp::Max(s) => quote_spanned!(*s=> #private::Max),
+            ReduceOp::Min(s) => quote_spanned!(*s=> #private::Min),
+            ReduceOp::Merge(p) => quote_spanned!(p.span()=> #private::Merge(#p)),
         };
         setup.push(quote_spanned!(var.span()=>
             let #op = #op_value;
-            let #ty = #krate::reduce::type_of(&#var);
+            let #ty = #private::type_of(&#var);
         ));
-        identities.push(quote!(#krate::reduce::identity(&#op, #ty)));
+        identities.push(quote!(#private::identity(&#op, #ty)));
         take.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
             let mut #var = ::core::mem::take(&mut #acc.#idx);
         ));
         put_back.push(quote!(#acc.#idx = #var;));
-        combine.push(quote!(#krate::reduce::Operator::combine(&#op, __dls_a.#idx, __dls_b.#idx)));
+        combine.push(quote!(#private::Operator::combine(&#op, __dls_a.#idx, __dls_b.#idx)));
         results.push(res.clone());
         finish.push(quote_spanned!(var.span()=>
-            #var = #krate::reduce::Operator::combine(&#op, #var, #res);
+            #var = #private::Operator::combine(&#op, #var, #res);
         ));
         slot += 1;
     }
@@ -83,19 +83,19 @@ pub fn expand(
         let view = format_ident!("__dls_view_{}", slot);
         let res = format_ident!("__dls_result_{}", slot);
         setup.push(quote_spanned!(var.span()=>
-            let #view = #krate::gather::view(&#var);
+            let #view = #private::view(&#var);
         ));
-        identities.push(quote!(#krate::gather::GatherBuf::new()));
+        identities.push(quote!(#private::GatherBuf::new()));
         slots.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
-            let mut #var = #krate::gather::GatherSlot::new(#view, &mut #acc.#idx);
+            let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
         ));
-        combine.push(quote!(#krate::gather::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
+        combine.push(quote!(#private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
         results.push(res.clone());
         finish.push(quote_spanned!(var.span()=>
             // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
-            #krate::gather::GatherBuf::scatter_into(#res, {
-                use #krate::gather::GatherTarget as _;
+            #private::GatherBuf::scatter_into(#res, {
+                use #private::GatherTarget as _;
                 #var.elements_mut()
             });
         ));
@@ -107,7 +107,7 @@ pub fn expand(
         LoopSource::Range(range) => (quote!(#range), quote!(let #pat = __dls_index;)),
         LoopSource::Reference(reference) => {
             setup.push(quote_spanned!(reference.span()=>
-                let __dls_items = #krate::collection::borrowed(#reference);
+                let __dls_items = #private::borrowed(#reference);
             ));
             (
                 quote!(0..__dls_items.len()),
@@ -119,7 +119,7 @@ pub fn expand(
             enumerate,
         } => {
             setup.push(quote_spanned!(collection.span()=>
-                let __dls_items = #krate::collection::elements(&#collection);
+                let __dls_items = #private::elements(&#collection);
             ));
             let item = if enumerate {
                 quote!((__dls_index, &__dls_items[__dls_index]))
@@ -138,13 +138,12 @@ pub fn expand(
         quote!(#body)
     };
 
-    let shape = call_shape(kind, &krate);
-    let (function, lead, group_args, extra_param) = (
-        shape.function,
-        shape.lead,
-        shape.group_args,
-        shape.extra_param,
-    );
+    let CallShape {
+        function,
+        lead,
+        group_args,
+        extra_param,
+    } = call_shape(kind, &private);
     Ok(quote_spanned! {span=> {
         #(#attrs)*
         let () = {

@@ -19,7 +19,7 @@
 //! becomes, in outline,
 //!
 //! ```text
-//! let (r0, g1) = dls::macro_support::run_loop("file.rs:12", "af", 0..n,
+//! let (r0, g1) = dls::__private::run_loop("file.rs:12", "af", 0..n,
 //!     || (identity of + for total's type, empty gather log),
 //!     |i, acc| { let mut total = take(acc.0); let mut out = GatherSlot(&out, &mut acc.1);
 //!                '__dls_iterate: { BODY }   // `continue` -> `break '__dls_iterate`
@@ -29,9 +29,10 @@
 //! g1.scatter_into(&mut out);    // every rank's writes, on every rank
 //! ```
 //!
-//! Everything that is not parsing, checking or this code generation lives in the runtime
-//! (`dls::reduce`, `dls::gather`, `dls::collection`, `dls::macro_support`), so the explicit API and
-//! the macro share it.
+//! Everything that is not parsing, checking or this code generation lives in the runtime, and the
+//! generated code reaches it only through the hidden module `dls::__private` (the contract between
+//! the two crates, pinned by the snapshot tests of `tests/expand/`), so the explicit API and the
+//! macro share the same functions and the documented modules carry no macro-only helpers.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Group, TokenTree};
@@ -41,10 +42,13 @@ use syn::ItemFn;
 
 mod clauses;
 mod control;
+mod errors;
 mod expand;
 mod mutation;
 mod nested;
 mod rewrite;
+#[cfg(test)]
+mod snapshots;
 mod source;
 
 /// Marks `main` of a dls program: initialises the runtime (threads, or MPI under `mpirun`) before
@@ -90,27 +94,34 @@ pub fn parallel(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn entry(args: TokenStream, item: TokenStream, which: &str, is_main: bool) -> TokenStream {
-    let args = proc_macro2::TokenStream::from(args);
-    let mut func = match syn::parse::<ItemFn>(item) {
+    expand_function(args.into(), item.into(), which, is_main).into()
+}
+
+/// The expansion of `#[dls::<which>(args)] item` (`is_main` for `#[dls::main]`): the function with
+/// its `#[par_doall]` loops rewritten, or the errors followed by the function without them. On
+/// `proc_macro2` tokens, so that the snapshot tests (`snapshots.rs`) can call it.
+fn expand_function(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+    which: &str,
+    is_main: bool,
+) -> proc_macro2::TokenStream {
+    let mut func = match syn::parse2::<ItemFn>(item) {
         Ok(f) => f,
         Err(e) => {
             let msg = format!("#[dls::{which}] goes on a function with a body");
-            return syn::Error::new(e.span(), msg).to_compile_error().into();
+            return syn::Error::new(e.span(), msg).to_compile_error();
         }
     };
-    let mut errors: Option<syn::Error> = None;
-    let mut add = |e: syn::Error| match &mut errors {
-        Some(all) => all.combine(e),
-        None => errors = Some(e),
-    };
+    let mut errors = errors::Errors::default();
     if !args.is_empty() {
-        add(syn::Error::new_spanned(
+        errors.push(syn::Error::new_spanned(
             &args,
             format!("#[dls::{which}] takes no arguments"),
         ));
     }
     if let Some(a) = &func.sig.asyncness {
-        add(syn::Error::new_spanned(
+        errors.push(syn::Error::new_spanned(
             a,
             format!("#[dls::{which}] cannot be used on an async fn"),
         ));
@@ -118,23 +129,21 @@ fn entry(args: TokenStream, item: TokenStream, which: &str, is_main: bool) -> To
     let original = func.clone();
     let mut names = mutation::Bindings::default();
     names.visit_item_fn(&func);
-    if let Err(e) = rewrite::rewrite_block(&mut func.block, names.mutable) {
-        add(e);
-    }
-    if let Some(e) = errors {
+    errors.check(rewrite::rewrite_block(&mut func.block, names.mutable));
+    if let Err(e) = errors.finish(()) {
         // Report the errors and keep the function (without the loop attributes) so that no
         // unrelated error, like a missing `main`, follows.
         let plain = strip_par_doall(quote!(#original));
         let e = e.to_compile_error();
-        return quote!(#e #plain).into();
+        return quote!(#e #plain);
     }
     if is_main {
         let init: syn::Stmt = syn::parse_quote! {
-            let __dls_runtime = ::dls::macro_support::init_or_exit();
+            let __dls_runtime = ::dls::__private::init_or_exit();
         };
         func.block.stmts.insert(0, init);
     }
-    quote!(#func).into()
+    quote!(#func)
 }
 
 /// Removes every `#[par_doall...]` attribute from the tokens (used when reporting errors).

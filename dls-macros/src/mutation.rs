@@ -19,6 +19,7 @@ use syn::visit::{self, Visit};
 use syn::{BinOp, Block, Expr, Ident, Pat};
 
 use crate::clauses::Clauses;
+use crate::errors::Errors;
 
 /// Names bound by patterns inside a body (or a loop pattern).
 #[derive(Default)]
@@ -66,13 +67,10 @@ pub fn check(
         mutable_outer,
         clauses,
         reported: HashSet::new(),
-        errors: None,
+        errors: Errors::default(),
     };
     v.visit_block(body);
-    match v.errors {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    v.errors.finish(())
 }
 
 struct Mutations<'a> {
@@ -80,7 +78,7 @@ struct Mutations<'a> {
     mutable_outer: &'a HashSet<String>,
     clauses: &'a Clauses,
     reported: HashSet<String>,
-    errors: Option<syn::Error>,
+    errors: Errors,
 }
 
 /// How the body changes a variable; decides the advice in the message.
@@ -175,11 +173,8 @@ impl Mutations<'_> {
                  reads, rebind it without `mut` before the loop (`let {name} = {name};`)"
             ),
         };
-        let e = syn::Error::new_spanned(var, format!("{lead}; {advice}"));
-        match &mut self.errors {
-            Some(all) => all.combine(e),
-            None => self.errors = Some(e),
-        }
+        self.errors
+            .push(syn::Error::new_spanned(var, format!("{lead}; {advice}")));
     }
 }
 

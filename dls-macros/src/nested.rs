@@ -10,101 +10,35 @@
 //! }
 //! ```
 //!
-//! The outer loop becomes a call of `dls::group::run_loop_2d` (its closure gets a third parameter,
-//! the group's inner-loop handle `__dls_inner`), every inner loop a call of
-//! `dls::group::InnerLoops::run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of the
-//! closures) is the one-level expansion of `expand.rs`. On MPI the ranks are grouped by rack
-//! (seed 004 §3); `group(min = …, max = …)` bounds the group sizes (default: one group per rack).
+//! The outer loop becomes a call of `dls::__private::run_loop_2d` (its closure gets a third
+//! parameter, the group's inner-loop handle `__dls_inner`), every inner loop a call of
+//! `dls::__private::inner_run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of
+//! the closures) is the one-level expansion of `expand.rs`. On MPI the ranks are grouped by rack
+//! (the two-level strategy of Cariño and Banicescu, Scalable Computing: Practice and Experience,
+//! 2007, §3); `group(min = …, max = …)` bounds the group sizes (default: one group per rack).
 //! Part A and part B run redundantly on every rank of a group; the group shares the inner
-//! iterates. Only two levels are supported.
+//! iterates. Only two levels are supported. The `group(...)` clause is parsed with the others, in
+//! `clauses.rs`; this file decides the kind of each loop and the shape of its call.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use syn::parse::ParseStream;
-use syn::{Attribute, Ident, LitInt, Token};
+use syn::{Attribute, Ident};
 
-/// `group(min = …, max = …)` of an outer loop.
-#[derive(Clone)]
-pub struct GroupClause {
-    /// The `group` keyword (for error spans).
-    pub key: Ident,
-    /// Fewest ranks per group.
-    pub min: usize,
-    /// Most ranks per group.
-    pub max: usize,
-}
-
-/// Parses the parenthesised part of `group(min = 2, max = 4)` (either bound may be left out:
-/// `min` defaults to 1, `max` to unbounded). Rejects `min < 1`, `min > max` and unknown keys.
-pub fn parse_group(key: Ident, input: ParseStream) -> syn::Result<GroupClause> {
-    let content;
-    syn::parenthesized!(content in input);
-    let (mut min, mut max) = (None::<(usize, LitInt)>, None::<(usize, LitInt)>);
-    while !content.is_empty() {
-        let name: Ident = content.parse()?;
-        content.parse::<Token![=]>()?;
-        let lit: LitInt = content.parse()?;
-        let value: usize = lit.base10_parse()?;
-        let slot = match name.to_string().as_str() {
-            "min" => &mut min,
-            "max" => &mut max,
-            other => {
-                return Err(syn::Error::new_spanned(
-                    &name,
-                    format!(
-                        "unknown group bound `{other}`; write group(min = <ranks>, max = <ranks>)"
-                    ),
-                ))
-            }
-        };
-        if slot.is_some() {
-            return Err(syn::Error::new_spanned(
-                &name,
-                format!("`{name}` is given twice in group(...)"),
-            ));
-        }
-        *slot = Some((value, lit));
-        if content.is_empty() {
-            break;
-        }
-        content.parse::<Token![,]>()?;
-    }
-    if let Some((0, lit)) = &min {
-        return Err(syn::Error::new_spanned(
-            lit,
-            "group(min = 0): a group needs at least 1 rank (allowed: 1 <= min <= max)",
-        ));
-    }
-    if let (Some((lo, _)), Some((hi, lit))) = (&min, &max) {
-        if lo > hi {
-            return Err(syn::Error::new_spanned(
-                lit,
-                format!(
-                    "group(min = {lo}, max = {hi}): min is above max (allowed: 1 <= min <= max)"
-                ),
-            ));
-        }
-    }
-    Ok(GroupClause {
-        key,
-        min: min.map_or(1, |m| m.0),
-        max: max.map_or(usize::MAX, |m| m.0),
-    })
-}
+use crate::clauses::GroupClause;
 
 /// Which call a `#[par_doall]` loop expands to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum LoopKind {
-    /// A one-level loop: `dls::macro_support::run_loop`.
+    /// A one-level loop: `dls::__private::run_loop`.
     OneLevel,
-    /// The outer loop of a two-level loop: `dls::group::run_loop_2d`.
+    /// The outer loop of a two-level loop: `dls::__private::run_loop_2d`.
     Outer {
         /// Fewest ranks per group.
         min: usize,
         /// Most ranks per group.
         max: usize,
     },
-    /// An inner loop of a two-level loop: `dls::group::InnerLoops::run_loop`.
+    /// An inner loop of a two-level loop: `dls::__private::inner_run_loop`.
     Inner,
 }
 
@@ -153,12 +87,13 @@ pub struct CallShape {
     pub extra_param: TokenStream,
 }
 
-/// The call shape of `kind`, with `krate` the path of the facade crate (`::dls`).
-pub fn call_shape(kind: LoopKind, krate: &TokenStream) -> CallShape {
+/// The call shape of `kind`, with `private` the path of the runtime's hidden module
+/// (`::dls::__private`).
+pub fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
     let handle = inner_handle();
     match kind {
         LoopKind::OneLevel => CallShape {
-            function: quote!(#krate::macro_support::run_loop),
+            function: quote!(#private::run_loop),
             lead: quote!(),
             group_args: quote!(),
             extra_param: quote!(),
@@ -170,14 +105,14 @@ pub fn call_shape(kind: LoopKind, krate: &TokenStream) -> CallShape {
                 quote!(#max)
             };
             CallShape {
-                function: quote!(#krate::group::run_loop_2d),
+                function: quote!(#private::run_loop_2d),
                 lead: quote!(),
                 group_args: quote!(#min, #max,),
                 extra_param: quote!(#handle,),
             }
         }
         LoopKind::Inner => CallShape {
-            function: quote!(#krate::group::InnerLoops::run_loop),
+            function: quote!(#private::inner_run_loop),
             lead: quote!(#handle,),
             group_args: quote!(),
             extra_param: quote!(),

@@ -8,6 +8,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Block, Expr, Stmt};
 
 use crate::clauses::Clauses;
+use crate::errors::Errors;
 use crate::{expand, mutation, source};
 
 /// True for `#[par_doall]`, `#[par_doall(...)]` and `#[dls::par_doall(...)]`.
@@ -23,36 +24,26 @@ pub fn is_par_doall(attr: &Attribute) -> bool {
 pub fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -> syn::Result<()> {
     let mut r = Rewriter {
         mutable_outer,
-        errors: None,
+        errors: Errors::default(),
         inside_outer: false,
     };
     r.visit_block_mut(block);
-    match r.errors {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    r.errors.finish(())
 }
 
 struct Rewriter {
     mutable_outer: HashSet<String>,
-    errors: Option<syn::Error>,
+    errors: Errors,
     /// True while rewriting the body of a two-level outer loop (see `nested.rs`).
     inside_outer: bool,
 }
 
 impl Rewriter {
-    fn error(&mut self, e: syn::Error) {
-        match &mut self.errors {
-            Some(all) => all.combine(e),
-            None => self.errors = Some(e),
-        }
-    }
-
     /// Removes a misplaced `#[par_doall]` from `attrs`, reporting it.
     fn reject_misplaced(&mut self, attrs: &mut Vec<Attribute>) {
         attrs.retain(|a| {
             if is_par_doall(a) {
-                self.error(syn::Error::new_spanned(
+                self.errors.push(syn::Error::new_spanned(
                     a,
                     "#[par_doall] must be placed on a `for` loop",
                 ));
@@ -83,20 +74,14 @@ impl Rewriter {
             let source = source::classify(&for_loop.expr);
             let checked =
                 mutation::check(&for_loop.body, &for_loop.pat, &clauses, &self.mutable_outer);
-            let mut errors = None::<syn::Error>;
-            for e in [source.as_ref().err().cloned(), checked.err()]
-                .into_iter()
-                .flatten()
-            {
-                match &mut errors {
-                    Some(all) => all.combine(e),
-                    None => errors = Some(e),
-                }
+            let mut errors = Errors::default();
+            if let Err(e) = &source {
+                errors.push(e.clone());
             }
-            if let Some(e) = errors {
+            errors.check(checked);
+            if let Err(mut e) = errors.finish(()) {
                 // Also report control-flow errors of the same body.
                 let mut body = for_loop.body.clone();
-                let mut e = e;
                 if let Err(c) = crate::control::check_and_rewrite(&mut body, None) {
                     e.combine(c);
                 }
@@ -111,7 +96,7 @@ impl Rewriter {
                 outer
             }
             Err(e) => {
-                self.error(e);
+                self.errors.push(e);
                 false
             }
         }

@@ -28,86 +28,56 @@ use std::ops::{Deref, Index, IndexMut};
 
 use serde::{Deserialize, Serialize};
 
+use crate::collection::Indexable;
+
 /// A contiguous collection that `gather(...)` can write into: `Vec<T>`, arrays, slices, boxed
-/// slices, and mutable references to any of them.
+/// slices, and mutable references to any of them. The read side is [`Indexable`], the trait of
+/// the collections a loop can iterate over, so each type states its elements once.
 ///
 /// ```
+/// use dls_runtime::collection::Indexable;
 /// use dls_runtime::gather::GatherTarget;
 /// let mut a = [1, 2, 3];
 /// a.elements_mut()[0] = 9;
-/// assert_eq!(a.elements(), &[9, 2, 3]);
+/// assert_eq!(a.as_elements(), &[9, 2, 3]);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`gather({Self})` needs a Vec, an array or a slice",
     label = "not a Vec, array or slice"
 )]
-pub trait GatherTarget {
-    /// Element type.
-    type Item;
-    /// The elements, read-only.
-    fn elements(&self) -> &[Self::Item];
+pub trait GatherTarget: Indexable {
     /// The elements, writable.
     fn elements_mut(&mut self) -> &mut [Self::Item];
 }
 
 impl<T> GatherTarget for Vec<T> {
-    type Item = T;
-    fn elements(&self) -> &[T] {
-        self
-    }
     fn elements_mut(&mut self) -> &mut [T] {
         self
     }
 }
 
 impl<T> GatherTarget for [T] {
-    type Item = T;
-    fn elements(&self) -> &[T] {
-        self
-    }
     fn elements_mut(&mut self) -> &mut [T] {
         self
     }
 }
 
 impl<T, const N: usize> GatherTarget for [T; N] {
-    type Item = T;
-    fn elements(&self) -> &[T] {
-        self
-    }
     fn elements_mut(&mut self) -> &mut [T] {
         self
     }
 }
 
 impl<T> GatherTarget for Box<[T]> {
-    type Item = T;
-    fn elements(&self) -> &[T] {
-        self
-    }
     fn elements_mut(&mut self) -> &mut [T] {
         self
     }
 }
 
 impl<C: GatherTarget + ?Sized> GatherTarget for &mut C {
-    type Item = C::Item;
-    fn elements(&self) -> &[C::Item] {
-        (**self).elements()
-    }
     fn elements_mut(&mut self) -> &mut [C::Item] {
         (**self).elements_mut()
     }
-}
-
-/// The read-only view of a gather target during the loop (what reads of `out[k]` see).
-///
-/// ```
-/// let v = vec![1, 2];
-/// assert_eq!(dls_runtime::gather::view(&v), &[1, 2]);
-/// ```
-pub fn view<G: GatherTarget + ?Sized>(target: &G) -> &[G::Item] {
-    target.elements()
 }
 
 /// One worker's log of writes `(index, value)`, in the order they happened. Sent between ranks, so

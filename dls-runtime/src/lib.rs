@@ -1,12 +1,15 @@
 //! Runtime of **dls**: loop scheduling techniques as pure chunk calculators, the scheduler state
 //! machine that drives them, a discrete-event simulator, and the execution backends.
 //!
-//! Most users depend on the facade crate `dls`, which re-exports this crate.
+//! Most users depend on the facade crate `dls`, which re-exports this crate's public items one by
+//! one. The hidden module `__private` is the contract with the code the macros of `dls-macros`
+//! generate, not public API.
 
+#[doc(hidden)]
+pub mod __private;
 pub mod collection;
 pub mod gather;
 pub mod group;
-pub mod macro_support;
 pub mod reduce;
 pub mod report;
 pub mod runtime;

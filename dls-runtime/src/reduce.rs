@@ -10,8 +10,9 @@
 //! (floating-point `+` and `*` agree up to rounding).
 //!
 //! The operator only says *what* to combine. *How* the partial results travel (to a master, along a
-//! tree, or pipelined as in seed 002) is the runtime's reduction strategy and can change without
-//! touching code that names an operator.
+//! tree, or pipelined as in the parallel-pipeline model of Kuntraruk, Pottenger and Ross, IEEE
+//! TPDS, 2005) is the runtime's reduction strategy and can change without touching code that names
+//! an operator.
 //!
 //! ```
 //! use dls_runtime::reduce::{Max, Operator, Sum};
@@ -21,7 +22,6 @@
 //! assert_eq!(Max.combine(Max.identity(), 2.5_f64), 2.5);
 //! ```
 
-use std::marker::PhantomData;
 use std::ops::{Add, Mul};
 
 /// An associative, commutative operator with an identity element, over values of type `T`.
@@ -185,28 +185,6 @@ impl Bounds for f64 {
     const ONE: Self = 1.0;
     const LOWEST: Self = f64::NEG_INFINITY;
     const HIGHEST: Self = f64::INFINITY;
-}
-
-/// A zero-sized token of the type of `value`: lets generated code name the type of a reduction
-/// variable without spelling it.
-///
-/// ```
-/// let t = dls_runtime::reduce::type_of(&0_u8);
-/// let e: u8 = dls_runtime::reduce::identity(&dls_runtime::reduce::Max, t);
-/// assert_eq!(e, 0);
-/// ```
-pub fn type_of<T>(_value: &T) -> PhantomData<fn() -> T> {
-    PhantomData
-}
-
-/// The identity of `op` for the type named by `ty` (see [`type_of`]).
-///
-/// ```
-/// use dls_runtime::reduce::{identity, type_of, Min};
-/// assert_eq!(identity(&Min, type_of(&1.0_f64)), f64::INFINITY);
-/// ```
-pub fn identity<T, O: Operator<T>>(op: &O, _ty: PhantomData<fn() -> T>) -> T {
-    op.identity()
 }
 
 #[cfg(test)]

@@ -1,0 +1,45 @@
+fn odd_sum(n: u64) -> u64 {
+    let mut total = 0;
+    {
+        let () = {
+            let __dls_op_0 = ::dls::__private::Sum;
+            let __dls_ty_0 = ::dls::__private::type_of(&total);
+            let (__dls_result_0,) = ::dls::__private::run_loop(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                "runtime",
+                0..n,
+                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                |__dls_index, __dls_acc| {
+                    let i = __dls_index;
+                    #[allow(unused_mut)]
+                    let mut total = ::core::mem::take(&mut __dls_acc.0);
+                    let () = '__dls_iterate: {
+                        if i % 2 == 0 {
+                            break '__dls_iterate;
+                        }
+                        for j in 0..3 {
+                            if j == i {
+                                break '__dls_iterate;
+                            }
+                        }
+                        total += i;
+                    };
+                    __dls_acc.0 = total;
+                },
+                |__dls_a, __dls_b| (
+                    ::dls::__private::Operator::combine(
+                        &__dls_op_0,
+                        __dls_a.0,
+                        __dls_b.0,
+                    ),
+                ),
+            );
+            total = ::dls::__private::Operator::combine(
+                &__dls_op_0,
+                total,
+                __dls_result_0,
+            );
+        };
+    }
+    total
+}

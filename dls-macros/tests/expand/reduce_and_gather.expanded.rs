@@ -1,0 +1,56 @@
+fn both(n: usize) -> (u64, Vec<u64>) {
+    let mut total = 0_u64;
+    let mut out = vec![0_u64; n];
+    {
+        let () = {
+            let __dls_op_0 = ::dls::__private::Sum;
+            let __dls_ty_0 = ::dls::__private::type_of(&total);
+            let __dls_view_1 = ::dls::__private::view(&out);
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                "fac2",
+                0..n,
+                || (
+                    ::dls::__private::identity(&__dls_op_0, __dls_ty_0),
+                    ::dls::__private::GatherBuf::new(),
+                ),
+                |__dls_index, __dls_acc| {
+                    let i = __dls_index;
+                    #[allow(unused_mut)]
+                    let mut total = ::core::mem::take(&mut __dls_acc.0);
+                    #[allow(unused_mut)]
+                    let mut out = ::dls::__private::GatherSlot::new(
+                        __dls_view_1,
+                        &mut __dls_acc.1,
+                    );
+                    let () = {
+                        out[i] = i as u64;
+                        total += i as u64;
+                    };
+                    __dls_acc.0 = total;
+                },
+                |__dls_a, __dls_b| (
+                    ::dls::__private::Operator::combine(
+                        &__dls_op_0,
+                        __dls_a.0,
+                        __dls_b.0,
+                    ),
+                    ::dls::__private::GatherBuf::merge(__dls_a.1, __dls_b.1),
+                ),
+            );
+            total = ::dls::__private::Operator::combine(
+                &__dls_op_0,
+                total,
+                __dls_result_0,
+            );
+            ::dls::__private::GatherBuf::scatter_into(
+                __dls_result_1,
+                {
+                    use ::dls::__private::GatherTarget as _;
+                    out.elements_mut()
+                },
+            );
+        };
+    }
+    (total, out)
+}

@@ -1,0 +1,113 @@
+fn nested(sizes: &[u64]) -> u64 {
+    let mut total = 0_u64;
+    {
+        let () = {
+            let __dls_op_0 = ::dls::__private::Sum;
+            let __dls_ty_0 = ::dls::__private::type_of(&total);
+            let (__dls_result_0,) = ::dls::__private::run_loop_2d(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                "af",
+                2usize,
+                4usize,
+                0..sizes.len(),
+                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                |__dls_index, __dls_inner, __dls_acc| {
+                    let j = __dls_index;
+                    #[allow(unused_mut)]
+                    let mut total = ::core::mem::take(&mut __dls_acc.0);
+                    let () = {
+                        let n = sizes[j];
+                        let mut s = 0_u64;
+                        {
+                            let () = {
+                                let __dls_op_0 = ::dls::__private::Sum;
+                                let __dls_ty_0 = ::dls::__private::type_of(&s);
+                                let (__dls_result_0,) = ::dls::__private::inner_run_loop(
+                                    __dls_inner,
+                                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                                    "fac2",
+                                    0..n,
+                                    || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                                    |__dls_index, __dls_acc| {
+                                        let i = __dls_index;
+                                        #[allow(unused_mut)]
+                                        let mut s = ::core::mem::take(&mut __dls_acc.0);
+                                        let () = {
+                                            s += i;
+                                        };
+                                        __dls_acc.0 = s;
+                                    },
+                                    |__dls_a, __dls_b| (
+                                        ::dls::__private::Operator::combine(
+                                            &__dls_op_0,
+                                            __dls_a.0,
+                                            __dls_b.0,
+                                        ),
+                                    ),
+                                );
+                                s = ::dls::__private::Operator::combine(
+                                    &__dls_op_0,
+                                    s,
+                                    __dls_result_0,
+                                );
+                            };
+                        }
+                        total += s;
+                    };
+                    __dls_acc.0 = total;
+                },
+                |__dls_a, __dls_b| (
+                    ::dls::__private::Operator::combine(
+                        &__dls_op_0,
+                        __dls_a.0,
+                        __dls_b.0,
+                    ),
+                ),
+            );
+            total = ::dls::__private::Operator::combine(
+                &__dls_op_0,
+                total,
+                __dls_result_0,
+            );
+        };
+    }
+    total
+}
+fn nested_default(m: u64, n: u64) {
+    {
+        let () = {
+            let () = ::dls::__private::run_loop_2d(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                "runtime",
+                1usize,
+                ::core::primitive::usize::MAX,
+                0..m,
+                || (),
+                |__dls_index, __dls_inner, __dls_acc| {
+                    let j = __dls_index;
+                    let () = {
+                        {
+                            let () = {
+                                let () = ::dls::__private::inner_run_loop(
+                                    __dls_inner,
+                                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                                    "runtime",
+                                    0..n,
+                                    || (),
+                                    |__dls_index, __dls_acc| {
+                                        let i = __dls_index;
+                                        let () = {
+                                            work(j, i);
+                                        };
+                                    },
+                                    |__dls_a, __dls_b| (),
+                                );
+                            };
+                        }
+                    };
+                },
+                |__dls_a, __dls_b| (),
+            );
+        };
+    }
+}

@@ -1,0 +1,286 @@
+//! The contract between the runtime and the code that `#[dls::main]`, `#[dls::parallel]` and
+//! `#[par_doall]` generate: generated code names only items of this module (through the facade,
+//! `::dls::__private::…`) and of `core`. **Not public API**: anything here may change in any
+//! release; programs use the explicit API ([`crate::Runtime`], [`crate::reduce`],
+//! [`crate::gather`], [`crate::collection`], [`crate::group`]) instead.
+//!
+//! This follows pin-project's `__private` module: one hidden module, so that the helpers the macro
+//! needs (`type_of`, `view`, `borrowed`, …) are not part of the documented modules, and so that
+//! the expansion (pinned by `dls-macros/tests/expand/`) has one list of paths to keep stable.
+//!
+//! A `#[par_doall(schedule = "af", reduce(+: total))]` loop is one call of [`run_loop`]:
+//!
+//! ```
+//! use dls_runtime::__private::run_loop;
+//! let total: (u64,) = run_loop("sum", "fac2", 1..=100_u64, || (0,), |i, acc| acc.0 += i,
+//!                              |a, b| (a.0 + b.0,));
+//! assert_eq!(total.0, 5050);
+//! ```
+//!
+//! A two-level loop is one call of [`run_loop_2d`] whose body calls [`inner_run_loop`]:
+//!
+//! ```
+//! use dls_runtime::__private::{inner_run_loop, run_loop_2d};
+//! // #[par_doall(schedule = "af", group(min = 2, max = 4), reduce(+: total))]
+//! // for j in 0..10u64 { let n = j; #[par_doall(schedule = "fac2", reduce(+: s))] for i in 0..n { s += i; } total += s; }
+//! let (total,) = run_loop_2d("2d", "af", 2, 4, 0..10u64, || (0u64,), |j, inner, acc| {
+//!     let n = j;
+//!     let (s,) = inner_run_loop(inner, "inner", "fac2", 0..n, || (0u64,), |i, a| a.0 += i,
+//!                               |a, b| (a.0 + b.0,));
+//!     acc.0 += s;
+//! }, |a, b| (a.0 + b.0,));
+//! assert_eq!(total, (0..10u64).map(|j| j * j.saturating_sub(1) / 2).sum::<u64>());
+//! ```
+
+use std::marker::PhantomData;
+
+use crate::collection::Indexable;
+use crate::group::{GroupSpec, InnerLoops};
+use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
+
+pub use crate::gather::{GatherBuf, GatherSlot, GatherTarget};
+pub use crate::reduce::{Max, Merge, Min, Operator, Product, Sum};
+
+/// The schedule text meaning "read `DLS_SCHEDULE`" (as OpenMP's `schedule(runtime)`). The macro
+/// validates schedule texts at expansion time with its own copy of this text; a unit test of
+/// `dls-macros` checks that the two are equal.
+pub const RUNTIME_SCHEDULE: &str = "runtime";
+
+/// The technique a loop with `schedule = "runtime"` uses when `DLS_SCHEDULE` is unset:
+/// factoring with x = 2, which needs no parameters and is robust to irregular iterates.
+pub const DEFAULT_SCHEDULE: &str = "fac2";
+
+/// The technique named by a loop's schedule text; `"runtime"` gives [`DEFAULT_SCHEDULE`]. The
+/// runtime replaces the technique of every loop by `DLS_SCHEDULE` when that is set
+/// ([`Runtime::effective_technique`]), so `"runtime"` reads `DLS_SCHEDULE`.
+///
+/// ```
+/// use dls_runtime::__private::technique;
+/// assert_eq!(technique("runtime").unwrap().to_string(), "fac2");
+/// assert_eq!(technique("GSS,min=2").unwrap().to_string(), "gss,min=2");
+/// assert!(technique("fast").is_err());
+/// ```
+pub fn technique(schedule: &str) -> Result<Technique, DlsError> {
+    let text = schedule.trim();
+    let text = if text.eq_ignore_ascii_case(RUNTIME_SCHEDULE) {
+        DEFAULT_SCHEDULE
+    } else {
+        text
+    };
+    text.parse::<Technique>().map_err(DlsError::Technique)
+}
+
+/// Prints `error: <reason>` to stderr and exits with status 1: how every error of generated code
+/// ends the program.
+fn fail(reason: &dyn std::fmt::Display) -> ! {
+    eprintln!("error: {reason}");
+    std::process::exit(1)
+}
+
+/// The value of a loop, or the end of the program with `error: loop <name>: <reason>`.
+fn or_exit<T>(name: &str, result: Result<T, DlsError>) -> T {
+    result.unwrap_or_else(|e| fail(&format!("loop {name}: {e}")))
+}
+
+/// Starts the runtime for `#[dls::main]`: on error (bad `DLS_SCHEDULE`, `mpirun` without the
+/// `mpi` feature, …) prints the reason and exits with status 1.
+///
+/// ```no_run
+/// let _runtime = dls_runtime::__private::init_or_exit();
+/// ```
+pub fn init_or_exit() -> Runtime {
+    match crate::init() {
+        Ok(rt) => rt,
+        Err(e) => fail(&e),
+    }
+}
+
+/// A one-level `#[par_doall]` loop on the current runtime (the one `init` made, or a threads
+/// runtime): returns the combined accumulator, the same on every rank and thread. `identity`
+/// makes a worker's empty accumulator, `body` runs one iterate, `combine` merges two
+/// accumulators. An error of the runtime (a technique it refuses, a range too long) ends the
+/// program with status 1 and a message naming the loop.
+///
+/// ```
+/// let v = dls_runtime::__private::run_loop("count", "ss", -5_i8..5, || 0_u32,
+///                                          |_, n| *n += 1, |a, b| a + b);
+/// assert_eq!(v, 10);
+/// ```
+pub fn run_loop<R, T, Id, B, C>(
+    name: &str,
+    schedule: &str,
+    range: R,
+    identity: Id,
+    body: B,
+    combine: C,
+) -> T
+where
+    R: LoopRange,
+    T: Send + Wire,
+    Id: Fn() -> T + Sync,
+    B: Fn(R::Index, &mut T) + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
+    let run = || {
+        let technique = technique(schedule)?;
+        crate::current()?.doall_reduce(name, range, technique, identity, body, combine)
+    };
+    or_exit(name, run()).0
+}
+
+/// The outer loop of a two-level `#[par_doall]` loop on the current runtime: groups of
+/// `min..=max` ranks (`DLS_RACKS`), the outer iterates of `range` scheduled with `schedule` among
+/// the groups, `body(j, inner, acc)` run in lock step by the ranks of a group. Returns the
+/// combined accumulator on every rank. An error (bad group sizes, rack map, technique, range)
+/// ends the program with status 1 and a message naming the loop.
+#[allow(clippy::too_many_arguments)]
+pub fn run_loop_2d<R, T, Id, B, C>(
+    name: &str,
+    schedule: &str,
+    min: usize,
+    max: usize,
+    range: R,
+    identity: Id,
+    body: B,
+    combine: C,
+) -> T
+where
+    R: LoopRange,
+    T: Send + Wire,
+    Id: Fn() -> T + Sync,
+    B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
+    let run = || {
+        let technique = technique(schedule)?;
+        let rt = crate::current()?;
+        let mut groups = rt.group_setup(GroupSpec::new(min, max))?;
+        groups.fold_2d(
+            name,
+            range,
+            technique,
+            identity,
+            |j, inner, acc| {
+                body(j, inner, acc);
+                Ok(())
+            },
+            combine,
+        )
+    };
+    or_exit(name, run()).0
+}
+
+/// An inner loop of a two-level `#[par_doall]` loop: [`InnerLoops::fold`] with the schedule given as
+/// text; an error ends the program with status 1 and a message naming the loop.
+///
+/// ```
+/// let mut inner = dls_runtime::group::InnerLoops::solo();
+/// let n: u32 = dls_runtime::__private::inner_run_loop(&mut inner, "count", "gss", 0..7u8,
+///                                                     || 0, |_, n| *n += 1, |a, b| a + b);
+/// assert_eq!(n, 7);
+/// ```
+pub fn inner_run_loop<R, T, Id, B, C>(
+    inner: &mut InnerLoops<'_>,
+    name: &str,
+    schedule: &str,
+    range: R,
+    identity: Id,
+    body: B,
+    combine: C,
+) -> T
+where
+    R: LoopRange,
+    T: Wire,
+    Id: Fn() -> T,
+    B: FnMut(R::Index, &mut T),
+    C: Fn(T, T) -> T,
+{
+    let run = || {
+        let technique = technique(schedule)?;
+        inner.fold(range, &technique, identity, combine, body)
+    };
+    or_exit(name, run())
+}
+
+/// A zero-sized token of the type of `value`: lets generated code name the type of a reduction
+/// variable without spelling it.
+///
+/// ```
+/// use dls_runtime::__private::{identity, type_of, Max};
+/// let e: u8 = identity(&Max, type_of(&0_u8));
+/// assert_eq!(e, 0);
+/// ```
+pub fn type_of<T>(_value: &T) -> PhantomData<fn() -> T> {
+    PhantomData
+}
+
+/// The identity of `op` for the type named by `ty` (see [`type_of`]).
+///
+/// ```
+/// use dls_runtime::__private::{identity, type_of, Min};
+/// assert_eq!(identity(&Min, type_of(&1.0_f64)), f64::INFINITY);
+/// ```
+pub fn identity<T, O: Operator<T>>(op: &O, _ty: PhantomData<fn() -> T>) -> T {
+    op.identity()
+}
+
+/// The read-only view of a gather target during the loop (what reads of `out[k]` see).
+///
+/// ```
+/// let v = vec![1, 2];
+/// assert_eq!(dls_runtime::__private::view(&v), &[1, 2]);
+/// ```
+pub fn view<G: GatherTarget + ?Sized>(target: &G) -> &[G::Item] {
+    target.as_elements()
+}
+
+/// The elements of `collection` as a slice (what a loop over `&v`, `v.iter()` or
+/// `v.iter().enumerate()` indexes).
+///
+/// ```
+/// let a = [1.0, 2.0];
+/// let s: &[f64] = &a[..];
+/// assert_eq!(dls_runtime::__private::elements(&s), &[1.0, 2.0]);
+/// ```
+pub fn elements<C: Indexable + ?Sized>(collection: &C) -> &[C::Item] {
+    collection.as_elements()
+}
+
+/// A reference to an [`Indexable`] collection, as in `for x in v` where `v: &Vec<T>` or `v: &[T]`.
+///
+/// ```
+/// use dls_runtime::__private::Borrowed;
+/// let v = vec![1, 2];
+/// let r = &v;
+/// assert_eq!(r.slice(), &[1, 2]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`#[par_doall]` would iterate over `{Self}` by value; it loops over a range or a reference to an indexable collection (Vec, array, slice)",
+    label = "not a range or a reference to a Vec, array or slice",
+    note = "loop over `&v` (the items are then references), or over `0..n` and look the items up by index"
+)]
+pub trait Borrowed<'a> {
+    /// Element type.
+    type Item: 'a;
+    /// The elements as a slice.
+    fn slice(self) -> &'a [Self::Item];
+}
+
+impl<'a, C: Indexable + ?Sized> Borrowed<'a> for &'a C {
+    type Item = C::Item;
+    fn slice(self) -> &'a [C::Item] {
+        self.as_elements()
+    }
+}
+
+/// The elements behind a reference to a collection (what `for x in v` reads when `v` is a
+/// reference).
+///
+/// ```
+/// let a = [5, 6];
+/// let r: &[i32] = &a;
+/// assert_eq!(dls_runtime::__private::borrowed(r), &[5, 6]);
+/// ```
+pub fn borrowed<'a, B: Borrowed<'a>>(reference: B) -> &'a [B::Item] {
+    reference.slice()
+}
