@@ -22,7 +22,7 @@ pub struct RankReport {
     pub idle_time_s: f64,
 }
 
-/// Statistics of one executed (or simulated) loop, as in seed 004 (`DLS_EndLoop`, fig. 4.5).
+/// Statistics of one executed (or simulated) loop, as in Cariño & Banicescu (2007), `DLS_EndLoop`, fig. 4.5.
 ///
 /// ```
 /// let r = dls_runtime::LoopReport::default();
@@ -48,7 +48,7 @@ pub struct LoopReport {
     pub sequential_cost_s: f64,
     /// Efficiency estimate: sequential cost / (p × parallel time).
     pub efficiency: f64,
-    /// Average absolute deviation of the ranks' work times, relative to their mean (seed 004 §4.2).
+    /// Average absolute deviation of the ranks' work times, relative to their mean (Cariño & Banicescu 2007, §4.2).
     pub aad: f64,
     /// Total number of chunks handed out.
     pub chunks: u64,
@@ -59,7 +59,7 @@ pub struct LoopReport {
     /// Two-level loops only: the coordinator's world rank (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordinator: Option<usize>,
-    /// Two-level loops only: one entry per group, as in seed 004 fig. 4.5 (absent otherwise).
+    /// Two-level loops only: one entry per group, as in Cariño & Banicescu (2007) fig. 4.5 (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupReport>,
 }
@@ -116,14 +116,14 @@ pub struct GroupReport {
 }
 
 impl GroupReport {
-    /// The group's cost: its work time times its number of ranks, seconds (seed 004 §4.2 sums
+    /// The group's cost: its work time times its number of ranks, seconds (Cariño & Banicescu 2007, §4.2 sums
     /// these "costs from each iComm" to estimate the sequential cost).
     pub fn cost_s(&self) -> f64 {
         self.work_time_s * self.ranks.len() as f64
     }
 }
 
-/// Average absolute deviation relative to the mean: `sum |x_i - mean| / (k * mean)` (seed 004 §4.2).
+/// Average absolute deviation relative to the mean: `sum |x_i - mean| / (k * mean)` (Cariño & Banicescu 2007, §4.2).
 /// Zero for an empty input or a zero mean.
 ///
 /// ```

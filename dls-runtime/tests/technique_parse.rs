@@ -308,7 +308,7 @@ fn parameters_and_descriptions_for_help() {
             "seed"
         ]
     );
-    assert!(t.description().contains("seed 000"));
+    assert!(t.description().contains("Wegman c. 2000"));
     for kind in Kind::ALL {
         for p in kind.parameters() {
             assert!(

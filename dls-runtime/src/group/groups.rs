@@ -1,4 +1,4 @@
-//! [`Groups`]: the explicit API of two-level loops (`DLS_GroupSetup` and the 2D loop of seed 004
+//! [`Groups`]: the explicit API of two-level loops (`DLS_GroupSetup` and the 2D loop of Cariño & Banicescu (2007)
 //! fig. 3.4).
 
 use std::time::Instant;
@@ -54,7 +54,7 @@ pub(crate) trait TwoLevel {
 
 /// The groups of a two-level loop: the result of [`Runtime::group_setup`] (`DLS_GroupSetup`).
 ///
-/// | seed 004 (fig. 3.4) | dls |
+/// | Cariño & Banicescu (2007), fig. 3.4 | dls |
 /// |---------------------|-----|
 /// | `DLS_GroupSetup(MPI_COMM_WORLD, coordinator, minSize, maxSize, jInfo, iInfo)` | `rt.group_setup(GroupSpec::new(min, max).with_coordinator(c))?` |
 /// | `DLS_StartLoop(jInfo, 1, M, jMethod)` … `DLS_EndLoop(jInfo, …)` (J-LOOP) | [`Groups::doall_2d`], [`Groups::doall_2d_reduce`], [`Groups::gather_2d`], [`Groups::fold_2d`] |

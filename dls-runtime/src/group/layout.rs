@@ -1,4 +1,4 @@
-//! The GroupSetup algorithm of seed 004 §3 (see [`GroupLayout`]).
+//! The GroupSetup algorithm of Cariño & Banicescu (2007) §3 (see [`GroupLayout`]).
 
 use super::error::GroupError;
 use super::spec::GroupSpec;
@@ -48,7 +48,7 @@ pub enum Role {
 
 /// The groups of a two-level loop: the result of `DLS_GroupSetup`.
 ///
-/// The GroupSetup algorithm of seed 004 §3: split the ranks into non-overlapping groups (inner
+/// The GroupSetup algorithm of Cariño & Banicescu (2007) §3: split the ranks into non-overlapping groups (inner
 /// communicators, `iComms`) of `min..=max` ranks, keeping the ranks of a rack together, plus one
 /// coordinator that schedules the outer loop and executes no iterates. The coordinator and the
 /// leader (lowest rank) of every group form the outer communicator (`jComm`).
@@ -67,7 +67,7 @@ pub enum Role {
 ///    first, else the smallest. Ranks for which no group has room stay idle: they execute no
 ///    iterates but receive the loop's results.
 ///
-/// On seed 004's fig. 4.5 job (racks of 2, 10, 10 and 42 processors, `max = 4`) this gives the
+/// On Cariño & Banicescu's (2007) fig. 4.5 job (racks of 2, 10, 10 and 42 processors, `max = 4`) this gives the
 /// 18 groups the seed reports.
 ///
 /// ```
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn seed_fig_4_5_gives_18_groups() {
-        // Coordinator taken from rack 11 (42 processors), as in seed 004 §4.2.
+        // Coordinator taken from rack 11 (42 processors), as in Cariño & Banicescu (2007) §4.2.
         let r = racks(&[("r11", 42), ("r4", 2), ("r5", 10), ("r8", 10)]);
         let l = GroupLayout::plan(&r, &GroupSpec::new(2, 4)).unwrap();
         assert_eq!(l.groups.len(), 18);

@@ -1,4 +1,4 @@
-//! Two-level (2D) loops on rack-grouped communicators: seed 004 §3, fig. 3.4 and 3.5.
+//! Two-level (2D) loops on rack-grouped communicators: Cariño & Banicescu (2007) §3, fig. 3.4 and 3.5.
 //!
 //! A 2D loop is an outer loop whose iterates each hold one or more inner parallel loops. The
 //! ranks are split into groups (inner communicators) by rack; a coordinator schedules the outer
@@ -23,7 +23,7 @@
 //! length (`test-programs/tests/mpi_groups_latency.rs`). Each level has its own communicator, split from a
 //! private duplicate of `MPI_COMM_WORLD`.
 //!
-//! | seed 004 | dls |
+//! | Cariño & Banicescu (2007) | dls |
 //! |----------|-----|
 //! | `DLS_GroupSetup(comm, coordinator, minSize, maxSize, jInfo, iInfo)` | [`GroupSpec`] + [`GroupLayout::plan`] (the communicators are built by the runtime) |
 //! | `iComm` | a [`Group`] |

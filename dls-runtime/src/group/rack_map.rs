@@ -32,7 +32,7 @@ pub struct RankRule {
 
 /// A parsed rack map: which rack each rank is in.
 ///
-/// Seed 004 §3 groups the ranks of one rack together because they talk over the same rack switch.
+/// Cariño & Banicescu (2007, §3) group the ranks of one rack together because they talk over the same rack switch.
 /// MPI does not know racks, so the user says where they are. `DLS_RACKS` holds one of:
 ///
 /// | form | example | meaning |

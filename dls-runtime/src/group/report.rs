@@ -1,11 +1,11 @@
-//! Per-group statistics of a two-level loop, as in seed 004 fig. 4.5: outer iterates and work
+//! Per-group statistics of a two-level loop, as in Cariño & Banicescu (2007) fig. 4.5: outer iterates and work
 //! time per group, the AAD of the groups' work times and the efficiency estimate. The per-group
 //! record itself, [`GroupReport`], is a plain data type of `crate::report`.
 
 use crate::report::{aad, GroupReport, LoopReport};
 
 /// Fills the loop-level figures of a two-level report from its `groups`, `p` (all world ranks,
-/// the coordinator included) and `parallel_time_s`, as seed 004 §4.2 computes them for fig. 4.5:
+/// the coordinator included) and `parallel_time_s`, as Cariño & Banicescu (2007) §4.2 computes them for fig. 4.5:
 /// - `sequential_cost_s` = Σ over groups of work time × group size;
 /// - `efficiency` = sequential cost / (p × parallel time);
 /// - `aad` = Σ |x_g − x̄| / (G · x̄) over the groups' work times x_g;

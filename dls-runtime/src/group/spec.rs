@@ -1,9 +1,9 @@
-//! [`GroupSpec`]: the requested size range of the inner communicators (seed 004 `minSize`,
+//! [`GroupSpec`]: the requested size range of the inner communicators (Cariño & Banicescu 2007 `minSize`,
 //! `maxSize`, `coordinator` of `DLS_GroupSetup`).
 
 use super::error::GroupError;
 
-/// Requested grouping: every group (inner communicator, `iComm` in seed 004) gets between `min` and
+/// Requested grouping: every group (inner communicator, `iComm` in Cariño & Banicescu (2007)) gets between `min` and
 /// `max` ranks; `coordinator` is the world rank that schedules the outer loop and executes no
 /// iterates.
 ///

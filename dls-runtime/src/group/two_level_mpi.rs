@@ -1,4 +1,4 @@
-//! The two-level loop on MPI (seed 004 fig. 3.4 and 3.5): communicators built from the group
+//! The two-level loop on MPI (Cariño & Banicescu 2007, fig. 3.4 and 3.5): communicators built from the group
 //! layout, the coordinator scheduling outer iterates among the group leaders, each group running
 //! its outer iterates in lock step and sharing their inner loops. This file holds the MPI side
 //! ([`TwoLevel`] for the communicators, [`Team`] for a group); the loop itself is generic

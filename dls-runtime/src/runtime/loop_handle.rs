@@ -1,4 +1,4 @@
-//! [`Loop`]: one running loop (seed 004's `DLS_StartLoop` … `DLS_EndLoop`), and [`ChunkRange`],
+//! [`Loop`]: one running loop (Cariño & Banicescu's (2007) `DLS_StartLoop` … `DLS_EndLoop`), and [`ChunkRange`],
 //! the iterates of one chunk.
 
 use std::sync::atomic::Ordering;
@@ -232,9 +232,9 @@ pub(crate) enum Panics {
     Unwind,
 }
 
-/// A running loop: seed 004's `info` between `DLS_StartLoop` and `DLS_EndLoop`.
+/// A running loop: Cariño & Banicescu's (2007) `info` between `DLS_StartLoop` and `DLS_EndLoop`.
 ///
-/// | seed 004 | dls |
+/// | Cariño & Banicescu (2007) | dls |
 /// |----------|-----|
 /// | `DLS_StartLoop(info, 1, N, method)` | [`Runtime::start_loop`]`(0..n, technique)` |
 /// | `DLS_Terminated(info)` | [`Loop::terminated`] (or: `next_chunk` returned `None`) |
@@ -441,7 +441,7 @@ impl<I: LoopIndex> Drop for Loop<I> {
     }
 }
 
-/// The iterates of one chunk, in order (seed 004's `iStart` and `iSize`). Iterating it records the
+/// The iterates of one chunk, in order (Cariño & Banicescu's (2007) `iStart` and `iSize`). Iterating it records the
 /// current iterate, so that a panic names it.
 ///
 /// ```
@@ -461,7 +461,7 @@ pub struct ChunkRange<I: LoopIndex> {
 }
 
 impl<I: LoopIndex> ChunkRange<I> {
-    /// Offset of the chunk's first iterate from the loop's first index (`iStart - 1` in seed 004's
+    /// Offset of the chunk's first iterate from the loop's first index (`iStart - 1` in Cariño & Banicescu's (2007)
     /// 1-based Fortran).
     ///
     /// ```

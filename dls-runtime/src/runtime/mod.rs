@@ -1,6 +1,6 @@
-//! The execution runtime: seed 004's DLS API on two backends.
+//! The execution runtime: Cariño & Banicescu's (2007) DLS API on two backends.
 //!
-//! | seed 004 (Fortran, MPI) | dls (Rust) |
+//! | Cariño & Banicescu (2007), Fortran, MPI | dls (Rust) |
 //! |-------------------------|------------|
 //! | `DLS_Setup(MPI_COMM_WORLD, info)` | [`init()`] → [`Runtime`] (MPI under `mpirun` with the `mpi` feature, else threads) |
 //! | `DLS_StartLoop(info, 1, N, method)` | [`Runtime::start_loop`]`(0..n, technique)` → [`Loop`] |
@@ -33,7 +33,7 @@
 //!
 //! **Backends.** *threads* (the default): the loop's scheduler state sits behind a mutex and the
 //! threads of a rayon pool pull chunks from it; `DLS_THREADS` sets the thread count. *MPI* (feature
-//! `mpi`, chosen when the program is launched by `mpirun`): scheduler/worker as in seed 004 fig. 3.3,
+//! `mpi`, chosen when the program is launched by `mpirun`): scheduler/worker as in Cariño & Banicescu (2007) fig. 3.3,
 //! see the module docs of `runtime::mpi_backend` (built with the `mpi` feature).
 //!
 //! **Nested loops.** A loop started inside an iterate of another loop (on the same thread) runs on
@@ -119,7 +119,7 @@ struct Shared {
     history: Mutex<crate::technique::History>,
 }
 
-/// The dynamic loop scheduling environment (seed 004's `info` after `DLS_Setup`).
+/// The dynamic loop scheduling environment (Cariño & Banicescu's (2007) `info` after `DLS_Setup`).
 ///
 /// On MPI every rank must start the same loops in the same order (each start is collective over
 /// the loop's communicator), from one thread per rank. On threads, loops may also be started

@@ -1,4 +1,4 @@
-//! What a finished loop returns ([`LoopStats`], seed 004's `DLS_EndLoop(info, iIters, iTime)`) and
+//! What a finished loop returns ([`LoopStats`], Cariño & Banicescu's (2007) `DLS_EndLoop(info, iIters, iTime)`) and
 //! where its report goes (`DLS_REPORT`).
 
 use std::fs::OpenOptions;
@@ -9,8 +9,8 @@ use crate::report::LoopReport;
 
 /// Statistics of one finished loop, returned on every rank.
 ///
-/// `iterates` and `work_time_s` are seed 004's `iIters` and `iTime` for the calling rank (on the
-/// threads backend: the whole process). `report` is the loop report of seed 004 §4: per rank
+/// `iterates` and `work_time_s` are Cariño & Banicescu's (2007) `iIters` and `iTime` for the calling rank (on the
+/// threads backend: the whole process). `report` is the loop report of Cariño & Banicescu (2007) §4: per rank
 /// iterates, work time and chunks, parallel time, estimated sequential cost, efficiency and AAD.
 /// The chunk map (`report.chunk_map`) is filled only on the scheduler (rank 0; on threads: always).
 ///

@@ -2,11 +2,11 @@
 //!
 //! # Model
 //!
-//! P ranks execute iterates; rank 0 also hosts the scheduler, as in seed 004 (Cariño &
-//! Banicescu's scheduler-worker strategy, where the scheduler participates in executing loads).
+//! P ranks execute iterates; rank 0 also hosts the scheduler, as in the DLS tool of Cariño &
+//! Banicescu (2007), their scheduler-worker strategy, where the scheduler participates in executing loads.
 //! Requests are served by a dedicated progress thread on rank 0, so rank 0 computes at full speed
-//! and requests never wait for rank 0 to finish an iterate (the starvation that techniques.md
-//! warns about). The progress thread is one server: it serves requests one at a time, in order of
+//! and requests never wait for rank 0 to finish an iterate (a scheduler that answered only between its own iterates
+//! would starve the workers). The progress thread is one server: it serves requests one at a time, in order of
 //! arrival, each in `h` seconds (`overhead_s`). A request that arrives while it is busy waits.
 //! With [`ServiceModel::Parallel`] requests never wait: each is served in `h` on its own (a
 //! decentralised chunk calculation; Hummel, Schonberg & Flynn's overhead model).

@@ -2,7 +2,7 @@
 //!
 //! [`simulate`] executes a loop of N iterates on P simulated ranks, driven by the same
 //! [`ChunkScheduler`](crate::ChunkScheduler) as the runtime backends. Rank 0 also hosts the
-//! scheduler (seed 004); the [engine] documentation gives the timing model. Iterate times come
+//! scheduler (Cariño & Banicescu 2007); the [engine] documentation gives the timing model. Iterate times come
 //! from an [`IterateTimeModel`], rank heterogeneity from time factors and [`Slowdown`]s, and the
 //! result is a [`LoopReport`](crate::LoopReport) with the runtime's JSON field names plus a lower
 //! bound of the makespan. [`experiment`] reproduces Hummel, Schonberg & Flynn's comparison.

@@ -17,7 +17,7 @@ use super::error::SimError;
 #[non_exhaustive]
 pub enum ServiceModel {
     /// A progress thread on rank 0 serves requests one at a time, in order of arrival, each in
-    /// h: requests queue when it is busy (the dls MPI scheduler; seed 004's scheduler-worker
+    /// h: requests queue when it is busy (the dls MPI scheduler; Cariño & Banicescu's (2007) scheduler-worker
     /// strategy). The default.
     #[default]
     Serial,

@@ -1,4 +1,4 @@
-//! The theta split: Wegman's stochastic load balancing (seed 000 §4).
+//! The theta split: Wegman's stochastic load balancing (Wegman c. 2000, §4).
 //!
 //! Each of the k = P ranks has a task of N/P iterates whose time `T_j` is random. The task is
 //! split into a first part `U_j = θ·T_j`, which the rank starts with, and a filler part
@@ -52,7 +52,7 @@ pub struct OrderMoments {
 }
 
 impl OrderMoments {
-    /// Exponential task times, λ = 1 (θ does not depend on λ): `(1, H_k, 1/k)` (seed 000 (4.2)–(4.4)).
+    /// Exponential task times, λ = 1 (θ does not depend on λ): `(1, H_k, 1/k)` (Wegman c. 2000 (4.2)–(4.4)).
     ///
     /// ```
     /// let m = dls_technique::OrderMoments::exponential(2);
@@ -69,7 +69,7 @@ impl OrderMoments {
     }
 
     /// Task times uniform on (0, 1) (θ does not depend on m): `(1/2, k/(k+1), 1/(k+1))`
-    /// (seed 000 (4.5), (4.6)).
+    /// (Wegman c. 2000 (4.5), (4.6)).
     ///
     /// ```
     /// let m = dls_technique::OrderMoments::uniform(3);
@@ -84,11 +84,11 @@ impl OrderMoments {
         }
     }
 
-    /// Task times uniform on (m − 1, m): `(m − 1/2, m − 1/(k+1), m − k/(k+1))` (seed 000 §4.2.3).
+    /// Task times uniform on (m − 1, m): `(m − 1/2, m − 1/(k+1), m − k/(k+1))` (Wegman c. 2000, §4.2.3).
     ///
     /// ```
     /// use dls_technique::{OrderMoments, ThetaCriterion};
-    /// // seed 000 table 5, m = 3, k = 4: θ_a = .893
+    /// // Wegman (c. 2000) table 5, m = 3, k = 4: θ_a = .893
     /// let t = OrderMoments::shifted_uniform(4, 3.0).theta(ThetaCriterion::A);
     /// assert!((t - 0.893).abs() < 5e-4);
     /// ```
@@ -118,7 +118,7 @@ impl OrderMoments {
         }
     }
 
-    /// θ by a criterion of seed 000 §4.1, clamped to [0, 1] (1 when the moments are degenerate).
+    /// θ by a criterion of Wegman (c. 2000) §4.1, clamped to [0, 1] (1 when the moments are degenerate).
     ///
     /// ```
     /// use dls_technique::{OrderMoments, ThetaCriterion};
@@ -186,7 +186,7 @@ impl LoopPlan for Theta {
 pub(crate) const CRITERION: ParamSpec = ParamSpec {
     name: "criterion",
     value: "a, b or c",
-    help: "load balancing criterion of seed 000 §4 (default a)",
+    help: "load balancing criterion of Wegman (c. 2000) §4 (default a)",
     kind: ValueKind::Choice,
 };
 /// `model`: the distribution of task times.
@@ -227,7 +227,7 @@ pub(crate) const ENTRY: Entry = Entry {
     ..Entry::new(
         "theta",
         "stochastic load balancing: theta·N/P per rank first, the rest as filler chunks \
-         (Wegman, seed 000 §4)",
+         (Wegman c. 2000, §4)",
         &[CRITERION, MODEL, M, THETA_MU, THETA_SIGMA],
         Rule::PerLoop(|params, n, p| Box::new(Theta(theta_for(params, n, p)))),
     )

@@ -91,7 +91,7 @@ pub(crate) const PROBE: ParamSpec = ParamSpec {
 /// ```
 pub const COMMON_PARAMETERS: [ParamSpec; 3] = [MIN, MAX, SEED];
 
-/// Criterion of Wegman's stochastic load balancing (seed 000 §4.1) that fixes θ.
+/// Criterion of Wegman's stochastic load balancing (Wegman c. 2000, §4.1) that fixes θ.
 ///
 /// ```
 /// use dls_technique::ThetaCriterion;
@@ -133,7 +133,7 @@ impl fmt::Display for ThetaCriterion {
     }
 }
 
-/// Distribution of the per-rank task times `T_j` from which θ is computed (seed 000 §4.2).
+/// Distribution of the per-rank task times `T_j` from which θ is computed (Wegman c. 2000, §4.2).
 ///
 /// ```
 /// use dls_technique::ThetaModel;

@@ -74,7 +74,7 @@ impl MpiLoop {
     /// that is the receipt of every request of the loop; so every message of a loop is received
     /// before any rank sends one of the next.
     ///
-    /// With [`Rank0::Coordinates`], rank 0 schedules and executes no iterate (seed 004 fig. 3.4's
+    /// With [`Rank0::Coordinates`], rank 0 schedules and executes no iterate (Cariño & Banicescu 2007, fig. 3.4's
     /// coordinator): the iterates are shared among ranks `1..size`, scheduler slot `r - 1` for
     /// rank `r`, and the report's ranks are those slots.
     pub(crate) fn start_private(
@@ -230,7 +230,7 @@ impl MpiLoop {
 /// Who rank 0 of a loop's communicator is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Rank0 {
-    /// The scheduler, which also executes iterates (seed 004 fig. 3.3).
+    /// The scheduler, which also executes iterates (Cariño & Banicescu 2007, fig. 3.3).
     Computes,
     /// A coordinator, which schedules only (the outer loop of a two-level loop).
     Coordinates,

@@ -27,7 +27,7 @@ pub(crate) const HANDOUT_WORDS: usize = 2;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Request {
     /// "Give me a chunk", carrying the timing of the chunk the worker just finished (none on the
-    /// first request): seed 004's `DLS_EndChunk` + `DLS_StartChunk`.
+    /// first request): Cariño & Banicescu's (2007) `DLS_EndChunk` + `DLS_StartChunk`.
     Next(Option<ChunkTiming>),
     /// The worker stops taking chunks before the loop is done (it called `finish` early);
     /// carries the timing of its open chunk. No reply.

@@ -1,4 +1,4 @@
-//! The MPI backend: seed 004's scheduler/worker strategy (fig. 3.3) over any communicator.
+//! The MPI backend: Cariño & Banicescu's (2007) scheduler/worker strategy (fig. 3.3) over any communicator.
 //!
 //! **Roles.** Rank 0 of the loop's communicator is the scheduler *and* a worker. Its compute thread
 //! (the thread that calls `next_chunk`, normally `main`) takes its chunks straight from the shared
@@ -39,7 +39,7 @@
 //! chunk map, which stays on rank 0) to every rank.
 //!
 //! **Any communicator.** `MpiLoop::start` takes any communicator, so loops can run over a group
-//! of ranks or over a coordinator and group leaders (two-level loops, seed 004 fig. 3.4); see
+//! of ranks or over a coordinator and group leaders (two-level loops, Cariño & Banicescu (2007) fig. 3.4); see
 //! `Runtime::start_loop_on`. Two-level loops (`group` module) run their outer loop and every
 //! inner loop on this machinery too (`MpiLoop::start_private`: on a communicator private to the
 //! two-level code, without a duplicate per loop; on the outer level rank 0 is a coordinator that
