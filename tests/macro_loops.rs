@@ -113,7 +113,7 @@ fn merge_sorted(a: Vec<u32>, b: Vec<u32>) -> Vec<u32> {
 mod counting {
     use std::collections::HashMap;
 
-    pub fn add_counts(
+    pub(crate) fn add_counts(
         mut a: HashMap<String, u32>,
         b: HashMap<String, u32>,
     ) -> HashMap<String, u32> {

@@ -344,3 +344,35 @@ fn awf_learns_rank_speeds_across_time_steps() {
     };
     assert!(first_of(0) > first_of(1), "{:?}", second.report.chunk_map);
 }
+
+/// Uses about `depth` KiB of stack.
+#[inline(never)]
+fn recurse(depth: u32) -> u64 {
+    let frame = std::hint::black_box([depth as u8; 1024]);
+    if depth == 0 {
+        return frame[0] as u64;
+    }
+    recurse(depth - 1) + std::hint::black_box(frame[512]) as u64
+}
+
+/// Issue 17 case 11: an iterate recursing 3–5 MiB deep (2,500 frames of 1–2 KiB) runs on a worker as it does on the main
+/// thread (8 MiB); rayon's default worker stack (2 MiB) overflowed and killed the process.
+#[test]
+fn workers_have_the_main_threads_stack() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let (sum, _) = rt
+        .doall_reduce(
+            "deep",
+            0..4u32,
+            "ss".parse().unwrap(),
+            || 0u64,
+            |i, acc| *acc += recurse(2500 + i),
+            |a, b| a + b,
+        )
+        .unwrap();
+    // Each call adds its frame's byte `depth as u8` once per level.
+    let serial: u64 = (0..4u32)
+        .map(|i| (0..=2500 + i).map(|d| (d as u8) as u64).sum::<u64>())
+        .sum();
+    assert_eq!(sum, serial);
+}

@@ -16,11 +16,11 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Ident, LitInt, LitStr, Meta, Path, Token};
 
 /// The schedule value that defers the choice to the `DLS_SCHEDULE` environment variable.
-pub const RUNTIME_SCHEDULE: &str = "runtime";
+pub(crate) const RUNTIME_SCHEDULE: &str = "runtime";
 
 /// A reduction operator as written in `reduce(<op>: ...)`.
 #[derive(Clone)]
-pub enum ReduceOp {
+pub(crate) enum ReduceOp {
     /// `+`
     Sum(Span),
     /// `*`
@@ -34,7 +34,7 @@ pub enum ReduceOp {
 }
 
 /// One variable of a `reduce` clause with its operator.
-pub struct Reduction {
+pub(crate) struct Reduction {
     /// The operator.
     pub op: ReduceOp,
     /// The variable.
@@ -43,7 +43,7 @@ pub struct Reduction {
 
 /// Everything written inside `#[par_doall(...)]`.
 #[derive(Default)]
-pub struct Clauses {
+pub(crate) struct Clauses {
     /// `schedule = "..."`; `None` means `"runtime"`.
     pub schedule: Option<LitStr>,
     /// `name = "..."`; `None` means `file:line`.
@@ -61,7 +61,7 @@ const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), g
 
 impl Clauses {
     /// Parses the attribute (`#[par_doall]` or `#[par_doall(...)]`) and validates the clauses.
-    pub fn from_attribute(attr: &Attribute) -> syn::Result<Clauses> {
+    pub(crate) fn from_attribute(attr: &Attribute) -> syn::Result<Clauses> {
         match &attr.meta {
             Meta::Path(_) => Ok(Clauses::default()),
             Meta::List(list) => list.parse_args::<Clauses>(),
@@ -73,7 +73,7 @@ impl Clauses {
     }
 
     /// Which clause names `name`, if any.
-    pub fn clause_of(&self, name: &Ident) -> Option<&'static str> {
+    pub(crate) fn clause_of(&self, name: &Ident) -> Option<&'static str> {
         if self.reductions.iter().any(|r| r.var == *name) {
             Some("reduce")
         } else if self.gathers.iter().any(|g| g == name) {
@@ -171,7 +171,7 @@ impl Parse for Clauses {
 
 /// `group(min = …, max = …)` of an outer loop.
 #[derive(Clone)]
-pub struct GroupClause {
+pub(crate) struct GroupClause {
     /// The `group` keyword (for error spans).
     pub key: Ident,
     /// Fewest ranks per group.
@@ -182,7 +182,7 @@ pub struct GroupClause {
 
 /// Parses the parenthesised part of `group(min = 2, max = 4)` (either bound may be left out:
 /// `min` defaults to 1, `max` to unbounded). Rejects `min < 1`, `min > max` and unknown keys.
-pub fn parse_group(key: Ident, input: ParseStream) -> syn::Result<GroupClause> {
+pub(crate) fn parse_group(key: Ident, input: ParseStream) -> syn::Result<GroupClause> {
     let content;
     syn::parenthesized!(content in input);
     let (mut min, mut max) = (None::<(usize, LitInt)>, None::<(usize, LitInt)>);

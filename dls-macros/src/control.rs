@@ -14,13 +14,13 @@ use syn::{Block, Expr, Item, Label, Lifetime};
 use crate::errors::Errors;
 
 /// The label of the block wrapped around the body; `continue` becomes `break` to it.
-pub fn iterate_label() -> Lifetime {
+pub(crate) fn iterate_label() -> Lifetime {
     Lifetime::new("'__dls_iterate", Span::call_site())
 }
 
 /// Checks `body` and rewrites its `continue`s in place. Returns whether a `continue` was rewritten
 /// (so the caller wraps the body in the labelled block), or every error found.
-pub fn check_and_rewrite(body: &mut Block, loop_label: Option<&Label>) -> syn::Result<bool> {
+pub(crate) fn check_and_rewrite(body: &mut Block, loop_label: Option<&Label>) -> syn::Result<bool> {
     let mut v = ControlFlow {
         loop_label: loop_label.map(|l| l.name.ident.to_string()),
         depth: 0,

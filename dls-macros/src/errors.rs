@@ -4,11 +4,11 @@
 /// The errors found so far, combined into one `syn::Error` (which renders as one
 /// `compile_error!` per message, each at its own span).
 #[derive(Default)]
-pub struct Errors(Option<syn::Error>);
+pub(crate) struct Errors(Option<syn::Error>);
 
 impl Errors {
     /// Adds `e` after the errors already found.
-    pub fn push(&mut self, e: syn::Error) {
+    pub(crate) fn push(&mut self, e: syn::Error) {
         match &mut self.0 {
             Some(all) => all.combine(e),
             None => self.0 = Some(e),
@@ -16,14 +16,14 @@ impl Errors {
     }
 
     /// Keeps the error of `result`, if any.
-    pub fn check(&mut self, result: syn::Result<()>) {
+    pub(crate) fn check(&mut self, result: syn::Result<()>) {
         if let Err(e) = result {
             self.push(e);
         }
     }
 
     /// `Ok(value)` when nothing was found, else every error.
-    pub fn finish<T>(self, value: T) -> syn::Result<T> {
+    pub(crate) fn finish<T>(self, value: T) -> syn::Result<T> {
         match self.0 {
             Some(e) => Err(e),
             None => Ok(value),

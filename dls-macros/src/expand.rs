@@ -16,7 +16,7 @@ use crate::source::LoopSource;
 /// Generates the block expression that replaces `for_loop`; `attrs` are its other attributes, kept.
 /// `kind` says which runtime function the loop calls (a one-level loop, or the outer or an inner
 /// loop of a two-level loop, see `nested.rs`).
-pub fn expand(
+pub(crate) fn expand(
     mut for_loop: ExprForLoop,
     clauses: &Clauses,
     source: LoopSource,

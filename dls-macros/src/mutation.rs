@@ -23,7 +23,7 @@ use crate::errors::Errors;
 
 /// Names bound by patterns inside a body (or a loop pattern).
 #[derive(Default)]
-pub struct Bindings {
+pub(crate) struct Bindings {
     /// Every bound name.
     pub names: HashSet<String>,
     /// The names bound with `mut`.
@@ -53,7 +53,7 @@ impl<'ast> Visit<'ast> for Bindings {
 
 /// Reports every outer variable changed in `body` that no clause names. `mutable_outer` holds the
 /// names declared `mut` in the enclosing function; `loop_pat` is the loop's pattern.
-pub fn check(
+pub(crate) fn check(
     body: &Block,
     loop_pat: &Pat,
     clauses: &Clauses,

@@ -28,7 +28,7 @@ use crate::clauses::GroupClause;
 
 /// Which call a `#[par_doall]` loop expands to.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum LoopKind {
+pub(crate) enum LoopKind {
     /// A one-level loop: `dls::__private::run_loop`.
     OneLevel,
     /// The outer loop of a two-level loop: `dls::__private::run_loop_2d`.
@@ -44,7 +44,7 @@ pub enum LoopKind {
 
 /// Decides the kind of a loop: `inside_outer` when it sits in the body of a two-level outer loop,
 /// `nested` the first `#[par_doall]` found in its own body.
-pub fn kind(
+pub(crate) fn kind(
     inside_outer: bool,
     group: Option<&GroupClause>,
     nested: Option<&Attribute>,
@@ -80,7 +80,7 @@ fn inner_handle() -> Ident {
 /// The parts of the runtime call that depend on the kind: the function, the arguments before
 /// the loop name, the arguments between the schedule and the range, and the closure parameters
 /// between the index and the accumulator.
-pub struct CallShape {
+pub(crate) struct CallShape {
     pub function: TokenStream,
     pub lead: TokenStream,
     pub group_args: TokenStream,
@@ -89,7 +89,7 @@ pub struct CallShape {
 
 /// The call shape of `kind`, with `private` the path of the runtime's hidden module
 /// (`::dls::__private`).
-pub fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
+pub(crate) fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
     let handle = inner_handle();
     match kind {
         LoopKind::OneLevel => CallShape {

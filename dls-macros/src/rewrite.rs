@@ -12,7 +12,7 @@ use crate::errors::Errors;
 use crate::{expand, mutation, source};
 
 /// True for `#[par_doall]`, `#[par_doall(...)]` and `#[dls::par_doall(...)]`.
-pub fn is_par_doall(attr: &Attribute) -> bool {
+pub(crate) fn is_par_doall(attr: &Attribute) -> bool {
     attr.path()
         .segments
         .last()
@@ -21,7 +21,7 @@ pub fn is_par_doall(attr: &Attribute) -> bool {
 
 /// Rewrites every annotated loop in `block`. `mutable_outer` holds the names declared `mut` in
 /// the function (parameters and locals), used to flag method calls that may mutate them.
-pub fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -> syn::Result<()> {
+pub(crate) fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -> syn::Result<()> {
     let mut r = Rewriter {
         mutable_outer,
         errors: Errors::default(),

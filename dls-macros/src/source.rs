@@ -5,7 +5,7 @@
 use syn::{Expr, ExprMethodCall, RangeLimits};
 
 /// The iteration space of a parallel loop.
-pub enum LoopSource {
+pub(crate) enum LoopSource {
     /// `a..b` or `a..=b`: handed to the runtime as is (any primitive integer type).
     Range(Expr),
     /// A collection iterated by reference; `enumerate` when the pattern receives `(index, &item)`.
@@ -19,7 +19,7 @@ const EXPECTED: &str =
                         (`&v`, `v.iter()`, `v.iter().enumerate()` on a Vec, array or slice)";
 
 /// Classifies the expression after `in`.
-pub fn classify(expr: &Expr) -> syn::Result<LoopSource> {
+pub(crate) fn classify(expr: &Expr) -> syn::Result<LoopSource> {
     match strip(expr) {
         Expr::Range(range) => {
             let closed = matches!(range.limits, RangeLimits::Closed(_));

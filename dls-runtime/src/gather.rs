@@ -188,6 +188,14 @@ pub struct GatherSlot<'a, T> {
     buf: &'a mut GatherBuf<T>,
 }
 
+impl<T> std::fmt::Debug for GatherSlot<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatherSlot")
+            .field("len", &self.original.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a, T> GatherSlot<'a, T> {
     /// A slot over `original` logging into `buf`.
     ///

@@ -4,7 +4,7 @@
 //! through the set cost up to `max_iter` per pixel, rows outside it a few: an irregular loop.
 
 /// Total escape iterations of row `y` of a `width` × `height` image, at most `max_iter` per pixel.
-pub fn row_escape_sum(y: u32, width: usize, height: u32, max_iter: u32) -> u64 {
+pub(crate) fn row_escape_sum(y: u32, width: usize, height: u32, max_iter: u32) -> u64 {
     let ci = -1.2 + 2.4 * y as f64 / height as f64;
     (0..width)
         .map(|x| {

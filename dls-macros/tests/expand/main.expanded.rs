@@ -1,3 +1,4 @@
+//! Input of the expansion snapshots (`src/snapshots.rs`): `#[dls::main]` and a reduction.
 fn main() {
     let __dls_runtime = ::dls::__private::init_or_exit();
     let mut total = 0_u64;

@@ -1,3 +1,4 @@
+//! Input of the expansion snapshots (`src/snapshots.rs`): `#[dls::main]` and a reduction.
 // `#[dls::main]` starts the runtime first (or exits with status 1).
 #[dls::main]
 fn main() {

@@ -95,6 +95,14 @@ pub struct Groups<'rt> {
     two_level: Option<Box<dyn TwoLevel>>,
 }
 
+impl std::fmt::Debug for Groups<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Groups")
+            .field("two_level", &self.two_level.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 /// The result of one outer iterate's body: inner loops return errors with `?`.
 pub type BodyResult = Result<(), DlsError>;
 
@@ -243,8 +251,14 @@ impl Groups<'_> {
         if rank == 0 {
             let mode = &self.rt.settings().report;
             crate::runtime::stats::emit(&report, mode);
-            if matches!(mode, crate::runtime::settings::ReportMode::Stderr) {
-                eprint!("{}", super::group_summary(&report));
+            match mode {
+                crate::runtime::settings::ReportMode::Stderr => {
+                    eprint!("{}", super::group_summary(&report))
+                }
+                crate::runtime::settings::ReportMode::Stdout => {
+                    print!("{}", super::group_summary(&report))
+                }
+                _ => {}
             }
         }
         Ok((value, LoopStats::from_report(report, rank, false)))

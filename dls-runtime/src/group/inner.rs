@@ -66,6 +66,15 @@ pub struct InnerLoops<'a> {
     schedule: Option<&'a Technique>,
 }
 
+impl std::fmt::Debug for InnerLoops<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InnerLoops")
+            .field("shared_with_a_group", &self.team.is_some())
+            .field("schedule", &self.schedule)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> InnerLoops<'a> {
     /// Inner loops that run whole on the calling thread (what the one-level fallback uses).
     pub fn solo() -> InnerLoops<'static> {

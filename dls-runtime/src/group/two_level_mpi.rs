@@ -90,7 +90,7 @@ impl MpiGroups {
     /// `DLS_GroupSetup`: reads the rack map on rank 0, learns every rank's node, plans the groups
     /// and splits the communicators. Collective over `MPI_COMM_WORLD`. `None`: a one-level
     /// fallback (1 or 2 ranks).
-    pub fn setup(spec: &GroupSpec) -> Result<Option<Box<dyn TwoLevel>>, DlsError> {
+    pub(super) fn setup(spec: &GroupSpec) -> Result<Option<Box<dyn TwoLevel>>, DlsError> {
         let world = LoopComm(SimpleCommunicator::world().duplicate());
         let p = world.0.size() as usize;
         let world_rank = world.0.rank() as usize;

@@ -16,6 +16,7 @@ use crate::TechniqueError;
 /// assert_eq!(e.to_string(), "DLS_THREADS=`many`: expected a whole number of threads >= 1");
 /// ```
 #[derive(Clone, PartialEq)]
+#[non_exhaustive]
 pub enum DlsError {
     /// An environment setting (`DLS_SCHEDULE`, `DLS_THREADS`, `DLS_REPORT`) has a bad value.
     Setting {

@@ -270,6 +270,16 @@ pub struct Loop<I: LoopIndex> {
     finished: bool,
 }
 
+impl<I: LoopIndex> std::fmt::Debug for Loop<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loop")
+            .field("name", &self.core.name)
+            .field("technique", &self.core.technique)
+            .field("n", &self.core.n)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<I: LoopIndex> Loop<I> {
     pub(crate) fn new(first: I, core: UntypedLoop) -> Self {
         Loop {

@@ -96,6 +96,7 @@ use crate::Technique;
 /// }
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Backend {
     /// Worker threads of a rayon pool in this process.
     Threads {
@@ -139,6 +140,15 @@ pub struct Runtime {
     shared: Arc<Shared>,
 }
 
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("backend", &self.backend())
+            .field("settings", self.settings())
+            .finish_non_exhaustive()
+    }
+}
+
 static CURRENT: Mutex<Weak<Shared>> = Mutex::new(Weak::new());
 static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 
@@ -170,7 +180,7 @@ pub fn init() -> Result<Runtime, DlsError> {
     let platform = if use_mpi(launched, cfg!(feature = "mpi"))? {
         mpi_platform()?
     } else {
-        Box::new(ThreadsBackend::new(settings.threads)?)
+        Box::new(ThreadsBackend::new(settings.threads, settings.stack)?)
     };
     let rt = Runtime::from_parts(settings, platform, Target::Check)?;
     *current = Arc::downgrade(&rt.shared);
@@ -238,7 +248,7 @@ pub fn current() -> Result<Runtime, DlsError> {
         return Ok(rt.clone());
     }
     let settings = Settings::from_env()?;
-    let platform = Box::new(ThreadsBackend::new(settings.threads)?);
+    let platform = Box::new(ThreadsBackend::new(settings.threads, settings.stack)?);
     let rt = Runtime::from_parts(settings, platform, Target::Check)?;
     *lazy = Some(rt.clone());
     Ok(rt)
@@ -257,7 +267,7 @@ impl Runtime {
         if threads == 0 {
             return Err(DlsError::Threads("at least one thread is needed".into()));
         }
-        let platform = Box::new(ThreadsBackend::new(Some(threads))?);
+        let platform = Box::new(ThreadsBackend::new(Some(threads), settings.stack)?);
         Runtime::from_parts(settings, platform, Target::Trust)
     }
 

@@ -24,6 +24,7 @@ use crate::Technique;
 /// assert!(matches!(ReportMode::parse("out.json").unwrap(), ReportMode::JsonLines(_)));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ReportMode {
     /// No report (unset, empty or `0`).
     #[default]

@@ -4,6 +4,7 @@
 use super::error::DlsError;
 use super::loop_handle::Panics;
 use super::platform::Platform;
+use super::settings::DEFAULT_STACK;
 use super::source::{ChunkSource, SharedSource};
 use super::Backend;
 use crate::Technique;
@@ -15,8 +16,10 @@ pub(crate) struct ThreadsBackend {
 }
 
 impl ThreadsBackend {
-    /// A pool of `threads` workers (default: the machine's available parallelism).
-    pub(crate) fn new(threads: Option<usize>) -> Result<Self, DlsError> {
+    /// A pool of `threads` workers (default: the machine's available parallelism), each with a
+    /// stack of `stack` bytes (default [`DEFAULT_STACK`], the main thread's 8 MiB, so that an
+    /// iterate that recurses deeply in the serial program does not overflow a worker's stack).
+    pub(crate) fn new(threads: Option<usize>, stack: Option<usize>) -> Result<Self, DlsError> {
         let threads = threads.unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -25,6 +28,7 @@ impl ThreadsBackend {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("dls-worker-{i}"))
+            .stack_size(stack.unwrap_or(DEFAULT_STACK))
             .build()
             .map_err(|e| DlsError::Threads(format!("cannot start {threads} threads: {e}")))?;
         Ok(ThreadsBackend { pool, threads })

@@ -9,7 +9,7 @@ use std::collections::BinaryHeap;
 use dls_runtime::{Chunk, ChunkScheduler, ChunkTiming, Technique};
 
 /// Chunk sizes handed out when ranks ask in turn 0, 1, ..., P−1, 0, ... (no measurements).
-pub fn round_robin(spec: &str, n: u64, p: usize) -> Vec<u64> {
+pub(crate) fn round_robin(spec: &str, n: u64, p: usize) -> Vec<u64> {
     let t: Technique = spec.parse().unwrap();
     let mut s = ChunkScheduler::new(&t, n, p).unwrap();
     let mut sizes = Vec::new();
@@ -23,7 +23,7 @@ pub fn round_robin(spec: &str, n: u64, p: usize) -> Vec<u64> {
 }
 
 /// `[(a, k), ...]` expanded into `a` repeated `k` times.
-pub fn repeat(parts: &[(u64, usize)]) -> Vec<u64> {
+pub(crate) fn repeat(parts: &[(u64, usize)]) -> Vec<u64> {
     parts
         .iter()
         .flat_map(|&(a, k)| std::iter::repeat(a).take(k))
@@ -31,7 +31,7 @@ pub fn repeat(parts: &[(u64, usize)]) -> Vec<u64> {
 }
 
 /// SplitMix64, for reproducible noise in the drivers.
-pub fn mix(x: u64) -> u64 {
+pub(crate) fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -43,7 +43,7 @@ pub fn mix(x: u64) -> u64 {
 /// [0.5, 1.5) from `seed`) plus `overhead` seconds, and its timing is recorded. Checks that
 /// every chunk starts where the previous ended, has 1..=R iterates, and that the run ends
 /// within N chunks. Returns the chunks with the rank that got each.
-pub fn drive(
+pub(crate) fn drive(
     s: &mut ChunkScheduler,
     per_iterate: &[f64],
     overhead: f64,

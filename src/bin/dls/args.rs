@@ -25,16 +25,16 @@ fn speeds(text: &str) -> Result<RankFactors, String> {
 
 /// The value of `--speeds`: one time factor per rank.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RankFactors(pub Vec<f64>);
+pub(crate) struct RankFactors(pub Vec<f64>);
 
 /// Parses a technique specification.
-pub fn technique(text: &str) -> Result<Technique, String> {
+pub(crate) fn technique(text: &str) -> Result<Technique, String> {
     text.parse::<Technique>().map_err(|e| e.to_string())
 }
 
 /// The loop to simulate: size, iterate times, rank speeds, costs.
 #[derive(Debug, Clone, Args)]
-pub struct LoopArgs {
+pub(crate) struct LoopArgs {
     /// Number of iterates N of the loop. Example: --n 100000
     #[arg(long, value_name = "N")]
     pub n: u64,
@@ -86,7 +86,7 @@ pub struct LoopArgs {
 
 impl LoopArgs {
     /// The simulator settings for `technique`.
-    pub fn config(&self, technique: Technique) -> SimConfig {
+    pub(crate) fn config(&self, technique: Technique) -> SimConfig {
         let mut c = SimConfig::new(technique, self.n, self.p as usize);
         c.iterate_time = self.iterate_time.clone();
         c.speeds = self.speeds.clone().map(|f| f.0).unwrap_or_default();
@@ -99,7 +99,7 @@ impl LoopArgs {
     }
 
     /// Checks the settings that do not depend on the technique.
-    pub fn validate(&self) -> Result<(), CliError> {
+    pub(crate) fn validate(&self) -> Result<(), CliError> {
         self.config(Technique::new(dls::technique::Kind::Ss))
             .validate()
             .map(|_| ())

@@ -14,7 +14,7 @@ use crate::output::CliError;
 #[command(
     after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n    250 188 141 106 79 59 45 33 25 19 14 11 8 6 4 3 3 2 1 1 1 1\n  dls chunks --technique fac2,min=4 --n 1000 --p 4\n\nAdaptive techniques (af, awf, awf-b ... awf-e) size chunks from measured iterate times: use `dls simulate` for them."
 )]
-pub struct ChunksArgs {
+pub(crate) struct ChunksArgs {
     /// The technique and its parameters, as "name,key=value,...". Example: --technique fac2,min=4
     #[arg(long, short = 't', value_name = "SPEC", value_parser = technique)]
     pub technique: Technique,
@@ -29,7 +29,7 @@ pub struct ChunksArgs {
 }
 
 /// Runs `dls chunks`.
-pub fn run(a: &ChunksArgs) -> Result<(), CliError> {
+pub(crate) fn run(a: &ChunksArgs) -> Result<(), CliError> {
     let kind = a.technique.kind;
     if kind.is_adaptive() {
         return Err(CliError::Message(format!(

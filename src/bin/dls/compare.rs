@@ -16,7 +16,7 @@ use crate::output::{print, CliError};
 #[command(
     after_help = "Examples:\n  dls compare --n 100000 --p 16 --iterate-time exp:1ms --overhead 20us\n  dls compare -t static ss gss fac fac2 --n 4096 --p 16 --iterate-time gamma:0.25:4ms --overhead 100us\n  dls compare -t af awf-b fac2 --n 100000 --p 4 --speeds 1,1,1,3\n\nA technique whose settings are invalid shows its error in its row. Lower makespan / lower bound is better (1 is perfect)."
 )]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Techniques to compare, each as "name,key=value,..." (default: every technique).
     /// Example: --technique static ss gss fac2,min=4
     #[arg(long, short = 't', value_name = "SPEC", num_args = 1.., value_parser = technique)]
@@ -27,7 +27,7 @@ pub struct CompareArgs {
 }
 
 /// Runs `dls compare`.
-pub fn run(a: &CompareArgs) -> Result<(), CliError> {
+pub(crate) fn run(a: &CompareArgs) -> Result<(), CliError> {
     a.simulated.validate()?;
     let techniques: Vec<Technique> = if a.technique.is_empty() {
         Kind::ALL.iter().map(|k| Technique::new(*k)).collect()

@@ -12,7 +12,7 @@ use crate::output::{print, CliError};
 #[command(
     after_help = "Examples:\n  dls hsf\n  dls hsf --n 65536 --p 64 --replications 10\n  dls hsf --service serial\n\nExpected ranking (the paper's): FAC stays near the best everywhere; SS collapses as overhead grows; STATIC collapses as variance grows."
 )]
-pub struct HsfArgs {
+pub(crate) struct HsfArgs {
     /// Iterates per loop. Example: --n 4096
     #[arg(long, value_name = "N", default_value_t = 16_384)]
     pub n: u64,
@@ -37,7 +37,7 @@ pub struct HsfArgs {
 }
 
 /// Runs `dls hsf`.
-pub fn run(a: &HsfArgs) -> Result<(), CliError> {
+pub(crate) fn run(a: &HsfArgs) -> Result<(), CliError> {
     let grid = HsfGrid {
         n: a.n,
         p: a.p as usize,

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 /// An error of a command: a message for the user, or a failed write to standard output.
 #[derive(Debug)]
-pub enum CliError {
+pub(crate) enum CliError {
     /// Bad settings or a failed simulation: printed as `error: <message>`.
     Message(String),
     /// Standard output failed (a closed pipe ends the program quietly).
@@ -14,7 +14,7 @@ pub enum CliError {
 
 impl CliError {
     /// True when standard output was closed by the reader (e.g. `dls chunks ... | head`).
-    pub fn is_broken_pipe(&self) -> bool {
+    pub(crate) fn is_broken_pipe(&self) -> bool {
         matches!(self, CliError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe)
     }
 }
@@ -47,7 +47,7 @@ impl From<dls::TechniqueError> for CliError {
 }
 
 /// Writes `text` to standard output in one go.
-pub fn print(text: &str) -> Result<(), CliError> {
+pub(crate) fn print(text: &str) -> Result<(), CliError> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;

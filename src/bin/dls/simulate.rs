@@ -16,7 +16,7 @@ use crate::output::{print, CliError};
 #[command(
     after_help = "Examples:\n  dls simulate --technique fac2 --n 100000 --p 4 --iterate-time exp:1ms --speeds 1,1,1,3 --overhead 5us\n  dls simulate --technique af --n 100000 --p 8 --iterate-time gamma:0.5:2ms --slowdown 2@0.5x4 --json\n  dls simulate --technique ss --n 1000 --p 4 --iterate-time file:times.txt --latency 2us\n\nThe report gives the makespan, its lower bound max(total work / total speed, longest iterate), the efficiency total work / (p x makespan), the number of chunks, and per rank the iterates, chunks, work time and idle time. --json prints the same as a LoopReport (the runtime's field names: parallel_time_s, lower_bound_s, efficiency, ranks[].iterates, ranks[].work_time_s, ...)."
 )]
-pub struct SimulateArgs {
+pub(crate) struct SimulateArgs {
     /// The technique and its parameters, as "name,key=value,...". Unless given, FSC, FAC and TAP
     /// take mu and sigma from the iterate-time model (FSC h from --overhead) and WF its weights
     /// from --speeds.
@@ -37,7 +37,7 @@ pub struct SimulateArgs {
 }
 
 /// Runs `dls simulate`.
-pub fn run(a: &SimulateArgs) -> Result<(), CliError> {
+pub(crate) fn run(a: &SimulateArgs) -> Result<(), CliError> {
     let mut config = a.simulated.config(a.technique.clone());
     config.chunk_map = a.chunk_map;
     let note = config.fill_technique_params();

@@ -36,7 +36,7 @@ static ONE_JOB_AT_A_TIME: Mutex<()> = Mutex::new(());
 const TERM_GRACE: Duration = Duration::from_secs(2);
 
 /// The path of program `name` of this package (a `[[bin]]` of `test-programs/Cargo.toml`).
-pub fn program(name: &str) -> &'static str {
+pub(crate) fn program(name: &str) -> &'static str {
     match name {
         "mpi_exactly_once" => env!("CARGO_BIN_EXE_mpi_exactly_once"),
         "mpi_empty_values" => env!("CARGO_BIN_EXE_mpi_empty_values"),
@@ -61,7 +61,7 @@ pub fn program(name: &str) -> &'static str {
 
 /// Binary `name` of this package as cargo lays it out: in the directory above `deps/`, which
 /// holds this test binary (`None` if it is not there).
-pub fn built_next_to_tests(name: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn built_next_to_tests(name: &str) -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let path = exe.parent()?.parent()?.join(name);
     path.exists().then_some(path)
@@ -69,7 +69,7 @@ pub fn built_next_to_tests(name: &str) -> Option<std::path::PathBuf> {
 
 /// The result of one `mpirun` job that ended by itself.
 #[derive(Debug)]
-pub struct Job {
+pub(crate) struct Job {
     pub success: bool,
     pub code: Option<i32>,
     /// Always `false`: a job that outlives its timeout fails the test instead of returning
@@ -82,7 +82,7 @@ pub struct Job {
 
 /// A job that did not end by itself: it outlived its timeout, or left processes behind.
 #[derive(Debug)]
-pub struct Hang {
+pub(crate) struct Hang {
     /// `name` on `np` ranks, the mpirun command line and the timeout.
     pub what: String,
     /// The job outlived its timeout and was killed.
@@ -131,7 +131,7 @@ impl fmt::Display for Hang {
 
 /// Runs `mpirun [mpirun_args] -np <np> <program> [args]`; panics (fails the test) if it outlives
 /// `timeout` or leaves a process behind, with a message naming the program, `np` and `timeout`.
-pub fn mpirun(
+pub(crate) fn mpirun(
     np: usize,
     mpirun_args: &[&str],
     name: &str,
@@ -143,7 +143,7 @@ pub fn mpirun(
 
 /// [`mpirun`] with environment variables `env` set for the job (`DLS_SCHEDULE`, `DLS_REPORT` and
 /// `DLS_RACKS` are unset unless given; Open MPI passes the launcher's environment to local ranks).
-pub fn mpirun_env(
+pub(crate) fn mpirun_env(
     np: usize,
     mpirun_args: &[&str],
     env: &[(&str, &str)],
@@ -156,7 +156,7 @@ pub fn mpirun_env(
 }
 
 /// [`mpirun_env`] that returns a hang instead of panicking (for the tests of the harness itself).
-pub fn try_mpirun_env(
+pub(crate) fn try_mpirun_env(
     np: usize,
     mpirun_args: &[&str],
     env: &[(&str, &str)],
@@ -297,7 +297,7 @@ pub fn try_mpirun_env(
 }
 
 /// The live (not zombie) processes of session `session`, as `pid cmdline`.
-pub fn session_processes(session: i32) -> Vec<String> {
+pub(crate) fn session_processes(session: i32) -> Vec<String> {
     let mut found = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return found;
@@ -330,7 +330,7 @@ pub fn session_processes(session: i32) -> Vec<String> {
 
 /// The live processes whose command line contains `needle` (what `pgrep -af <needle>` lists), as
 /// `pid cmdline`, this test process excluded.
-pub fn processes_running(needle: &str) -> Vec<String> {
+pub(crate) fn processes_running(needle: &str) -> Vec<String> {
     let me = std::process::id().to_string();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();

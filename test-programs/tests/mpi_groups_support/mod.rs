@@ -11,7 +11,7 @@ mod mpi_common;
 use std::time::Duration;
 
 /// What one `mpirun` run gave.
-pub struct Run {
+pub(crate) struct Run {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
@@ -20,13 +20,13 @@ pub struct Run {
 
 /// Runs `mpirun -n p two_level_check args` with `DLS_RACKS=racks` (unset when `None`), killing
 /// it after `limit`.
-pub fn mpirun(p: usize, racks: Option<&str>, args: &[&str], limit: Duration) -> Run {
+pub(crate) fn mpirun(p: usize, racks: Option<&str>, args: &[&str], limit: Duration) -> Run {
     mpirun_program("two_level_check", p, racks, args, limit)
 }
 
 /// Runs `mpirun -n p <program> args` with `DLS_RACKS=racks` (unset when `None`), killing it after
 /// `limit`.
-pub fn mpirun_program(
+pub(crate) fn mpirun_program(
     name: &str,
     p: usize,
     racks: Option<&str>,
@@ -40,7 +40,7 @@ pub fn mpirun_program(
 /// Runs `mpirun -n p <program> args` with the given environment variables (`DLS_RACKS`,
 /// `DLS_SCHEDULE` and `DLS_REPORT` are unset unless given); a run that outlives `limit` fails the
 /// test (`mpi_common`).
-pub fn mpirun_with(
+pub(crate) fn mpirun_with(
     name: &str,
     p: usize,
     envs: &[(&str, &str)],
@@ -58,7 +58,7 @@ pub fn mpirun_with(
 
 impl Run {
     /// Panics with the run's output unless it exited 0.
-    pub fn assert_ok(&self, what: &str) {
+    pub(crate) fn assert_ok(&self, what: &str) {
         assert!(
             self.code == Some(0),
             "{what}: exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
