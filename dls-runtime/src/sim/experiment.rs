@@ -76,9 +76,10 @@ impl Default for HsfGrid {
 }
 
 impl HsfGrid {
-    /// The technique as run in a cell: FAC is given the model's mean and standard deviation (as
-    /// in the paper, FAC knows mu and sigma); a zero sigma is replaced by 1e-9 × mean because
-    /// technique parameters must be positive. Other techniques take no parameter.
+    /// The technique as run in a cell: a technique whose parameters include both `mu` and
+    /// `sigma` (FAC, TAP) is given the model's mean and standard deviation (as in the paper, FAC
+    /// knows mu and sigma); a zero sigma is replaced by 1e-9 × mean because technique parameters
+    /// must be positive. Other techniques take no parameter.
     ///
     /// ```
     /// use dls_runtime::{sim::HsfGrid, technique::Kind};
@@ -87,7 +88,8 @@ impl HsfGrid {
     /// ```
     pub fn technique(&self, kind: Kind, cov: f64) -> Technique {
         let mut t = Technique::new(kind);
-        if kind == Kind::Fac {
+        let takes = |name: &str| kind.entry().params.iter().any(|p| p.name == name);
+        if takes("mu") && takes("sigma") {
             t.params.mu = Some(self.mean_s);
             t.params.sigma = Some((cov * self.mean_s).max(1e-9 * self.mean_s));
         }
