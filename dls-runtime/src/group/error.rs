@@ -12,6 +12,7 @@ use std::fmt;
 /// assert!(e.to_string().contains("min (4) is above max (2)"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum GroupError {
     /// `min`/`max`/`coordinator` out of their allowed ranges.
     Spec(String),
