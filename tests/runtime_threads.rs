@@ -149,7 +149,8 @@ fn index_types_at_their_limits() {
         )
         .unwrap();
     assert_eq!(s, -3);
-    for empty in [5u32..5, 9..2] {
+    let (nine, two) = (9u32, 2u32);
+    for empty in [5u32..5, nine..two] {
         let stats = rt
             .doall(empty, t.clone(), |_| panic!("no iterate"))
             .unwrap();
