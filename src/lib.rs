@@ -13,10 +13,15 @@ pub use dls_runtime::{collection, gather, group, reduce, report, runtime, sim, t
 
 #[doc(inline)]
 pub use dls_runtime::{
-    current, init, Backend, Chunk, ChunkRange, ChunkScheduler, ChunkTiming, DlsError, Loop,
-    LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Technique, TechniqueError,
-    Wire,
+    current, init, is_root, Backend, Chunk, ChunkRange, ChunkScheduler, ChunkTiming, DlsError,
+    Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Technique,
+    TechniqueError, Wire,
 };
+
+/// serde, which values that cross ranks need (`#[derive(dls::serde::Serialize,
+/// dls::serde::Deserialize)]` with `#[serde(crate = "dls::serde")]`), so that `dls` is the only
+/// dependency a program needs.
+pub use serde;
 
 /// The MPI bindings (rsmpi) dls is built with, for programs that pass their own communicators
 /// (feature `mpi`).
@@ -41,3 +46,6 @@ mod book_clauses {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}
+#[cfg(doctest)]
+#[doc = include_str!("../book/src/own_project.md")]
+mod book_own_project {}

@@ -19,8 +19,8 @@ pub mod sim;
 pub use dls_technique as technique;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
-    current, init, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange, LoopStats, Runtime,
-    Wire,
+    current, init, is_root, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange, LoopStats,
+    Runtime, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 

@@ -254,6 +254,28 @@ pub fn current() -> Result<Runtime, DlsError> {
     Ok(rt)
 }
 
+/// Whether this process is rank 0, the one that should print and write files.
+///
+/// Every rank runs `main` under `mpirun`, so a `println!` after a loop prints once per rank; guard
+/// output with `if dls::is_root()`. On the threads backend (one process) it is always `true`. It
+/// asks the live runtime ([`current`]); when there is none (for instance before `init`), it reads
+/// the launcher's rank variable (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`, `PMIX_RANK`).
+///
+/// ```
+/// let rt = dls_runtime::init().unwrap();
+/// assert!(dls_runtime::is_root()); // threads backend: one process
+/// assert_eq!(dls_runtime::is_root(), rt.rank() == 0);
+/// ```
+pub fn is_root() -> bool {
+    if let Some(shared) = lock(&CURRENT).upgrade() {
+        return (Runtime { shared }).rank() == 0;
+    }
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse::<usize>().ok())
+        .map_or(true, |rank| rank == 0)
+}
+
 impl Runtime {
     /// A threads runtime with `threads` workers and the given settings, independent of the
     /// environment and of [`init`] (for tests, benchmarks and embedding).
