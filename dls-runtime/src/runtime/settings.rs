@@ -7,8 +7,9 @@
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each worker thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel) |
 //! | `DLS_REPORT` | `1`/`on`/`true`/`yes`/`stderr`, `stdout`/`-`, `0`/`off`/`false`/`no`/empty, or a file path (with a `/` or an extension, e.g. `run.jsonl`) | a summary of every loop on stderr (or stdout), printed by rank 0; a path: rank 0 appends one JSON object per loop to that file (JSON Lines). Words are case-insensitive; any other value is an error |
 //!
-//! Launch detection (not settings, read from the launcher): `OMPI_COMM_WORLD_SIZE` (Open MPI) or
-//! `PMI_SIZE` (MPICH/Hydra, Slurm) tell that `mpirun` started the program.
+//! Launch detection (not settings, read from the launcher): `OMPI_COMM_WORLD_SIZE` (Open MPI),
+//! `PMI_SIZE` (MPICH/Hydra, Slurm with PMI-2) or `PMIX_RANK` with `SLURM_STEP_NUM_TASKS` (Slurm's
+//! `srun --mpi=pmix`) tell that a launcher started the program, see [`launcher_size`].
 
 use std::path::PathBuf;
 
@@ -217,18 +218,30 @@ pub fn parse_stack(value: &str) -> Result<usize, DlsError> {
     }
 }
 
-/// The number of processes the MPI launcher started, if the program was started by one
-/// (`OMPI_COMM_WORLD_SIZE`, else `PMI_SIZE`).
+/// The number of processes the MPI launcher started, if the program was started by one:
+/// `OMPI_COMM_WORLD_SIZE` (Open MPI's `mpirun`), else `PMI_SIZE` (MPICH's Hydra `mpiexec`,
+/// Slurm's `srun --mpi=pmi2`), else, for a process of a PMIx launch (`PMIX_RANK` set, as by
+/// Slurm's `srun --mpi=pmix`), the step's task count `SLURM_STEP_NUM_TASKS`.
 ///
 /// ```
 /// use dls_runtime::runtime::settings::launcher_size;
 /// assert_eq!(launcher_size(|k| (k == "PMI_SIZE").then(|| "4".to_string())), Some(4));
+/// let srun_pmix = |k: &str| match k {
+///     "PMIX_RANK" => Some("3".to_string()),
+///     "SLURM_STEP_NUM_TASKS" => Some("8".to_string()),
+///     _ => None,
+/// };
+/// assert_eq!(launcher_size(srun_pmix), Some(8));
 /// assert_eq!(launcher_size(|_| None), None);
 /// ```
 pub fn launcher_size(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
-        .iter()
-        .find_map(|k| lookup(k).and_then(|v| v.trim().parse::<usize>().ok()))
+    let number = |k: &str| lookup(k).and_then(|v| v.trim().parse::<usize>().ok());
+    number("OMPI_COMM_WORLD_SIZE")
+        .or_else(|| number("PMI_SIZE"))
+        .or_else(|| {
+            lookup("PMIX_RANK")?;
+            number("SLURM_STEP_NUM_TASKS")
+        })
 }
 
 #[cfg(test)]
