@@ -91,6 +91,9 @@ impl MpiGroups {
     /// and splits the communicators. Collective over `MPI_COMM_WORLD`. `None`: a one-level
     /// fallback (1 or 2 ranks).
     pub(super) fn setup(spec: &GroupSpec) -> Result<Option<Box<dyn TwoLevel>>, DlsError> {
+        crate::runtime::mpi_backend::agreement::agree(
+            &crate::runtime::mpi_backend::messages::Step::GroupSetup,
+        );
         let world = LoopComm(SimpleCommunicator::world().duplicate());
         let p = world.0.size() as usize;
         let world_rank = world.0.rank() as usize;

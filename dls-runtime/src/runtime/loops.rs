@@ -75,7 +75,7 @@ impl Runtime {
         }
         let p = self.workers();
         let weights = self.awf_weights_for(name, &technique, p);
-        let source = self.shared.platform.start(&technique, n, weights)?;
+        let source = self.shared.platform.start(name, &technique, n, weights)?;
         let lp = self.untyped(
             name,
             technique,

@@ -16,9 +16,11 @@ pub(crate) trait Platform: Send + Sync {
     /// True on every process when `ok` is true on every process (collective on MPI).
     fn all_agree(&self, ok: bool) -> bool;
 
-    /// The chunk source of a loop of `n` iterates over every worker (collective on MPI).
+    /// The chunk source of the loop `name` of `n` iterates over every worker (collective on MPI,
+    /// where every rank must start the same loop: checked first).
     fn start(
         &self,
+        name: &str,
         technique: &Technique,
         n: u64,
         weights: Option<Vec<f64>>,

@@ -48,6 +48,7 @@ impl Platform for ThreadsBackend {
 
     fn start(
         &self,
+        _name: &str,
         technique: &Technique,
         n: u64,
         weights: Option<Vec<f64>>,

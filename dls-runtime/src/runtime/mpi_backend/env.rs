@@ -4,7 +4,9 @@ use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::environment::{Threading, Universe};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
+use super::agreement::agree;
 use super::chunk_loop::MpiLoop;
+use super::messages::Step;
 use crate::runtime::error::DlsError;
 use crate::runtime::loop_handle::Panics;
 use crate::runtime::panic_ctx;
@@ -90,10 +92,16 @@ impl Platform for MpiEnv {
 
     fn start(
         &self,
+        name: &str,
         technique: &Technique,
         n: u64,
         weights: Option<Vec<f64>>,
     ) -> Result<Box<dyn ChunkSource>, DlsError> {
+        agree(&Step::StartLoop {
+            name: name.to_string(),
+            n,
+            technique: technique.to_string(),
+        });
         let world = SimpleCommunicator::world();
         Ok(Box::new(MpiLoop::start(&world, technique, n, weights)?))
     }
@@ -109,6 +117,10 @@ impl Platform for MpiEnv {
 
 impl Drop for MpiEnv {
     fn drop(&mut self) {
+        // Every rank ends here; one that ends while others start a loop is named, not waited for.
+        if !std::thread::panicking() {
+            agree(&Step::End);
+        }
         panic_ctx::clear_mpi();
         // Dropping the universe calls MPI_Finalize.
         self.universe.take();

@@ -154,3 +154,87 @@ mod tests {
         }
     }
 }
+
+/// Words in an encoded [`Step`].
+pub(crate) const STEP_WORDS: usize = 4;
+
+/// What a rank is about to do at a collective step of `MPI_COMM_WORLD`: start a loop, set up
+/// two-level groups, or end (its runtime is dropped). Every rank all-gathers its `Step` before the
+/// step's own collectives, so ranks that disagree (one returned from `main` early, skipped a loop,
+/// started loops in another order, or with another range or technique) are found and the job ends
+/// with the cause instead of hanging in mismatched collectives.
+///
+/// Encoded as `[kind, hash of the loop name, iterates, hash of the technique text]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// `DLS_StartLoop` of a loop over every rank.
+    StartLoop {
+        /// The loop's name (its source location, or the name the program gave).
+        name: String,
+        /// Its number of iterates.
+        n: u64,
+        /// Its technique, as text (after `DLS_SCHEDULE`).
+        technique: String,
+    },
+    /// `DLS_GroupSetup` of two-level loops.
+    GroupSetup,
+    /// The end of the program on this rank: its runtime is dropped and MPI finalised.
+    End,
+}
+
+/// FNV-1a, 64 bits: a hash that is the same in every process and build (unlike std's, which may
+/// change between Rust versions).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+impl Step {
+    pub(crate) fn encode(&self) -> [u64; STEP_WORDS] {
+        match self {
+            Step::StartLoop { name, n, technique } => [1, fnv1a(name), *n, fnv1a(technique)],
+            Step::GroupSetup => [2, 0, 0, 0],
+            Step::End => [3, 0, 0, 0],
+        }
+    }
+
+    /// What the rank does, in words, for the error that names the disagreement.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Step::StartLoop { name, n, technique } => {
+                format!("starts loop `{name}` over {n} iterates with technique `{technique}`")
+            }
+            Step::GroupSetup => "sets up two-level groups (group_setup)".into(),
+            Step::End => "ends: its dls runtime was dropped (main returned, perhaps with an \
+                          error, or the runtime went out of scope)"
+                .into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod step_tests {
+    use super::Step;
+
+    #[test]
+    fn steps_differ_by_what_the_ranks_must_agree_on() {
+        let start = |name: &str, n, t: &str| Step::StartLoop {
+            name: name.into(),
+            n,
+            technique: t.into(),
+        };
+        let a = start("a.rs:1:1", 100, "fac2").encode();
+        assert_eq!(a, start("a.rs:1:1", 100, "fac2").encode());
+        for other in [
+            start("a.rs:2:1", 100, "fac2"),
+            start("a.rs:1:1", 101, "fac2"),
+            start("a.rs:1:1", 100, "gss"),
+            Step::GroupSetup,
+            Step::End,
+        ] {
+            assert_ne!(a, other.encode(), "{other:?}");
+        }
+        assert!(Step::End.describe().contains("main returned"));
+    }
+}

@@ -51,6 +51,7 @@
 //! and the group code call only the `ChunkSource` trait, and combine partial results through the
 //! `Exchange` that `LoopComm` implements (`comm.rs`, used by `runtime/combine.rs`).
 
+pub(crate) mod agreement;
 mod backoff;
 mod chunk_loop;
 mod comm;

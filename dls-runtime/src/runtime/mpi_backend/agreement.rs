@@ -1,0 +1,79 @@
+//! The check at every collective step of `MPI_COMM_WORLD` (a loop start, a group setup, the end
+//! of the program) that all ranks are at the same step.
+//!
+//! Without it, ranks that disagree wait for each other forever: a rank that returned from `main`
+//! early (say with an error) sits in `MPI_Finalize` while the others wait in the next loop's
+//! start; a rank that skipped a loop, started loops in another order, or with another range or
+//! technique, exchanges messages meant for another loop. With it, every rank all-gathers a
+//! [`Step`] of four words first (one small collective, a few microseconds); when they differ,
+//! rank 0 prints what each rank was doing and aborts the job, which ends within a second.
+
+use mpi::collective::CommunicatorCollectives;
+use mpi::topology::{Communicator, SimpleCommunicator};
+
+use super::messages::{Step, STEP_WORDS};
+use super::LoopComm;
+use crate::runtime::combine::gather_values;
+
+/// Collective over `MPI_COMM_WORLD`: returns when every rank is at `step`; otherwise ends the job
+/// with a message naming each rank and what it was doing.
+pub(crate) fn agree(step: &Step) {
+    let world = SimpleCommunicator::world();
+    let mine = step.encode();
+    let mut all = vec![0u64; STEP_WORDS * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    if all.chunks(STEP_WORDS).all(|r| r == mine) {
+        return;
+    }
+    // Every rank got here and sees the same disagreement, so one more collective is safe.
+    let world = LoopComm(world);
+    let said = gather_values(&world, &step.describe())
+        .unwrap_or_else(|e| vec![format!("(cannot tell: {e})")]);
+    if world.0.rank() == 0 {
+        eprintln!("{}", disagreement(&said));
+        world.0.abort(3);
+    }
+    // Rank 0 aborts the job; wait for it (and abort ourselves if it somehow does not).
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    world.0.abort(3);
+}
+
+/// The error text: what each rank was doing, ranks that did the same grouped.
+fn disagreement(said: &[String]) -> String {
+    let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (rank, text) in said.iter().enumerate() {
+        match groups.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, ranks)) => ranks.push(rank),
+            None => groups.push((text, vec![rank])),
+        }
+    }
+    let mut out = String::from(
+        "dls: the ranks are at different collective steps, so the job cannot go on; every rank \
+         must start the same loops in the same order, with the same range and technique (settings \
+         such as DLS_SCHEDULE must reach every rank, e.g. `mpirun -x DLS_SCHEDULE`):",
+    );
+    for (text, ranks) in groups {
+        let who = if ranks.len() == 1 { "rank" } else { "ranks" };
+        let list: Vec<String> = ranks.iter().map(usize::to_string).collect();
+        out.push_str(&format!("\ndls:   {who} {}: {text}", list.join(", ")));
+    }
+    out.push_str("\ndls: aborting the MPI job");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::disagreement;
+
+    #[test]
+    fn the_message_names_each_rank_and_what_it_did() {
+        let said = [
+            "starts loop `a`".to_string(),
+            "ends".into(),
+            "starts loop `a`".into(),
+        ];
+        let m = disagreement(&said);
+        assert!(m.contains("ranks 0, 2: starts loop `a`"), "{m}");
+        assert!(m.contains("rank 1: ends"), "{m}");
+    }
+}

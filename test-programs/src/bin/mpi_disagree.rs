@@ -1,0 +1,53 @@
+//! Ranks that disagree at a collective step (issue 17 case 6): rank 1 returns from `main` early,
+//! skips a loop, starts loops in another order, or with another range or technique. Before the
+//! loop-start check the other ranks waited forever; now the job ends at once, rank 0 naming what
+//! each rank was doing. `agree` is the control: the same loops on every rank, exit 0.
+//!
+//! ```text
+//! mpirun -n 2 --oversubscribe target/debug/mpi_disagree early-return
+//! ```
+
+use std::error::Error;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "agree".into());
+    let rt = dls::init()?;
+    let odd = rt.rank() == 1;
+    let fac2: dls::Technique = "fac2".parse()?;
+    let run =
+        |name: &str, n: u32, t: &dls::Technique| rt.doall_named(name, 0..n, t.clone(), |_| {});
+    match mode.as_str() {
+        "agree" => {
+            run("a", 100, &fac2)?;
+            run("b", 100, &fac2)?;
+        }
+        "early-return" => {
+            if odd {
+                return Err("rank 1 gives up before the loop".into());
+            }
+            run("a", 100, &fac2)?;
+        }
+        "skip" => {
+            if !odd {
+                run("a", 100, &fac2)?;
+            }
+            run("b", 100, &fac2)?;
+        }
+        "order" => {
+            let (first, second) = if odd { ("b", "a") } else { ("a", "b") };
+            run(first, 100, &fac2)?;
+            run(second, 100, &fac2)?;
+        }
+        "range" => {
+            run("a", if odd { 101 } else { 100 }, &fac2)?;
+        }
+        "technique" => {
+            run("a", 100, &if odd { "gss".parse()? } else { fac2 })?;
+        }
+        other => return Err(format!("unknown mode `{other}`").into()),
+    };
+    if dls::is_root() {
+        println!("disagree {mode}: OK");
+    }
+    Ok(())
+}

@@ -1,0 +1,69 @@
+//! Ranks at different collective steps end the job within seconds, rank 0 naming each rank's step
+//! (issue 17 case 6). Each of these hung until killed before the loop-start check.
+
+#![cfg(feature = "mpi")]
+
+mod mpi_common;
+
+use std::time::Duration;
+
+fn disagree(np: usize, mode: &str, rank1_did: &str) {
+    let job = mpi_common::mpirun(np, &[], "mpi_disagree", &[mode], Duration::from_secs(30));
+    assert!(!job.success, "{mode}: the job exited 0\n{}", job.stderr);
+    assert!(
+        job.stderr
+            .contains("dls: the ranks are at different collective steps"),
+        "{mode}: no disagreement message\n{}",
+        job.stderr
+    );
+    let line = job
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("dls:   rank 1: "))
+        .unwrap_or_else(|| panic!("{mode}: rank 1 not named\n{}", job.stderr));
+    assert!(
+        line.contains(rank1_did),
+        "{mode}: `{line}` lacks `{rank1_did}`"
+    );
+    assert!(
+        job.elapsed < Duration::from_secs(10),
+        "{mode}: took {:?}",
+        job.elapsed
+    );
+    eprintln!("{mode} P={np}: `{line}` after {:.2?}", job.elapsed);
+}
+
+#[test]
+fn ranks_that_agree_run_normally() {
+    for np in [1, 2, 3] {
+        let job = mpi_common::mpirun(np, &[], "mpi_disagree", &["agree"], Duration::from_secs(30));
+        assert!(job.success, "P={np}\n{}", job.stderr);
+        assert!(job.stdout.contains("disagree agree: OK"), "{}", job.stdout);
+    }
+}
+
+#[test]
+fn a_rank_that_returns_from_main_early_is_named() {
+    disagree(2, "early-return", "ends: its dls runtime was dropped");
+    disagree(3, "early-return", "ends: its dls runtime was dropped");
+}
+
+#[test]
+fn a_rank_that_skips_a_loop_is_named() {
+    disagree(2, "skip", "starts loop `b`");
+}
+
+#[test]
+fn loops_in_another_order_are_named() {
+    disagree(2, "order", "starts loop `b`");
+}
+
+#[test]
+fn another_range_is_named() {
+    disagree(2, "range", "over 101 iterates");
+}
+
+#[test]
+fn another_technique_is_named() {
+    disagree(2, "technique", "technique `gss`");
+}
