@@ -519,6 +519,9 @@ impl<I: LoopIndex> ExactSizeIterator for ChunkRange<I> {}
 
 impl<I: LoopIndex> Drop for ChunkRange<I> {
     fn drop(&mut self) {
+        // A panic that unwinds out of the iterate reaches here when the program's own panic hook
+        // replaced dls's: end the MPI job naming the iterate instead of leaving the others waiting.
+        panic_ctx::abort_if_unwinding();
         panic_ctx::leave_chunk();
     }
 }

@@ -141,6 +141,32 @@ pub(crate) fn current_iterate() -> Option<(ChunkCtx, String)> {
     Some((ctx, index))
 }
 
+/// Under MPI, ends the job when a panic unwinds out of an iterate or out of `main` while the
+/// panic hook did not: the program replaced dls's hook with `std::panic::set_hook` after
+/// `dls::init()`, so nothing else would stop the other ranks waiting for this one forever. Called
+/// from the destructors that unwinding runs (the chunk's, the runtime's); does nothing when the
+/// thread is not panicking or the job is not an MPI job.
+pub(crate) fn abort_if_unwinding() {
+    if !std::thread::panicking() || !MPI_ACTIVE.load(Ordering::SeqCst) {
+        return;
+    }
+    let rank = MPI_RANK.load(Ordering::SeqCst);
+    match current_iterate() {
+        Some((ctx, index)) => eprintln!(
+            "dls: rank {rank} panicked in iterate {index} of loop `{}` (its message is above, \
+             printed by the program's own panic hook); aborting the MPI job",
+            ctx.loop_name
+        ),
+        None => eprintln!(
+            "dls: rank {rank} panicked (its message is above, printed by the program's own panic \
+             hook); aborting the MPI job"
+        ),
+    }
+    if let Some(abort) = MPI_ABORT.get() {
+        abort(101);
+    }
+}
+
 /// Installs (once) the panic hook that names the rank and iterate, and aborts the MPI job.
 /// The previously installed hook still runs (it prints the standard message and location).
 pub(crate) fn install_hook() {

@@ -118,7 +118,11 @@ impl Platform for MpiEnv {
 impl Drop for MpiEnv {
     fn drop(&mut self) {
         // Every rank ends here; one that ends while others start a loop is named, not waited for.
-        if !std::thread::panicking() {
+        if std::thread::panicking() {
+            // A panic unwinding out of main that the panic hook did not end (the program replaced
+            // dls's hook): the other ranks would wait for this one forever.
+            panic_ctx::abort_if_unwinding();
+        } else {
             agree(&Step::End);
         }
         panic_ctx::clear_mpi();
