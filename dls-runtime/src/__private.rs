@@ -73,8 +73,14 @@ pub fn technique(schedule: &str) -> Result<Technique, DlsError> {
 /// Prints `error: <reason>` to stderr and exits with status 1: how every error of generated code
 /// ends the program.
 fn fail(reason: &dyn std::fmt::Display) -> ! {
-    eprintln!("error: {reason}");
+    say_whole(&format!("error: {reason}\n"));
     std::process::exit(1)
+}
+
+/// Writes `text` to stderr in one call, so that lines of several ranks do not interleave.
+fn say_whole(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// The value of a loop, or the end of the program with `error: loop <name>: <reason>`.
@@ -91,7 +97,15 @@ fn or_exit<T>(name: &str, result: Result<T, DlsError>) -> T {
 pub fn init_or_exit() -> Runtime {
     match crate::init() {
         Ok(rt) => rt,
-        Err(e) => fail(&e),
+        Err(e) => {
+            // Every rank reads the same settings and fails alike: under a launcher, rank 0 alone
+            // says why (one readable message instead of P interleaved copies).
+            let rank = crate::runtime::settings::launcher_rank(|k| std::env::var(k).ok());
+            if rank.map_or(true, |r| r == 0) {
+                fail(&e)
+            }
+            std::process::exit(1)
+        }
     }
 }
 

@@ -270,10 +270,7 @@ pub fn is_root() -> bool {
     if let Some(shared) = lock(&CURRENT).upgrade() {
         return (Runtime { shared }).rank() == 0;
     }
-    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse::<usize>().ok())
-        .map_or(true, |rank| rank == 0)
+    settings::launcher_rank(|k| std::env::var(k).ok()).map_or(true, |rank| rank == 0)
 }
 
 impl Runtime {

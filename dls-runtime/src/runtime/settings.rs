@@ -244,6 +244,20 @@ pub fn launcher_size(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
         })
 }
 
+/// This process's rank as the MPI launcher numbered it (`OMPI_COMM_WORLD_RANK`, `PMI_RANK` or
+/// `PMIX_RANK`), before MPI is initialised; `None` when no launcher started the program.
+///
+/// ```
+/// use dls_runtime::runtime::settings::launcher_rank;
+/// assert_eq!(launcher_rank(|k| (k == "PMI_RANK").then(|| "3".to_string())), Some(3));
+/// assert_eq!(launcher_rank(|_| None), None);
+/// ```
+pub fn launcher_rank(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|k| lookup(k).and_then(|v| v.trim().parse::<usize>().ok()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
