@@ -11,6 +11,7 @@
 use mpi::collective::CommunicatorCollectives;
 use mpi::topology::{Communicator, SimpleCommunicator};
 
+use super::backoff;
 use super::messages::{Step, STEP_WORDS};
 use super::LoopComm;
 use crate::runtime::combine::gather_values;
@@ -21,7 +22,11 @@ pub(crate) fn agree(step: &Step) {
     let world = SimpleCommunicator::world();
     let mine = step.encode();
     let mut all = vec![0u64; STEP_WORDS * world.size() as usize];
-    world.all_gather_into(&mine[..], &mut all[..]);
+    // Ranks reach a loop start at different times; the early ones wait here, polling politely
+    // (spin briefly, then sleep) instead of busy-polling a core inside a blocking collective.
+    mpi::request::scope(|scope| {
+        backoff::complete_patiently(world.immediate_all_gather_into(scope, &mine[..], &mut all[..]))
+    });
     if all.chunks(STEP_WORDS).all(|r| r == mine) {
         return;
     }

@@ -20,13 +20,28 @@ pub(crate) const SPIN: Duration = Duration::from_micros(100);
 /// Sleep between polls after the spin.
 pub(crate) const SLEEP: Duration = Duration::from_micros(20);
 
+/// The longest sleep of a [`Backoff::patient`] wait.
+pub(crate) const PATIENT_SLEEP: Duration = Duration::from_millis(1);
+
 /// Waits between polls: spin, then sleep.
 #[derive(Debug, Default)]
 pub(crate) struct Backoff {
     idle_since: Option<Instant>,
+    /// Patient waits double their sleep up to [`PATIENT_SLEEP`]; `None`: always [`SLEEP`].
+    patient: Option<Duration>,
 }
 
 impl Backoff {
+    /// A wait that may last long and whose end needs no prompt answer (ranks waiting for the
+    /// others at a loop start or a reduction): after the spin it sleeps 20 µs, doubling up to
+    /// 1 ms, so a rank waiting a second for a slow one uses a few percent of a core, not all of it.
+    pub(crate) fn patient() -> Backoff {
+        Backoff {
+            idle_since: None,
+            patient: Some(SLEEP),
+        }
+    }
+
     /// Something arrived: the next wait spins again.
     pub(crate) fn reset(&mut self) {
         self.idle_since = None;
@@ -37,6 +52,9 @@ impl Backoff {
         let idle = self.idle_since.get_or_insert_with(Instant::now).elapsed();
         if idle < SPIN {
             std::hint::spin_loop();
+        } else if let Some(sleep) = self.patient.as_mut() {
+            thread::sleep(*sleep);
+            *sleep = (*sleep * 2).min(PATIENT_SLEEP);
         } else {
             thread::sleep(SLEEP);
         }
@@ -44,8 +62,19 @@ impl Backoff {
 }
 
 /// Completes a non-blocking request by polling it with a [`Backoff`].
-pub(crate) fn complete<'a, D: ?Sized, S: Scope<'a>>(mut request: Request<'a, D, S>) {
-    let mut backoff = Backoff::default();
+pub(crate) fn complete<'a, D: ?Sized, S: Scope<'a>>(request: Request<'a, D, S>) {
+    complete_with(request, Backoff::default())
+}
+
+/// Completes a non-blocking request that may wait long, with a [`Backoff::patient`].
+pub(crate) fn complete_patiently<'a, D: ?Sized, S: Scope<'a>>(request: Request<'a, D, S>) {
+    complete_with(request, Backoff::patient())
+}
+
+fn complete_with<'a, D: ?Sized, S: Scope<'a>>(
+    mut request: Request<'a, D, S>,
+    mut backoff: Backoff,
+) {
     loop {
         match request.test() {
             Ok(_) => return,

@@ -28,7 +28,16 @@ impl Exchange for LoopComm {
     fn all_gather_bytes(&self, mine: &[u8]) -> Result<(Vec<u8>, Vec<Range<usize>>), DlsError> {
         let comm = &self.0;
         let mut lens = vec![0u64; comm.size() as usize];
-        comm.all_gather_into(&(mine.len() as u64), &mut lens[..]);
+        // Ranks finish their share of a loop at different times; the early ones wait here for the
+        // others, polling politely instead of busy-polling a core in a blocking collective.
+        let len = mine.len() as u64;
+        mpi::request::scope(|scope| {
+            super::backoff::complete_patiently(comm.immediate_all_gather_into(
+                scope,
+                &len,
+                &mut lens[..],
+            ))
+        });
         let total: u64 = lens.iter().sum();
         if total > Count::MAX as u64 {
             return Err(DlsError::Wire(format!(
