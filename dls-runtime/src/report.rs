@@ -54,8 +54,13 @@ pub struct LoopReport {
     pub chunks: u64,
     /// Per-rank statistics.
     pub ranks: Vec<RankReport>,
-    /// Every chunk as `[start, size, rank]`, in the order handed out (start counts from 0).
+    /// Every chunk as `[start, size, rank]`, in the order handed out (start counts from 0), up to
+    /// `DLS_CHUNK_MAP` chunks (default 1,000,000, 24 MB): the first ones handed out.
     pub chunk_map: Vec<[u64; 3]>,
+    /// Chunks handed out beyond `DLS_CHUNK_MAP`, counted in `chunks` but not listed in
+    /// `chunk_map` (0 when the map is complete).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub chunk_map_dropped: u64,
     /// Two-level loops only: the coordinator's world rank (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordinator: Option<usize>,
@@ -140,4 +145,9 @@ pub fn aad(xs: impl IntoIterator<Item = f64>) -> f64 {
         return 0.0;
     }
     xs.iter().map(|x| (x - mean).abs()).sum::<f64>() / (xs.len() as f64 * mean)
+}
+
+/// For serde: omit a zero count.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

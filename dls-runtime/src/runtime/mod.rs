@@ -297,6 +297,9 @@ impl Runtime {
         platform: Box<dyn Platform>,
         target: Target,
     ) -> Result<Runtime, DlsError> {
+        reporting_scheduler::set_chunk_map_max(
+            settings.chunk_map.unwrap_or(settings::DEFAULT_CHUNK_MAP),
+        );
         let rt = Runtime {
             shared: Arc::new(Shared {
                 settings,

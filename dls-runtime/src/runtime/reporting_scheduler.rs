@@ -9,7 +9,18 @@
 //! scheduler-side state (fault checks, checkpoints) extend this struct, the sources
 //! (`runtime/source.rs`) and the messages of `mpi_backend/messages.rs`.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::report::{LoopReport, RankReport};
+
+/// The most chunks a loop report lists (`DLS_CHUNK_MAP`, default
+/// [`DEFAULT_CHUNK_MAP`](super::settings::DEFAULT_CHUNK_MAP)): set by the runtime from its settings.
+static CHUNK_MAP_MAX: AtomicUsize = AtomicUsize::new(super::settings::DEFAULT_CHUNK_MAP);
+
+/// Sets the most chunks a loop report lists (the runtime does, from `DLS_CHUNK_MAP`).
+pub(crate) fn set_chunk_map_max(max: usize) {
+    CHUNK_MAP_MAX.store(max, Ordering::Relaxed);
+}
 use crate::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 
 /// The scheduler-side state of one loop.
@@ -18,8 +29,11 @@ pub(crate) struct ReportingScheduler {
     sched: ChunkScheduler,
     technique: Technique,
     n: u64,
-    /// Every chunk as `[start, size, rank]`, in the order handed out.
+    /// Every chunk as `[start, size, rank]`, in the order handed out, up to `chunk_map_max`.
     chunk_map: Vec<[u64; 3]>,
+    chunk_map_max: usize,
+    /// Chunks handed out beyond `chunk_map_max` (counted, not listed).
+    chunk_map_dropped: u64,
     /// Per rank: chunks handed out, iterates and work time reported.
     ranks: Vec<RankReport>,
 }
@@ -33,6 +47,8 @@ impl ReportingScheduler {
             technique: technique.clone(),
             n,
             chunk_map: Vec::new(),
+            chunk_map_max: CHUNK_MAP_MAX.load(Ordering::Relaxed),
+            chunk_map_dropped: 0,
             ranks: (0..p)
                 .map(|rank| RankReport {
                     rank,
@@ -49,7 +65,11 @@ impl ReportingScheduler {
             self.record(rank, t);
         }
         let chunk = self.sched.next_chunk(rank)?;
-        self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
+        if self.chunk_map.len() < self.chunk_map_max {
+            self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
+        } else {
+            self.chunk_map_dropped += 1;
+        }
         self.ranks[rank].chunks += 1;
         Some(chunk)
     }
@@ -87,6 +107,7 @@ impl ReportingScheduler {
             parallel_time_s,
             ranks,
             chunk_map: self.chunk_map.clone(),
+            chunk_map_dropped: self.chunk_map_dropped,
             ..LoopReport::default()
         };
         report.summarise();
@@ -133,5 +154,19 @@ mod tests {
             assert_eq!(rep.chunks, rep.chunk_map.len() as u64);
             assert_eq!(core.remaining(), 0);
         }
+    }
+
+    #[test]
+    fn the_chunk_map_is_capped_and_the_rest_counted() {
+        let mut core = ReportingScheduler::new(&"ss".parse().unwrap(), 10, 2).unwrap();
+        core.chunk_map_max = 4;
+        let mut rank = 0;
+        while core.serve(rank, None).is_some() {
+            rank = 1 - rank;
+        }
+        let rep = core.report("capped", 1.0);
+        assert_eq!(rep.chunk_map.len(), 4);
+        assert_eq!(rep.chunk_map_dropped, 6);
+        assert_eq!(rep.chunks, 10);
     }
 }

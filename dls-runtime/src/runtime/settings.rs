@@ -4,6 +4,7 @@
 //! |----------|--------|--------|
 //! | `DLS_SCHEDULE` | a technique with parameters, e.g. `fac2`, `fsc,h=200us,sigma=50us` | overrides the technique of every loop (like `OMP_SCHEDULE`) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores) |
+//! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each worker thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel) |
 //! | `DLS_REPORT` | `1`/`on`/`true`/`yes`/`stderr`, `stdout`/`-`, `0`/`off`/`false`/`no`/empty, or a file path (with a `/` or an extension, e.g. `run.jsonl`) | a summary of every loop on stderr (or stdout), printed by rank 0; a path: rank 0 appends one JSON object per loop to that file (JSON Lines). Words are case-insensitive; any other value is an error |
 //!
@@ -98,6 +99,8 @@ pub struct Settings {
     pub report: ReportMode,
     /// `DLS_STACK`: stack size in bytes of each worker thread of the threads backend.
     pub stack: Option<usize>,
+    /// `DLS_CHUNK_MAP`: the most chunks a loop report lists.
+    pub chunk_map: Option<usize>,
 }
 
 impl Settings {
@@ -121,6 +124,17 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_STACK").filter(|v| !v.trim().is_empty()) {
             s.stack = Some(parse_stack(&v)?);
+        }
+        if let Some(v) = lookup("DLS_CHUNK_MAP").filter(|v| !v.trim().is_empty()) {
+            s.chunk_map = Some(v.trim().parse::<usize>().map_err(|_| {
+                DlsError::Setting {
+                    name: "DLS_CHUNK_MAP",
+                    value: v.clone(),
+                    message: "expected a whole number >= 0: the most chunks a loop report lists \
+                          (default 1000000)"
+                        .into(),
+                }
+            })?);
         }
         if let Some(v) = lookup("DLS_REPORT") {
             s.report = ReportMode::parse(&v)?;
@@ -175,6 +189,9 @@ pub fn parse_threads(value: &str) -> Result<usize, DlsError> {
         }),
     }
 }
+
+/// The most chunks a loop report lists unless `DLS_CHUNK_MAP` says otherwise (24 MB).
+pub const DEFAULT_CHUNK_MAP: usize = 1_000_000;
 
 /// The default stack of a worker thread: 8 MiB, the main thread's stack on Linux, so that an
 /// iterate that recurses deeply in the serial program also runs on a worker.
@@ -277,7 +294,9 @@ mod tests {
     #[test]
     fn empty_values_mean_unset() {
         let s = Settings::from_lookup(|k| match k {
-            "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" => Some(" ".into()),
+            "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" | "DLS_CHUNK_MAP" => {
+                Some(" ".into())
+            }
             _ => None,
         })
         .unwrap();
