@@ -1,0 +1,46 @@
+//! A panic anywhere (iterate body, the scheduler rank's iterate, a merge function, a gather write,
+//! a thread spawned in an iterate) ends the job at P = 2 and P = 8 in under 5 s, naming the rank
+//! and the message (issue 17 "Must show"). Run with `--nocapture` for the table of times.
+
+#![cfg(feature = "mpi")]
+
+mod mpi_common;
+
+use std::time::Duration;
+
+fn ends(site: &str, np: usize, expect: &[&str]) {
+    let job = mpi_common::mpirun(np, &[], "mpi_panic_sites", &[site], Duration::from_secs(60));
+    assert!(!job.success, "{site} P={np}: exited 0\n{}", job.stderr);
+    let line = job
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("dls: rank ") && l.contains(" panicked"))
+        .unwrap_or_else(|| panic!("{site} P={np}: no dls line\n{}", job.stderr));
+    for e in expect {
+        assert!(line.contains(e), "{site} P={np}: `{line}` lacks `{e}`");
+    }
+    assert!(
+        job.elapsed < Duration::from_secs(5),
+        "{site} P={np}: {:?}",
+        job.elapsed
+    );
+    eprintln!(
+        "| {site} | {np} | {:.2} s | `{line}` |",
+        job.elapsed.as_secs_f64()
+    );
+}
+
+#[test]
+fn a_panic_anywhere_ends_the_job_in_seconds() {
+    for np in [2, 8] {
+        ends("iterate", np, &["rank 1 panicked in iterate", "boom at"]);
+        ends("scheduler", np, &["rank 0 panicked in iterate", "boom at"]);
+        ends("merge", np, &["rank 1 panicked", "merge failed on rank 1"]);
+        ends(
+            "gather",
+            np,
+            &["panicked in iterate 7", "index out of bounds"],
+        );
+        ends("thread", np, &["rank 1 panicked", "helper thread failed"]);
+    }
+}
