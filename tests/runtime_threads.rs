@@ -377,3 +377,28 @@ fn workers_have_the_main_threads_stack() {
         .sum();
     assert_eq!(sum, serial);
 }
+
+/// Issue 17 case 5: a panic that the iterate itself catches (`catch_unwind` in user code) is the
+/// iterate's business: the loop goes on and no iterate is lost (the panic hook used to stop the
+/// loop for every thread, silently dropping the iterates not yet handed out).
+#[test]
+fn a_panic_caught_inside_an_iterate_loses_no_iterate() {
+    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    for technique in ["ss", "fac2", "static"] {
+        let ran = AtomicU64::new(0);
+        let stats = rt
+            .doall_named("catching", 0..20_000u32, technique.parse().unwrap(), |i| {
+                if i % 5_000 == 777 {
+                    let caught = catch_unwind(|| panic!("caught inside iterate {i}"));
+                    assert!(caught.is_err());
+                }
+                ran.fetch_add(1, Ordering::Relaxed);
+            })
+            .unwrap();
+        assert_eq!(ran.into_inner(), 20_000, "{technique}");
+        assert_eq!(
+            stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(),
+            20_000
+        );
+    }
+}

@@ -44,3 +44,24 @@ fn a_panic_anywhere_ends_the_job_in_seconds() {
         ends("thread", np, &["rank 1 panicked", "helper thread failed"]);
     }
 }
+
+/// Issue 17 case 5 under MPI: a panic an iterate catches itself neither aborts the job nor loses
+/// an iterate (the same as on threads).
+#[test]
+fn a_panic_caught_inside_an_iterate_is_no_failure() {
+    for np in [1, 2, 4] {
+        let job = mpi_common::mpirun(
+            np,
+            &[],
+            "mpi_panic_sites",
+            &["caught"],
+            Duration::from_secs(60),
+        );
+        assert!(job.success, "P={np}\n{}", job.stderr);
+        assert!(
+            job.stdout.contains("caught: OK, sum 79800"),
+            "P={np}: {}",
+            job.stdout
+        );
+    }
+}

@@ -519,9 +519,14 @@ impl<I: LoopIndex> ExactSizeIterator for ChunkRange<I> {}
 
 impl<I: LoopIndex> Drop for ChunkRange<I> {
     fn drop(&mut self) {
-        // A panic that unwinds out of the iterate reaches here when the program's own panic hook
-        // replaced dls's: end the MPI job naming the iterate instead of leaving the others waiting.
-        panic_ctx::abort_if_unwinding();
+        // A panic that unwinds out of an iterate ends the MPI job here, naming the rank and the
+        // iterate (whether dls's panic hook or the program's own saw it). A chunk that ends
+        // normally after a panic its iterate caught lets the loop go on.
+        if std::thread::panicking() {
+            panic_ctx::abort_if_unwinding();
+        } else {
+            panic_ctx::chunk_went_on();
+        }
         panic_ctx::leave_chunk();
     }
 }

@@ -4,14 +4,19 @@
 //! loop it belongs to and the offset of the iterate it last yielded. The panic hook installed by
 //! the runtime reads it:
 //!
-//! - **MPI**: the hook prints `dls: rank R panicked in iterate I of loop `NAME`: MESSAGE` and
-//!   calls `MPI_Abort`, so the whole job ends promptly with a non-zero status instead of hanging
-//!   (the other ranks would wait forever for the dead one). A panic outside an iterate also aborts
-//!   the job under MPI, for the same reason.
+//! - **MPI**: a panic that leaves an iterate ends the whole job: the chunk's destructor, run by the
+//!   unwinding, prints `dls: rank R panicked in iterate I of loop `NAME`: MESSAGE` and calls
+//!   `MPI_Abort`, so the job ends promptly with a non-zero status instead of hanging (the other
+//!   ranks would wait forever for the dead one). This works even when the program replaced dls's
+//!   panic hook. A panic outside an iterate aborts the job from the hook.
 //! - **threads**: `doall` catches the panic, stops the other threads from taking more chunks, and
 //!   panics in the caller with the iterate, the thread and the message. With the explicit
 //!   [`Loop`](super::Loop) API the hook prints the same context line and the panic unwinds
 //!   normally on the thread that pulled the chunk.
+//! - **A panic the iterate catches itself** (`catch_unwind` in user code) is no failure, on
+//!   either backend: the loop goes on and no iterate is lost. The hook raises the loop's stop flag
+//!   at once (so that other threads stop quickly when the panic does leave the iterate) and the
+//!   chunk's normal end lowers it again.
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -38,6 +43,9 @@ thread_local! {
     /// the hook raises it before anything else, so the other threads stop taking chunks while the
     /// panic is still being reported (printing a backtrace can take milliseconds).
     static STOP: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    /// The message of a panic raised in this thread's current iterate that has not yet left it:
+    /// the iterate may still catch it (`catch_unwind` in user code) and go on.
+    static PENDING: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 static MPI_ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -61,8 +69,31 @@ pub(crate) fn set_stop_flag(stop: Option<Arc<AtomicBool>>) {
     STOP.with(|s| *s.borrow_mut() = stop);
 }
 
+/// The current chunk ended normally (not by unwinding): a panic raised in one of its iterates
+/// was caught inside the iterate, which went on. Undo what the panic hook did for it: lower the
+/// loop's stop flag, so the loop goes on and no iterate is lost (issue 17 case 5). Threads that saw
+/// the flag meanwhile have left the loop; the others (this one at least) run what remains.
+pub(crate) fn chunk_went_on() {
+    let caught = PENDING
+        .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
+        .ok()
+        .flatten();
+    if caught.is_some() {
+        let _ = STOP.try_with(|s| {
+            if let Some(stop) = s.try_borrow().ok().as_deref().and_then(Option::as_ref) {
+                stop.store(false, Ordering::SeqCst);
+            }
+        });
+    }
+}
+
 /// The current thread no longer executes a chunk.
 pub(crate) fn leave_chunk() {
+    let _ = PENDING.try_with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            *p = None;
+        }
+    });
     let _ = STOP.try_with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {
             *s = None;
@@ -151,13 +182,26 @@ pub(crate) fn abort_if_unwinding() {
         return;
     }
     let rank = MPI_RANK.load(Ordering::SeqCst);
-    match current_iterate() {
-        Some((ctx, index)) => eprintln!(
+    let pending = PENDING
+        .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
+        .ok()
+        .flatten();
+    match (current_iterate(), pending) {
+        // dls's hook saw the panic and left the abort to the unwinding (the iterate might have
+        // caught it).
+        (Some((ctx, index)), Some(message)) => {
+            eprintln!(
+                "dls: rank {rank} panicked in iterate {index} of loop `{}`: {message}",
+                ctx.loop_name
+            );
+            eprintln!("dls: rank {rank} aborts the MPI job");
+        }
+        (Some((ctx, index)), None) => eprintln!(
             "dls: rank {rank} panicked in iterate {index} of loop `{}` (its message is above, \
              printed by the program's own panic hook); aborting the MPI job",
             ctx.loop_name
         ),
-        None => eprintln!(
+        (None, _) => eprintln!(
             "dls: rank {rank} panicked (its message is above, printed by the program's own panic \
              hook); aborting the MPI job"
         ),
@@ -181,24 +225,30 @@ pub(crate) fn install_hook() {
             let mpi = MPI_ACTIVE.load(Ordering::SeqCst);
             let message = payload_text(info.payload());
             let here = current_iterate();
-            if mpi {
-                let rank = MPI_RANK.load(Ordering::SeqCst);
-                match &here {
-                    Some((ctx, index)) => eprintln!(
-                        "dls: rank {rank} panicked in iterate {index} of loop `{}`: {message}",
-                        ctx.loop_name
-                    ),
-                    None => {
-                        eprintln!("dls: rank {rank} panicked outside a loop iterate: {message}")
+            if here.is_some() {
+                // The iterate may catch this panic and go on: the stop flag raised above is
+                // lowered and nothing is aborted then (`chunk_went_on`); if it leaves the iterate,
+                // the chunk's drop ends the MPI job (`abort_if_unwinding`) and, on threads, the
+                // worker loop reports it.
+                let _ = PENDING.try_with(|p| {
+                    if let Ok(mut p) = p.try_borrow_mut() {
+                        *p = Some(message.clone());
+                    }
+                });
+                if let (false, Some((ctx, index))) = (mpi, &here) {
+                    if !ctx.caught {
+                        eprintln!(
+                            "dls: thread {} panicked in iterate {index} of loop `{}`: {message}",
+                            ctx.worker, ctx.loop_name
+                        );
                     }
                 }
-            } else if let Some((ctx, index)) = &here {
-                if !ctx.caught {
-                    eprintln!(
-                        "dls: thread {} panicked in iterate {index} of loop `{}`: {message}",
-                        ctx.worker, ctx.loop_name
-                    );
-                }
+                previous(info);
+                return;
+            }
+            if mpi {
+                let rank = MPI_RANK.load(Ordering::SeqCst);
+                eprintln!("dls: rank {rank} panicked outside a loop iterate: {message}");
             }
             previous(info);
             if mpi {

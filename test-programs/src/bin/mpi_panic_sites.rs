@@ -65,6 +65,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 std::thread::sleep(ms);
             })?;
         }
+        "caught" => {
+            // A panic the iterate catches itself is no failure: the loop goes on, loses nothing.
+            let (sum, _) = rt.doall_reduce(
+                "catching",
+                0..400u64,
+                "ss".parse()?,
+                || 0u64,
+                |i, acc| {
+                    if i % 50 == 7 {
+                        let caught = std::panic::catch_unwind(|| panic!("caught at {i}"));
+                        assert!(caught.is_err());
+                    }
+                    *acc += i;
+                },
+                |a, b| a + b,
+            )?;
+            assert_eq!(sum, 399 * 400 / 2);
+            if rank == 0 {
+                println!("caught: OK, sum {sum}");
+            }
+            return Ok(());
+        }
         other => return Err(format!("unknown site `{other}`").into()),
     }
     eprintln!("rank {rank}: `{site}` finished without the expected panic");
