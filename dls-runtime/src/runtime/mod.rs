@@ -39,7 +39,7 @@
 //! **Nested loops.** A loop started inside an iterate of another loop (on the same thread) runs on
 //! that thread alone, with the same technique, and prints no report: on MPI the other ranks are
 //! busy in the outer loop, and on threads the pool's threads are. Two-level loops over groups of
-//! ranks use [`Runtime::start_loop_on`] (feature `mpi`) with a sub-communicator instead.
+//! ranks use `Runtime::start_loop_on` (feature `mpi`) with a sub-communicator instead.
 //!
 //! **Settings** come from the environment, see [`settings`].
 //!
