@@ -44,6 +44,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "mpi_user_hook" => env!("CARGO_BIN_EXE_mpi_user_hook"),
         "mpi_idle_cpu" => env!("CARGO_BIN_EXE_mpi_idle_cpu"),
         "mpi_panic_sites" => env!("CARGO_BIN_EXE_mpi_panic_sites"),
+        "mpi_nested" => env!("CARGO_BIN_EXE_mpi_nested"),
         "mpi_latency" => env!("CARGO_BIN_EXE_mpi_latency"),
         "mpi_panic" => env!("CARGO_BIN_EXE_mpi_panic"),
         "two_level_check" => env!("CARGO_BIN_EXE_two_level_check"),
