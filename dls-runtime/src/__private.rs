@@ -73,14 +73,9 @@ pub fn technique(schedule: &str) -> Result<Technique, DlsError> {
 /// Prints `error: <reason>` to stderr and exits with status 1: how every error of generated code
 /// ends the program.
 fn fail(reason: &dyn std::fmt::Display) -> ! {
-    say_whole(&format!("error: {reason}\n"));
+    // One write, so that the lines of several ranks do not interleave.
+    crate::runtime::panic_ctx::say_line(&format!("error: {reason}"));
     std::process::exit(1)
-}
-
-/// Writes `text` to stderr in one call, so that lines of several ranks do not interleave.
-fn say_whole(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// The value of a loop, or the end of the program with `error: loop <name>: <reason>`.

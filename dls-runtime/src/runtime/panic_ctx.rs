@@ -137,6 +137,23 @@ pub(crate) fn in_iterate() -> bool {
     CTX.with(|c| c.borrow().is_some())
 }
 
+/// Writes one line to stderr in a single call: under mpirun the lines of several ranks then
+/// never interleave mid-line (`eprintln!` writes each piece of its format separately).
+pub(crate) fn say_line(line: &str) {
+    use std::io::Write;
+    let mut whole = String::with_capacity(line.len() + 1);
+    whole.push_str(line);
+    whole.push('\n');
+    let _ = std::io::stderr().lock().write_all(whole.as_bytes());
+}
+
+/// `eprintln!` written whole, see [`say_line`].
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::runtime::panic_ctx::say_line(&format!($($arg)*))
+    };
+}
+
 /// Under MPI: the world rank, and the function that aborts the job.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn set_mpi(rank: usize, abort: fn(i32)) {
@@ -190,18 +207,18 @@ pub(crate) fn abort_if_unwinding() {
         // dls's hook saw the panic and left the abort to the unwinding (the iterate might have
         // caught it).
         (Some((ctx, index)), Some(message)) => {
-            eprintln!(
+            say!(
                 "dls: rank {rank} panicked in iterate {index} of loop `{}`: {message}",
                 ctx.loop_name
             );
-            eprintln!("dls: rank {rank} aborts the MPI job");
+            say!("dls: rank {rank} aborts the MPI job");
         }
-        (Some((ctx, index)), None) => eprintln!(
+        (Some((ctx, index)), None) => say!(
             "dls: rank {rank} panicked in iterate {index} of loop `{}` (its message is above, \
              printed by the program's own panic hook); aborting the MPI job",
             ctx.loop_name
         ),
-        (None, _) => eprintln!(
+        (None, _) => say!(
             "dls: rank {rank} panicked (its message is above, printed by the program's own panic \
              hook); aborting the MPI job"
         ),
@@ -237,9 +254,10 @@ pub(crate) fn install_hook() {
                 });
                 if let (false, Some((ctx, index))) = (mpi, &here) {
                     if !ctx.caught {
-                        eprintln!(
+                        say!(
                             "dls: thread {} panicked in iterate {index} of loop `{}`: {message}",
-                            ctx.worker, ctx.loop_name
+                            ctx.worker,
+                            ctx.loop_name
                         );
                     }
                 }
@@ -248,11 +266,11 @@ pub(crate) fn install_hook() {
             }
             if mpi {
                 let rank = MPI_RANK.load(Ordering::SeqCst);
-                eprintln!("dls: rank {rank} panicked outside a loop iterate: {message}");
+                say!("dls: rank {rank} panicked outside a loop iterate: {message}");
             }
             previous(info);
             if mpi {
-                eprintln!(
+                say!(
                     "dls: rank {} aborts the MPI job",
                     MPI_RANK.load(Ordering::SeqCst)
                 );

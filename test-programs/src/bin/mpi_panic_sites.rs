@@ -89,6 +89,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         other => return Err(format!("unknown site `{other}`").into()),
     }
+    if matches!(site.as_str(), "merge" | "gather" | "iterate" | "thread") && rank != 1 {
+        // Only rank 1 (or whichever rank runs the bad iterate) fails; the others may finish.
+        return Ok(());
+    }
     eprintln!("rank {rank}: `{site}` finished without the expected panic");
     Ok(())
 }

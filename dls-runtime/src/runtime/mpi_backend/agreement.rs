@@ -35,7 +35,7 @@ pub(crate) fn agree(step: &Step) {
     let said = gather_values(&world, &step.describe())
         .unwrap_or_else(|e| vec![format!("(cannot tell: {e})")]);
     if world.0.rank() == 0 {
-        eprintln!("{}", disagreement(&said));
+        crate::runtime::panic_ctx::say_line(&disagreement(&said));
         world.0.abort(3);
     }
     // Rank 0 aborts the job; wait for it (and abort ourselves if it somehow does not).
