@@ -74,26 +74,32 @@ pub(crate) fn set_stop_flag(stop: Option<Arc<AtomicBool>>) {
 /// loop's stop flag, so the loop goes on and no iterate is lost (issue 17 case 5). Threads that saw
 /// the flag meanwhile have left the loop; the others (this one at least) run what remains.
 pub(crate) fn chunk_went_on() {
-    let caught = PENDING
+    let caught = take_pending();
+    if caught.is_some() {
+        set_stop(false);
+    }
+}
+
+/// Takes the message of a panic raised in this thread's current iterate, if one is pending.
+fn take_pending() -> Option<String> {
+    PENDING
         .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
         .ok()
-        .flatten();
-    if caught.is_some() {
-        let _ = STOP.try_with(|s| {
-            if let Some(stop) = s.try_borrow().ok().as_deref().and_then(Option::as_ref) {
-                stop.store(false, Ordering::SeqCst);
-            }
-        });
-    }
+        .flatten()
+}
+
+/// Raises or lowers the stop flag of the loop whose chunk this thread executes (if any).
+fn set_stop(stop: bool) {
+    let _ = STOP.try_with(|s| {
+        if let Some(flag) = s.try_borrow().ok().as_deref().and_then(Option::as_ref) {
+            flag.store(stop, Ordering::SeqCst);
+        }
+    });
 }
 
 /// The current thread no longer executes a chunk.
 pub(crate) fn leave_chunk() {
-    let _ = PENDING.try_with(|p| {
-        if let Ok(mut p) = p.try_borrow_mut() {
-            *p = None;
-        }
-    });
+    take_pending();
     let _ = STOP.try_with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {
             *s = None;
@@ -199,10 +205,7 @@ pub(crate) fn abort_if_unwinding() {
         return;
     }
     let rank = MPI_RANK.load(Ordering::SeqCst);
-    let pending = PENDING
-        .try_with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
-        .ok()
-        .flatten();
+    let pending = take_pending();
     match (current_iterate(), pending) {
         // dls's hook saw the panic and left the abort to the unwinding (the iterate might have
         // caught it).
@@ -234,11 +237,7 @@ pub(crate) fn install_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let _ = STOP.try_with(|s| {
-                if let Some(stop) = s.try_borrow().ok().as_deref().and_then(Option::as_ref) {
-                    stop.store(true, Ordering::SeqCst);
-                }
-            });
+            set_stop(true);
             let mpi = MPI_ACTIVE.load(Ordering::SeqCst);
             let message = payload_text(info.payload());
             let here = current_iterate();
