@@ -62,7 +62,7 @@ fn visit(dir: &Path, hits: &mut Vec<String>) {
         let text_file = [".rs", ".md", ".toml", ".sh", ".stderr"]
             .iter()
             .any(|e| name.ends_with(e));
-        if !text_file || path == root().join("tests/docs_paths.rs") {
+        if !text_file {
             continue;
         }
         let Ok(text) = fs::read_to_string(&path) else {
@@ -70,7 +70,10 @@ fn visit(dir: &Path, hits: &mut Vec<String>) {
         };
         for (n, line) in text.lines().enumerate() {
             let lower = line.to_lowercase();
-            if lower.contains("seed 00") || lower.contains("techniques.md") {
+            // The labels are spelt in pieces, so that this file holds neither.
+            if lower.contains(concat!("seed", " 00"))
+                || lower.contains(concat!("techniques", ".md"))
+            {
                 hits.push(format!("{}:{}: {line}", path.display(), n + 1));
             }
         }
