@@ -94,10 +94,10 @@ pub(crate) fn expand(
         results.push(res.clone());
         finish.push(quote_spanned!(var.span()=>
             // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
-            #private::GatherBuf::scatter_into(#res, {
+            #private::scatter(#res, {
                 use #private::GatherTarget as _;
                 #var.elements_mut()
-            });
+            }, ::core::stringify!(#var), #name);
         ));
         slot += 1;
     }

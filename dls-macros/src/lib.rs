@@ -26,7 +26,7 @@
 //!                acc.0 = total; },
 //!     |a, b| (a.0 + b.0, merge(a.1, b.1)));
 //! total = total + r0;           // the value from before the loop, combined with the result
-//! g1.scatter_into(&mut out);    // every rank's writes, on every rank
+//! scatter(g1, &mut out, "out", "file.rs:12"); // every rank's writes, checked, on every rank
 //! ```
 //!
 //! Everything that is not parsing, checking or this code generation lives in the runtime, and the

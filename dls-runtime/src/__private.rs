@@ -83,6 +83,31 @@ fn or_exit<T>(name: &str, result: Result<T, DlsError>) -> T {
     result.unwrap_or_else(|e| fail(&format!("loop {name}: {e}")))
 }
 
+/// Writes a loop's gather log into the gathered variable `var` (`gather(var)` of the loop
+/// `name`), or ends the program with `error: loop <name>: <why>` when the log has an element
+/// written by two iterates or read by one and written by another (issue 17 cases 1 and 2): the
+/// result would then depend on the schedule. Every rank holds the same log, so every rank stops
+/// alike.
+///
+/// ```
+/// use dls_runtime::__private::{scatter, GatherBuf, GatherSlot};
+/// let mut out = vec![0_u8; 2];
+/// let mut log = GatherBuf::new();
+/// GatherSlot::new(&out, &mut log)[1] = 3;
+/// scatter(log, &mut out[..], "out", "example");
+/// assert_eq!(out, [0, 3]);
+/// ```
+pub fn scatter<G: GatherTarget + ?Sized>(
+    log: GatherBuf<G::Item>,
+    target: &mut G,
+    var: &str,
+    name: &str,
+) {
+    if let Err(conflict) = log.scatter_into(target) {
+        fail(&format!("loop {name}: {}", conflict.explain(var)));
+    }
+}
+
 /// Starts the runtime for `#[dls::main]`: on error (bad `DLS_SCHEDULE`, `mpirun` without the
 /// `mpi` feature, …) prints the reason and exits with status 1.
 ///

@@ -6,8 +6,15 @@
 //! as the pair `(k, new value of out[k])` in the worker's [`GatherBuf`]. The buffers of all workers
 //! (threads or MPI ranks) are concatenated, every rank receives the whole log, and
 //! [`GatherBuf::scatter_into`] writes it into the real vector. Afterwards every rank holds exactly
-//! what the serial loop would have produced, provided that, as in any parallel loop, no element is
-//! written by two iterates and no iterate reads an element another iterate writes.
+//! what the serial loop would have produced.
+//!
+//! That holds when, as in any parallel loop, no element is written by two iterates and no iterate
+//! reads (by indexing) an element another iterate writes. Both are checked (issue 17 cases 1
+//! and 2): within one iterate, reads see that iterate's own writes and repeated writes to an
+//! element are one write; across iterates, [`GatherBuf::scatter_into`] refuses a log in which an
+//! element is written by two iterates, or read by one and written by another, with a
+//! [`GatherConflict`] naming the element, and writes nothing. (Reads through the slice itself,
+//! `out.iter()` or `&out[..]`, see the vector as it was before the loop and are not checked.)
 //!
 //! ```
 //! use dls_runtime::gather::{GatherBuf, GatherSlot};
@@ -20,10 +27,12 @@
 //! for i in 2..4 {
 //!     GatherSlot::new(&out, &mut right)[i] += 10 * i as u32;
 //! }
-//! GatherBuf::merge(left, right).scatter_into(&mut out);
+//! GatherBuf::merge(left, right).scatter_into(&mut out).unwrap();
 //! assert_eq!(out, [0, 10, 20, 30]);
 //! ```
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::{Deref, Index, IndexMut};
 
 use serde::{Deserialize, Serialize};
@@ -90,7 +99,12 @@ impl<C: GatherTarget + ?Sized> GatherTarget for &mut C {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GatherBuf<T> {
+    /// `(element, value)`: one entry per element an iterate wrote (its last value).
     writes: Vec<(u64, T)>,
+    /// Elements an iterate read by indexing without having written them itself (empty in the
+    /// usual loop, which reads only what it writes).
+    #[serde(default)]
+    reads: Vec<u64>,
 }
 
 impl<T> Default for GatherBuf<T> {
@@ -99,6 +113,71 @@ impl<T> Default for GatherBuf<T> {
     }
 }
 
+/// Why a gather log cannot be written into its vector: the loop's result would depend on the
+/// order of its iterates, so it may differ from the serial loop's.
+///
+/// ```
+/// use dls_runtime::gather::{GatherBuf, GatherConflict, GatherSlot};
+/// let mut forces = vec![0.0_f64; 3];
+/// let mut log = GatherBuf::new();
+/// for i in 0..2 {
+///     // Newton's third law: iterate i also changes element 2.
+///     let mut f = GatherSlot::new(&forces, &mut log);
+///     f[i] += 1.0;
+///     f[2] -= 1.0;
+/// }
+/// assert_eq!(log.scatter_into(&mut forces), Err(GatherConflict::WrittenTwice { element: 2 }));
+/// assert_eq!(forces, [0.0; 3], "nothing is written");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GatherConflict {
+    /// Two iterates wrote the element.
+    WrittenTwice {
+        /// The element's index.
+        element: u64,
+    },
+    /// An iterate read the element (by indexing) and another iterate wrote it.
+    ReadAndWritten {
+        /// The element's index.
+        element: u64,
+    },
+}
+
+impl GatherConflict {
+    /// The explanation for a gathered variable named `var`, with the clause to use instead.
+    ///
+    /// ```
+    /// use dls_runtime::gather::GatherConflict;
+    /// let why = GatherConflict::WrittenTwice { element: 4 }.explain("forces");
+    /// assert!(why.contains("reduce(+: forces)"));
+    /// ```
+    pub fn explain(&self, var: &str) -> String {
+        match *self {
+            GatherConflict::WrittenTwice { element } => format!(
+                "element {element} of `{var}` is written by two iterates: gather({var}) takes one \
+                 write per element (in the serial loop the later write wins; in parallel either \
+                 could). If iterates add into shared elements (`{var}[j] -= f`), sum them with \
+                 reduce(+: {var}) instead"
+            ),
+            GatherConflict::ReadAndWritten { element } => format!(
+                "element {element} of `{var}` is read by one iterate and written by another: \
+                 inside the loop a gathered vector reads as it was before the loop, so the \
+                 result could differ from the serial loop's. Compute the value in the iterate \
+                 that writes it, or split the loop in two"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for GatherConflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.explain("the gathered vector"))
+    }
+}
+
+impl std::error::Error for GatherConflict {}
+
 impl<T> GatherBuf<T> {
     /// An empty log (the identity of [`GatherBuf::merge`]).
     ///
@@ -106,7 +185,10 @@ impl<T> GatherBuf<T> {
     /// assert!(dls_runtime::gather::GatherBuf::<f64>::new().is_empty());
     /// ```
     pub fn new() -> Self {
-        GatherBuf { writes: Vec::new() }
+        GatherBuf {
+            writes: Vec::new(),
+            reads: Vec::new(),
+        }
     }
 
     /// Number of recorded writes.
@@ -141,37 +223,66 @@ impl<T> GatherBuf<T> {
             std::mem::swap(&mut a, &mut b);
         }
         a.writes.append(&mut b.writes);
+        a.reads.append(&mut b.reads);
         a
     }
 
-    /// Writes every recorded value into `target` at its index. Indices were bounds-checked
-    /// against a vector of the same length when recorded; an index beyond `target` (only possible
-    /// if the target was resized meanwhile) is skipped.
+    /// Writes every recorded value into `target` at its index, after checking that no element
+    /// was written by two iterates or read by one and written by another ([`GatherConflict`]:
+    /// then nothing is written). Indices were bounds-checked against a vector of the same length
+    /// when recorded; an index beyond `target` (only possible if the target was resized
+    /// meanwhile) is skipped.
     ///
     /// ```
     /// use dls_runtime::gather::{GatherBuf, GatherSlot};
     /// let mut out = [0_u8; 3];
     /// let mut b = GatherBuf::new();
     /// GatherSlot::new(&out, &mut b)[1] = 7;
-    /// b.scatter_into(&mut out);
+    /// b.scatter_into(&mut out).unwrap();
     /// assert_eq!(out, [0, 7, 0]);
     /// ```
-    pub fn scatter_into<G: GatherTarget<Item = T> + ?Sized>(self, target: &mut G) {
+    pub fn scatter_into<G: GatherTarget<Item = T> + ?Sized>(
+        self,
+        target: &mut G,
+    ) -> Result<(), GatherConflict> {
         let elements = target.elements_mut();
-        for (index, value) in self.writes {
-            if let Some(slot) = usize::try_from(index)
-                .ok()
-                .and_then(|k| elements.get_mut(k))
-            {
-                *slot = value;
+        let len = elements.len();
+        let slot_of = |index: u64| usize::try_from(index).ok().filter(|&k| k < len);
+        // One bit per element: written by some iterate. Each iterate's writes to one element are
+        // one entry (GatherSlot), so a second entry is a second iterate.
+        let mut written = vec![0_u64; len.div_ceil(64)];
+        for &(index, _) in &self.writes {
+            if let Some(k) = slot_of(index) {
+                let (word, bit) = (k / 64, 1_u64 << (k % 64));
+                if written[word] & bit != 0 {
+                    return Err(GatherConflict::WrittenTwice { element: index });
+                }
+                written[word] |= bit;
             }
         }
+        for &index in &self.reads {
+            if let Some(k) = slot_of(index) {
+                if written[k / 64] & (1_u64 << (k % 64)) != 0 {
+                    return Err(GatherConflict::ReadAndWritten { element: index });
+                }
+            }
+        }
+        for (index, value) in self.writes {
+            if let Some(k) = slot_of(index) {
+                elements[k] = value;
+            }
+        }
+        Ok(())
     }
 }
 
-/// What the name of a gathered vector means inside the loop body: indexing reads the original
-/// vector (or this iterate's latest write to the same index) and indexing for writing records the
-/// write in the worker's [`GatherBuf`]. Derefs to the original slice for `len()`, `iter()`, ….
+/// What the name of a gathered vector means inside the loop body, for one iterate: indexing reads
+/// this iterate's own write to the element, or else the vector as it was before the loop (and
+/// notes the read); indexing for writing records the write in the worker's [`GatherBuf`], one
+/// entry per element however often the iterate writes it. Derefs to the original slice for
+/// `len()`, `iter()`, ….
+///
+/// Make one slot per iterate (the macro does): the slot's writes are that iterate's.
 ///
 /// ```
 /// use dls_runtime::gather::{GatherBuf, GatherSlot};
@@ -186,7 +297,16 @@ impl<T> GatherBuf<T> {
 pub struct GatherSlot<'a, T> {
     original: &'a [T],
     buf: &'a mut GatherBuf<T>,
+    /// Where this iterate's writes start in `buf.writes`.
+    start: usize,
+    /// Element → position in `buf.writes`, once this iterate wrote more than [`SCAN`] elements.
+    positions: Option<HashMap<u64, usize>>,
+    /// Elements read without a write of this iterate before the read.
+    reads: RefCell<Vec<u64>>,
 }
+
+/// Up to this many writes in one iterate, finding an element's write is a scan.
+const SCAN: usize = 16;
 
 impl<T> std::fmt::Debug for GatherSlot<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -205,7 +325,40 @@ impl<'a, T> GatherSlot<'a, T> {
     /// assert_eq!(s[2], 3);
     /// ```
     pub fn new(original: &'a [T], buf: &'a mut GatherBuf<T>) -> Self {
-        GatherSlot { original, buf }
+        let start = buf.writes.len();
+        GatherSlot {
+            original,
+            buf,
+            start,
+            positions: None,
+            reads: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Where this iterate's write of `element` is in the log, if it wrote it.
+    fn position(&self, element: u64) -> Option<usize> {
+        match &self.positions {
+            Some(map) => map.get(&element).copied(),
+            None => self.buf.writes[self.start..]
+                .iter()
+                .rposition(|(k, _)| *k == element)
+                .map(|p| self.start + p),
+        }
+    }
+}
+
+impl<T> Drop for GatherSlot<'_, T> {
+    /// The iterate ends: its reads of elements it never wrote go to the log (for the check in
+    /// [`GatherBuf::scatter_into`]).
+    fn drop(&mut self) {
+        let mut reads = std::mem::take(self.reads.get_mut());
+        if reads.is_empty() {
+            return;
+        }
+        reads.sort_unstable();
+        reads.dedup();
+        reads.retain(|&k| self.position(k).is_none());
+        self.buf.reads.extend(reads);
     }
 }
 
@@ -219,22 +372,49 @@ impl<T> Deref for GatherSlot<'_, T> {
 impl<T> Index<usize> for GatherSlot<'_, T> {
     type Output = T;
     fn index(&self, index: usize) -> &T {
-        match self.buf.writes.last() {
-            Some((k, value)) if *k == index as u64 => value,
-            _ => &self.original[index],
+        match self.position(index as u64) {
+            Some(p) => &self.buf.writes[p].1,
+            None => {
+                let value = &self.original[index];
+                let mut reads = self.reads.borrow_mut();
+                if reads.last() != Some(&(index as u64)) {
+                    reads.push(index as u64);
+                }
+                value
+            }
         }
     }
 }
 
 impl<T: Clone> IndexMut<usize> for GatherSlot<'_, T> {
     fn index_mut(&mut self, index: usize) -> &mut T {
-        let repeat = matches!(self.buf.writes.last(), Some((k, _)) if *k == index as u64);
-        if !repeat {
-            let value = self.original[index].clone();
-            self.buf.writes.push((index as u64, value));
-        }
-        let last = self.buf.writes.len() - 1;
-        &mut self.buf.writes[last].1
+        let element = index as u64;
+        let p = match self.position(element) {
+            Some(p) => p,
+            None => {
+                let value = self.original[index].clone();
+                self.buf.writes.push((element, value));
+                let p = self.buf.writes.len() - 1;
+                match &mut self.positions {
+                    Some(map) => {
+                        map.insert(element, p);
+                    }
+                    None if p - self.start >= SCAN => {
+                        let start = self.start;
+                        self.positions = Some(
+                            self.buf.writes[start..]
+                                .iter()
+                                .enumerate()
+                                .map(|(q, (k, _))| (*k, start + q))
+                                .collect(),
+                        );
+                    }
+                    None => {}
+                }
+                p
+            }
+        };
+        &mut self.buf.writes[p].1
     }
 }
 
@@ -263,7 +443,7 @@ mod tests {
             s[2] *= 2;
         }
         let mut out = v.clone();
-        b.scatter_into(&mut out);
+        b.scatter_into(&mut out).unwrap();
         assert_eq!(out, [6, 5, 10]);
     }
 
@@ -282,7 +462,7 @@ mod tests {
         let mut b = GatherBuf::new();
         GatherSlot::new(&data, &mut b)[0] = 1;
         let mut target: &mut [u8] = &mut data;
-        b.scatter_into(&mut target);
+        b.scatter_into(&mut target).unwrap();
         assert_eq!(data, [1, 0, 0]);
     }
 }

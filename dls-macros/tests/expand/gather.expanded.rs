@@ -34,19 +34,23 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                     ::dls::__private::GatherBuf::merge(__dls_a.1, __dls_b.1),
                 ),
             );
-            ::dls::__private::GatherBuf::scatter_into(
+            ::dls::__private::scatter(
                 __dls_result_0,
                 {
                     use ::dls::__private::GatherTarget as _;
                     v.elements_mut()
                 },
+                ::core::stringify!(v),
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
             );
-            ::dls::__private::GatherBuf::scatter_into(
+            ::dls::__private::scatter(
                 __dls_result_1,
                 {
                     use ::dls::__private::GatherTarget as _;
                     out.elements_mut()
                 },
+                ::core::stringify!(out),
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
             );
         };
     }

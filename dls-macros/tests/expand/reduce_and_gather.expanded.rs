@@ -43,12 +43,14 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                 total,
                 __dls_result_0,
             );
-            ::dls::__private::GatherBuf::scatter_into(
+            ::dls::__private::scatter(
                 __dls_result_1,
                 {
                     use ::dls::__private::GatherTarget as _;
                     out.elements_mut()
                 },
+                ::core::stringify!(out),
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
             );
         };
     }
