@@ -52,12 +52,15 @@ pub(crate) struct Clauses {
     pub reductions: Vec<Reduction>,
     /// Gathered variables, in the order written.
     pub gathers: Vec<Ident>,
+    /// `shared(...)`: variables changed through shared mutability (atomics, `Mutex`, …) on
+    /// purpose, per process: nothing is generated for them; they only silence the check.
+    pub shared: Vec<Ident>,
     /// `group(min = ..., max = ...)`: the group sizes of a two-level loop (see `nested.rs`).
     pub group: Option<GroupClause>,
 }
 
 const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), gather(<vars>), \
-                             name = \"<text>\", group(min = <ranks>, max = <ranks>)";
+                             shared(<vars>), name = \"<text>\", group(min = <ranks>, max = <ranks>)";
 
 impl Clauses {
     /// Parses the attribute (`#[par_doall]` or `#[par_doall(...)]`) and validates the clauses.
@@ -78,6 +81,8 @@ impl Clauses {
             Some("reduce")
         } else if self.gathers.iter().any(|g| g == name) {
             Some("gather")
+        } else if self.shared.iter().any(|g| g == name) {
+            Some("shared")
         } else {
             None
         }
@@ -140,6 +145,14 @@ impl Parse for Clauses {
                     for var in parse_vars(&content, "gather")? {
                         note_name(&mut named, &var, "gather")?;
                         clauses.gathers.push(var);
+                    }
+                }
+                "shared" => {
+                    let content;
+                    syn::parenthesized!(content in input);
+                    for var in parse_vars(&content, "shared")? {
+                        note_name(&mut named, &var, "shared")?;
+                        clauses.shared.push(var);
                     }
                 }
                 "group" => {

@@ -10,6 +10,15 @@
 //!   may take `&mut self` (as `rng.gen()` does). A method that only reads is accepted after
 //!   rebinding the variable without `mut` before the loop.
 //!
+//! - method calls that change a value through shared mutability (`fetch_add`, `store`, `set`,
+//!   `borrow_mut`, `lock`, `send`, … of atomics, `Cell`, `RefCell`, `Mutex`, channels) on any
+//!   outer variable: on threads every worker sees the change, but under mpirun each rank changes
+//!   its own copy and the others' changes are lost (issue 17 case 4). The advice names
+//!   `reduce(...)`; `shared(x)` says the per-process state is intended;
+//! - writes to a gathered vector at the variable of a `for` loop inside the body
+//!   (`for j in .. { forces[j] -= f }`): every iterate writes those elements, which gather
+//!   cannot combine (issue 17 case 1); the advice names `reduce(+: forces)`.
+//!
 //! A name bound anywhere in the body (by `let`, a pattern or a closure parameter) is local to the
 //! iterate and never reported.
 
@@ -62,8 +71,11 @@ pub(crate) fn check(
     let mut locals = Bindings::default();
     locals.visit_block(body);
     locals.visit_pat(loop_pat);
+    let mut inner = InnerLoopVars::default();
+    inner.visit_block(body);
     let mut v = Mutations {
         locals: &locals.names,
+        inner_loop_vars: &inner.names,
         mutable_outer,
         clauses,
         reported: HashSet::new(),
@@ -73,8 +85,52 @@ pub(crate) fn check(
     v.errors.finish(())
 }
 
+/// Names bound by the pattern of a `for` loop inside the body.
+#[derive(Default)]
+struct InnerLoopVars {
+    names: HashSet<String>,
+}
+
+impl<'ast> Visit<'ast> for InnerLoopVars {
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        if let Pat::Ident(p) = &*f.pat {
+            self.names.insert(p.ident.to_string());
+        }
+        visit::visit_expr_for_loop(self, f);
+    }
+
+    fn visit_item(&mut self, _item: &'ast syn::Item) {}
+}
+
+/// Methods that change a value through `&self` (shared mutability): atomics, `Cell`, `RefCell`,
+/// `Mutex`, `RwLock`, channels.
+const SHARED_MUTATORS: &[&str] = &[
+    "fetch_add",
+    "fetch_sub",
+    "fetch_and",
+    "fetch_nand",
+    "fetch_or",
+    "fetch_xor",
+    "fetch_max",
+    "fetch_min",
+    "fetch_update",
+    "store",
+    "swap",
+    "compare_exchange",
+    "compare_exchange_weak",
+    "set",
+    "replace",
+    "borrow_mut",
+    "lock",
+    "try_lock",
+    "write",
+    "try_write",
+    "send",
+];
+
 struct Mutations<'a> {
     locals: &'a HashSet<String>,
+    inner_loop_vars: &'a HashSet<String>,
     mutable_outer: &'a HashSet<String>,
     clauses: &'a Clauses,
     reported: HashSet<String>,
@@ -115,6 +171,35 @@ impl Mutations<'_> {
         }
     }
 
+    /// A write to a gathered vector whose element is the variable of a `for` loop inside the
+    /// body: the index expression, and the variable's name.
+    fn inner_loop_index<'e>(&self, place: &'e Expr) -> Option<(&'e Expr, String)> {
+        let mut e = place;
+        let mut index = None;
+        loop {
+            match e {
+                Expr::Field(f) => e = &f.base,
+                Expr::Index(i) => {
+                    index = Some(&*i.index);
+                    e = &i.expr;
+                }
+                Expr::Paren(p) => e = &p.expr,
+                Expr::Path(_) => break,
+                _ => return None,
+            }
+        }
+        let index = index?;
+        match index {
+            Expr::Path(p) => {
+                let name = p.path.get_ident()?.to_string();
+                self.inner_loop_vars
+                    .contains(&name)
+                    .then_some((index, name))
+            }
+            _ => None,
+        }
+    }
+
     fn report(&mut self, place: &Expr, change: Change) {
         let Some((var, whole)) = self.root(place) else {
             return;
@@ -123,13 +208,54 @@ impl Mutations<'_> {
         if self.locals.contains(&name) || self.reported.contains(&name) {
             return;
         }
+        let shared_mutator = matches!(&change, Change::Method(m)
+            if SHARED_MUTATORS.contains(&m.to_string().as_str()));
         let gathered = match self.clauses.clause_of(var) {
-            Some("reduce") => return,
-            Some("gather") if !whole || matches!(change, Change::Method(_)) => return,
+            Some("reduce") | Some("shared") => return,
+            Some("gather") if !whole && !matches!(change, Change::Method(_)) => {
+                if let Some((index, j)) = self.inner_loop_index(place) {
+                    self.reported.insert(name.clone());
+                    self.errors.push(syn::Error::new_spanned(
+                        index,
+                        format!(
+                            "`{name}[{j}]` is written for every `{j}` of a loop inside the body, \
+                             so several iterates write the same elements of `{name}`, and \
+                             gather({name}) keeps one write per element; if iterates add into \
+                             shared elements (`{name}[{j}] -= f`), accumulate with \
+                             reduce(+: {name}) instead of gather({name})"
+                        ),
+                    ));
+                }
+                return;
+            }
+            Some("gather") if !shared_mutator && matches!(change, Change::Method(_)) => return,
             Some("gather") => true,
             _ => false,
         };
-        if let Change::Method(_) = change {
+        if let Change::Method(m) = &change {
+            if shared_mutator {
+                self.reported.insert(name.clone());
+                let advice = if gathered {
+                    format!("write its elements instead, as `{name}[i] = ...`")
+                } else {
+                    format!(
+                        "to count or collect a result, keep it in a plain variable and add \
+                         reduce(+: {name}) (or another reduce or gather clause); if state per \
+                         process is what you want (a progress counter), name it in \
+                         shared({name})"
+                    )
+                };
+                self.errors.push(syn::Error::new_spanned(
+                    var,
+                    format!(
+                        "`{name}.{m}(...)` changes `{name}` through shared mutability (an atomic, \
+                         Cell, RefCell, Mutex or channel), which is not combined across workers: \
+                         on threads every worker sees the change, but under mpirun each rank \
+                         changes its own copy and the other ranks' changes are lost; {advice}"
+                    ),
+                ));
+                return;
+            }
             if !self.mutable_outer.contains(&name) {
                 return;
             }
@@ -279,6 +405,48 @@ mod tests {
         assert!(e[3].contains("gather(out)"));
         assert!(e[4].contains("declare it inside the loop"));
         assert!(e[5].contains("`buf`"));
+    }
+
+    /// Issue 17 case 4: shared mutability on an outer variable is reported with the clause to
+    /// use; `shared(x)` accepts it, and a local atomic is no concern.
+    #[test]
+    fn shared_mutability_names_reduce_or_shared() {
+        let body: Block = syn::parse_quote!({
+            hits.fetch_add(1, Ordering::Relaxed);
+            seen.borrow_mut().push(i);
+            log.lock().unwrap().push(i);
+            tx.send(i).unwrap();
+            let local = AtomicU64::new(0);
+            local.store(1, Ordering::Relaxed);
+            let n = data.len();
+        });
+        let e = errors(body.clone(), "", &[]);
+        assert_eq!(e.len(), 4, "{e:?}");
+        assert!(e[0].contains("`hits.fetch_add(...)`") && e[0].contains("reduce(+: hits)"));
+        assert!(e[0].contains("shared(hits)") && e[0].contains("mpirun"));
+        assert!(e[1].contains("`seen.borrow_mut(...)`"));
+        assert!(e[2].contains("`log.lock(...)`"));
+        assert!(e[3].contains("`tx.send(...)`"));
+        assert!(errors(body, "shared(hits, seen, log, tx)", &[]).is_empty());
+    }
+
+    /// Issue 17 case 1: a gathered vector written at the variable of an inner `for` loop (the
+    /// N-body loop's `forces[j] -= f`) is reported at the index, naming reduce(+: ...).
+    #[test]
+    fn gathered_elements_written_at_an_inner_loop_variable_are_reported() {
+        let body: Block = syn::parse_quote!({
+            for j in (i + 1)..n {
+                forces[i] += f;
+                forces[j] -= f;
+            }
+            for k in 0..3 {
+                out[i][k] = k;
+                out[2 * k] = 1;
+            }
+        });
+        let e = errors(body, "gather(forces, out)", &[]);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("`forces[j]`") && e[0].contains("reduce(+: forces)"));
     }
 
     #[test]

@@ -10,10 +10,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A clause-less annotated loop: each rank counts the iterates it ran.
+/// An annotated loop with no result clause: each rank counts the iterates it ran (per-process
+/// state, declared with `shared`).
 #[dls::parallel]
 fn clause_less(n: u64, ran: &AtomicU64) {
-    #[par_doall(schedule = "fac2")]
+    #[par_doall(schedule = "fac2", shared(ran))]
     for _i in 0..n {
         ran.fetch_add(1, Ordering::Relaxed);
     }
