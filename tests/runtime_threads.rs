@@ -402,3 +402,112 @@ fn a_panic_caught_inside_an_iterate_loses_no_iterate() {
         );
     }
 }
+
+/// Issue 17 case 5 (the rest): a panic an iterate catches itself stops no worker. Before, the
+/// panic hook raised the loop's stop flag until the chunk ended, and every thread that asked for a
+/// chunk meanwhile left the loop: here the catching iterate takes 50 ms after the panic, the
+/// other worker asks for a chunk every millisecond, and it used to leave after about two iterates
+/// (the catching worker then ran the other 298).
+#[test]
+fn a_panic_caught_inside_an_iterate_stops_no_worker() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let stats = rt
+        .doall_named("catching_slowly", 0..300u32, "ss".parse().unwrap(), |i| {
+            if i == 0 {
+                let caught = catch_unwind(|| panic!("caught inside iterate 0"));
+                assert!(caught.is_err());
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        })
+        .unwrap();
+    let per_worker: Vec<u64> = stats.report.ranks.iter().map(|r| r.iterates).collect();
+    assert_eq!(per_worker.iter().sum::<u64>(), 300);
+    assert!(
+        per_worker.iter().all(|&n| n >= 10),
+        "every worker keeps taking chunks after a caught panic: {per_worker:?}"
+    );
+}
+
+/// Issue 17 case 9a: a loop started from a thread spawned inside an iterate runs serially on
+/// that thread (the pool's threads are all taken by the running loop) instead of waiting for
+/// them forever, and gives the serial result.
+#[test]
+fn a_loop_started_from_a_thread_spawned_in_an_iterate_completes() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let (sums, _) = rt
+            .doall_reduce(
+                "outer",
+                0..8u64,
+                "ss".parse().unwrap(),
+                Vec::new,
+                |i, v: &mut Vec<(u64, u64)>| {
+                    let inner = std::thread::scope(|s| {
+                        s.spawn(|| {
+                            let (sum, _) = rt
+                                .doall_reduce(
+                                    "spawned",
+                                    0..=i,
+                                    "gss".parse().unwrap(),
+                                    || 0,
+                                    |j, s| *s += j,
+                                    |a, b| a + b,
+                                )
+                                .unwrap();
+                            sum
+                        })
+                        .join()
+                        .unwrap()
+                    });
+                    v.push((i, inner));
+                },
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            )
+            .unwrap();
+        let _ = done.send(sums);
+    });
+    let mut sums = finished
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the loop finished (it used to deadlock)");
+    sums.sort();
+    let serial: Vec<(u64, u64)> = (0..8).map(|i| (i, i * (i + 1) / 2)).collect();
+    assert_eq!(sums, serial);
+}
+
+/// Issue 17 cases 8 and 9b: the "inside an iterate" state belongs to the running loop, not to a
+/// chunk object. Dropping an earlier chunk while a later one runs does not end it (a loop started
+/// then is still nested), and once the loop has finished the next loop runs on every worker.
+#[test]
+fn the_iterate_state_follows_the_loop_not_the_chunk() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let ss: dls::Technique = "ss".parse().unwrap();
+    let lp = rt.start_loop_named("held", 0..10u32, ss.clone()).unwrap();
+    let first = lp.next_chunk().unwrap();
+    let second = lp.next_chunk().unwrap();
+    drop(first);
+    let inner = rt.start_loop_named("inside", 0..3u32, ss.clone()).unwrap();
+    assert_eq!(inner.workers(), 1, "still inside the held loop's iterate");
+    let mut ran = 0;
+    while let Some(c) = inner.next_chunk() {
+        ran += c.count();
+    }
+    assert_eq!(ran, 3);
+    inner.finish();
+    drop(second);
+    while let Some(c) = lp.next_chunk() {
+        for _ in c {}
+    }
+    lp.finish();
+    let after = rt.start_loop_named("after", 0..3u32, ss).unwrap();
+    assert_eq!(
+        after.workers(),
+        2,
+        "a loop after the end is a full parallel loop"
+    );
+    after.finish();
+}

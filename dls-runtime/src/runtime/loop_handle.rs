@@ -1,6 +1,7 @@
 //! [`Loop`]: one running loop (Cariño & Banicescu's (2007) `DLS_StartLoop` … `DLS_EndLoop`), and [`ChunkRange`],
 //! the iterates of one chunk.
 
+use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
@@ -66,6 +67,8 @@ pub(crate) enum History {
 /// The part of a loop that does not depend on the index type: a [`ChunkSource`], the callers'
 /// open chunks and tallies, and the timing of every chunk.
 pub(crate) struct UntypedLoop {
+    /// Process-unique id: the panic context of this loop's chunks carries it.
+    id: u64,
     pub(crate) name: Arc<str>,
     pub(crate) technique: Technique,
     pub(crate) n: u64,
@@ -77,6 +80,26 @@ pub(crate) struct UntypedLoop {
     /// when this loop ends, so that the "inside an iterate" state follows the running loops (not
     /// the lifetime of this loop's chunks, whose drop clears it; issue 17 case 9b).
     enclosing: Mutex<Option<panic_ctx::Saved>>,
+    /// Set for a loop over all workers: while it exists, loops started by threads that execute no
+    /// iterate of it run serially on their thread (`panic_ctx::loop_running`).
+    running: Option<Running>,
+}
+
+/// Counts a loop over all workers as running while it exists (dropped with the loop, also when a
+/// panic unwinds through it).
+struct Running;
+
+impl Running {
+    fn new() -> Self {
+        panic_ctx::loop_started();
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        panic_ctx::loop_ended();
+    }
 }
 
 impl UntypedLoop {
@@ -89,6 +112,7 @@ impl UntypedLoop {
     ) -> Self {
         let slots = source.local_slots();
         UntypedLoop {
+            id: panic_ctx::next_loop_id(),
             name,
             technique,
             n,
@@ -97,7 +121,14 @@ impl UntypedLoop {
             callers: Mutex::new((0..slots).map(|_| Caller::default()).collect()),
             ending,
             enclosing: Mutex::new(None),
+            running: None,
         }
+    }
+
+    /// Marks the loop as one over all workers (see [`Running`]).
+    pub(crate) fn over_all_workers(mut self) -> Self {
+        self.running = Some(Running::new());
+        self
     }
 
     /// Marks the loop as started inside an iterate of another loop, on this thread: the
@@ -168,6 +199,7 @@ impl UntypedLoop {
     /// unless the loop is [`Ending::Quiet`], builds the report and emits it. Returns the stats
     /// (none for a quiet loop) and this process's tally.
     fn finish(&self) -> (Option<LoopStats>, Tally) {
+        panic_ctx::leave_loop(self.id);
         if let Some(enclosing) = lock(&self.enclosing).take() {
             panic_ctx::restore(enclosing);
         }
@@ -303,7 +335,7 @@ impl<I: LoopIndex> Loop<I> {
     /// seen.sort();
     /// assert_eq!(seen, (-5..5).collect::<Vec<i8>>());
     /// ```
-    pub fn next_chunk(&self) -> Option<ChunkRange<I>> {
+    pub fn next_chunk(&self) -> Option<ChunkRange<'_, I>> {
         self.next_chunk_in(None, Panics::Unwind).map(|(c, _)| c)
     }
 
@@ -313,20 +345,19 @@ impl<I: LoopIndex> Loop<I> {
         &self,
         slot: Option<usize>,
         panics: Panics,
-    ) -> Option<(ChunkRange<I>, usize)> {
-        let (chunk, slot) = self.core.next(slot)?;
-        let caught = panics == Panics::Catch;
+    ) -> Option<(ChunkRange<'_, I>, usize)> {
+        let Some((chunk, slot)) = self.core.next(slot) else {
+            // No more chunks for this thread: it executes no iterate of this loop any more.
+            panic_ctx::leave_loop(self.core.id);
+            return None;
+        };
         panic_ctx::enter_chunk(ChunkCtx {
+            loop_id: self.core.id,
             loop_name: self.core.name.clone(),
             first_bits: self.first.to_bits(),
             format: format_index::<I>,
             worker: slot,
-            caught,
-        });
-        panic_ctx::set_stop_flag(if caught {
-            self.core.source.stop_flag().cloned()
-        } else {
-            None
+            caught: panics == Panics::Catch,
         });
         Some((
             ChunkRange {
@@ -334,6 +365,7 @@ impl<I: LoopIndex> Loop<I> {
                 start: chunk.start,
                 next: chunk.start,
                 end: chunk.start + chunk.size,
+                _loop: PhantomData,
             },
             slot,
         ))
@@ -454,6 +486,17 @@ impl<I: LoopIndex> Drop for Loop<I> {
 /// The iterates of one chunk, in order (Cariño & Banicescu's (2007) `iStart` and `iSize`). Iterating it records the
 /// current iterate, so that a panic names it.
 ///
+/// A chunk borrows its loop: it cannot outlive [`Loop::finish`] (issue 17 case 8), so every
+/// iterate a chunk yields runs while its loop is running.
+///
+/// ```compile_fail
+/// let rt = dls_runtime::init().unwrap();
+/// let lp = rt.start_loop(0..10u32, "ss".parse().unwrap()).unwrap();
+/// let kept = lp.next_chunk().unwrap();
+/// lp.finish(); // error: `lp` is borrowed by `kept`
+/// for i in kept {}
+/// ```
+///
 /// ```
 /// let rt = dls_runtime::init().unwrap();
 /// let lp = rt.start_loop(100..110u32, "static".parse().unwrap()).unwrap();
@@ -463,14 +506,15 @@ impl<I: LoopIndex> Drop for Loop<I> {
 /// assert!(chunk.len() >= 1);
 /// ```
 #[derive(Debug)]
-pub struct ChunkRange<I: LoopIndex> {
+pub struct ChunkRange<'a, I: LoopIndex> {
     first: I,
     start: u64,
     next: u64,
     end: u64,
+    _loop: PhantomData<&'a ()>,
 }
 
-impl<I: LoopIndex> ChunkRange<I> {
+impl<I: LoopIndex> ChunkRange<'_, I> {
     /// Offset of the chunk's first iterate from the loop's first index (`iStart - 1` in Cariño & Banicescu's (2007)
     /// 1-based Fortran).
     ///
@@ -495,7 +539,7 @@ impl<I: LoopIndex> ChunkRange<I> {
     }
 }
 
-impl<I: LoopIndex> Iterator for ChunkRange<I> {
+impl<I: LoopIndex> Iterator for ChunkRange<'_, I> {
     type Item = I;
 
     #[inline]
@@ -515,18 +559,18 @@ impl<I: LoopIndex> Iterator for ChunkRange<I> {
     }
 }
 
-impl<I: LoopIndex> ExactSizeIterator for ChunkRange<I> {}
+impl<I: LoopIndex> ExactSizeIterator for ChunkRange<'_, I> {}
 
-impl<I: LoopIndex> Drop for ChunkRange<I> {
+impl<I: LoopIndex> Drop for ChunkRange<'_, I> {
     fn drop(&mut self) {
         // A panic that unwinds out of an iterate ends the MPI job here, naming the rank and the
         // iterate (whether dls's panic hook or the program's own saw it). A chunk that ends
-        // normally after a panic its iterate caught lets the loop go on.
+        // normally after a panic its iterate caught lets the loop go on. The "inside an
+        // iterate" state is the loop's, not the chunk's: it ends with the loop (`leave_loop`).
         if std::thread::panicking() {
             panic_ctx::abort_if_unwinding();
         } else {
             panic_ctx::chunk_went_on();
         }
-        panic_ctx::leave_chunk();
     }
 }

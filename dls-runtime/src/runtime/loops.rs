@@ -65,8 +65,9 @@ impl Runtime {
     ) -> Result<(Loop<R::Index>, Placement), DlsError> {
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
-        if panic_ctx::in_iterate() {
-            // Nested inside an iterate: this thread alone, no report.
+        if panic_ctx::in_iterate() || self.shared.platform.busy() {
+            // Nested inside an iterate, or started by a thread spawned inside one while the
+            // workers run a loop: this thread alone, no report.
             let source = Box::new(SharedSource::new(&technique, n, 1, None)?);
             let lp = self
                 .untyped(name, technique, n, source, ReportMode::Off)
@@ -76,13 +77,15 @@ impl Runtime {
         let p = self.workers();
         let weights = self.awf_weights_for(name, &technique, p);
         let source = self.shared.platform.start(name, &technique, n, weights)?;
-        let lp = self.untyped(
-            name,
-            technique,
-            n,
-            source,
-            self.shared.settings.report.clone(),
-        );
+        let lp = self
+            .untyped(
+                name,
+                technique,
+                n,
+                source,
+                self.shared.settings.report.clone(),
+            )
+            .over_all_workers();
         Ok((Loop::new(first, lp), Placement::AllWorkers))
     }
 

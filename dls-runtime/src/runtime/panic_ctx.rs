@@ -14,17 +14,22 @@
 //!   [`Loop`](super::Loop) API the hook prints the same context line and the panic unwinds
 //!   normally on the thread that pulled the chunk.
 //! - **A panic the iterate catches itself** (`catch_unwind` in user code) is no failure, on
-//!   either backend: the loop goes on and no iterate is lost. The hook raises the loop's stop flag
-//!   at once (so that other threads stop quickly when the panic does leave the iterate) and the
-//!   chunk's normal end lowers it again.
+//!   either backend: the loop goes on, on every worker, and no iterate is lost. Nothing is
+//!   stopped until a panic leaves its iterate (the worker loop then raises the loop's stop flag).
+//!
+//! The context belongs to a running loop, not to a chunk object: `Loop::next_chunk` sets it, and
+//! it is cleared when that loop has no more chunks for the thread or ends (`leave_loop`, keyed by
+//! the loop's id). A chunk kept past the next request, or past the loop's end, changes nothing.
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
 /// The loop a thread is executing a chunk of.
 #[derive(Clone)]
 pub(crate) struct ChunkCtx {
+    /// The loop's id ([`next_loop_id`]): only that loop's end clears the context.
+    pub loop_id: u64,
     pub loop_name: Arc<str>,
     /// The loop's first index, as bits ([`LoopIndex::to_bits`](super::LoopIndex::to_bits)).
     pub first_bits: u128,
@@ -36,13 +41,37 @@ pub(crate) struct ChunkCtx {
     pub caught: bool,
 }
 
+/// A process-unique id for a new loop.
+pub(crate) fn next_loop_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Number of loops over all workers (not nested in an iterate) running in this process. Under MPI
+/// a loop started while one runs, from a thread that executes no iterate (a thread spawned inside
+/// an iterate), runs on that thread alone, as a loop started inside an iterate does (issue 17
+/// case 9a): the other ranks are not starting it.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// A loop over all workers started (see [`RUNNING`]).
+pub(crate) fn loop_started() {
+    RUNNING.fetch_add(1, Ordering::SeqCst);
+}
+
+/// A loop over all workers ended.
+pub(crate) fn loop_ended() {
+    RUNNING.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// True while a loop over all workers runs in this process.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn loop_running() -> bool {
+    RUNNING.load(Ordering::SeqCst) > 0
+}
+
 thread_local! {
     static CTX: RefCell<Option<ChunkCtx>> = const { RefCell::new(None) };
     static OFFSET: Cell<u64> = const { Cell::new(0) };
-    /// The stop flag of the loop whose chunk this thread executes, when `doall` catches panics:
-    /// the hook raises it before anything else, so the other threads stop taking chunks while the
-    /// panic is still being reported (printing a backtrace can take milliseconds).
-    static STOP: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
     /// The message of a panic raised in this thread's current iterate that has not yet left it:
     /// the iterate may still catch it (`catch_unwind` in user code) and go on.
     static PENDING: RefCell<Option<String>> = const { RefCell::new(None) };
@@ -64,20 +93,10 @@ pub(crate) fn set_offset(offset: u64) {
     OFFSET.with(|o| o.set(offset));
 }
 
-/// Sets (or clears) the stop flag the panic hook raises for the current thread's loop.
-pub(crate) fn set_stop_flag(stop: Option<Arc<AtomicBool>>) {
-    STOP.with(|s| *s.borrow_mut() = stop);
-}
-
 /// The current chunk ended normally (not by unwinding): a panic raised in one of its iterates
-/// was caught inside the iterate, which went on. Undo what the panic hook did for it: lower the
-/// loop's stop flag, so the loop goes on and no iterate is lost (issue 17 case 5). Threads that saw
-/// the flag meanwhile have left the loop; the others (this one at least) run what remains.
+/// was caught inside the iterate, which went on (issue 17 case 5). Forget its message.
 pub(crate) fn chunk_went_on() {
-    let caught = take_pending();
-    if caught.is_some() {
-        set_stop(false);
-    }
+    take_pending();
 }
 
 /// Takes the message of a panic raised in this thread's current iterate, if one is pending.
@@ -88,26 +107,15 @@ fn take_pending() -> Option<String> {
         .flatten()
 }
 
-/// Raises or lowers the stop flag of the loop whose chunk this thread executes (if any).
-fn set_stop(stop: bool) {
-    let _ = STOP.try_with(|s| {
-        if let Some(flag) = s.try_borrow().ok().as_deref().and_then(Option::as_ref) {
-            flag.store(stop, Ordering::SeqCst);
-        }
-    });
-}
-
-/// The current thread no longer executes a chunk.
-pub(crate) fn leave_chunk() {
-    take_pending();
-    let _ = STOP.try_with(|s| {
-        if let Ok(mut s) = s.try_borrow_mut() {
-            *s = None;
-        }
-    });
+/// The current thread no longer executes chunks of loop `loop_id` (it has no more for the
+/// thread, or it ended). A context of another loop (an enclosing one) is left alone.
+pub(crate) fn leave_loop(loop_id: u64) {
     let _ = CTX.try_with(|c| {
         if let Ok(mut c) = c.try_borrow_mut() {
-            *c = None;
+            if c.as_ref().is_some_and(|ctx| ctx.loop_id == loop_id) {
+                take_pending();
+                *c = None;
+            }
         }
     });
 }
@@ -118,7 +126,6 @@ pub(crate) fn leave_chunk() {
 pub(crate) struct Saved {
     ctx: Option<ChunkCtx>,
     offset: u64,
-    stop: Option<Arc<AtomicBool>>,
 }
 
 /// Saves the current thread's panic context.
@@ -126,7 +133,6 @@ pub(crate) fn save() -> Saved {
     Saved {
         ctx: CTX.with(|c| c.borrow().clone()),
         offset: OFFSET.with(|o| o.get()),
-        stop: STOP.with(|s| s.borrow().clone()),
     }
 }
 
@@ -134,7 +140,6 @@ pub(crate) fn save() -> Saved {
 pub(crate) fn restore(saved: Saved) {
     CTX.with(|c| *c.borrow_mut() = saved.ctx);
     OFFSET.with(|o| o.set(saved.offset));
-    STOP.with(|s| *s.borrow_mut() = saved.stop);
 }
 
 /// True while the current thread executes an iterate of some loop (loops started there run on
@@ -237,15 +242,14 @@ pub(crate) fn install_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            set_stop(true);
             let mpi = MPI_ACTIVE.load(Ordering::SeqCst);
             let message = payload_text(info.payload());
             let here = current_iterate();
             if here.is_some() {
-                // The iterate may catch this panic and go on: the stop flag raised above is
-                // lowered and nothing is aborted then (`chunk_went_on`); if it leaves the iterate,
-                // the chunk's drop ends the MPI job (`abort_if_unwinding`) and, on threads, the
-                // worker loop reports it.
+                // The iterate may catch this panic and go on: nothing is stopped or aborted here
+                // (`chunk_went_on`); if it leaves the iterate, the chunk's drop ends the MPI job
+                // (`abort_if_unwinding`) and, on threads, the worker loop stops the loop and
+                // reports it.
                 let _ = PENDING.try_with(|p| {
                     if let Ok(mut p) = p.try_borrow_mut() {
                         *p = Some(message.clone());

@@ -29,6 +29,11 @@ pub(crate) trait Platform: Send + Sync {
     /// Runs `worker(slot)` on each of this process's workers, in parallel, and waits for all.
     fn run_workers(&self, worker: &(dyn Fn(usize) + Sync));
 
+    /// True while the workers are taken by a running loop, so that a loop started now from a
+    /// thread that executes no iterate (a thread spawned inside an iterate) could only wait for
+    /// them: it runs serially on its own thread instead (issue 17 case 9a).
+    fn busy(&self) -> bool;
+
     /// Who reports a panicking iterate on this backend.
     fn panics(&self) -> Panics;
 }

@@ -28,9 +28,11 @@
 //!   one slot, see `Runtime::make_loop`), on every backend. The "inside an iterate" state follows
 //!   the running loops: a nested loop saves the enclosing iterate's panic context when it starts
 //!   and restores it when it ends (`UntypedLoop::nested_in`), so ending one nested loop no longer
-//!   makes the next one a full parallel loop (issue 17 case 9b). The state itself is still set
-//!   per chunk by `Loop::next_chunk_in` and cleared by `Drop for ChunkRange`, since the explicit
-//!   `Loop` API has no worker loop of its own.
+//!   makes the next one a full parallel loop (issue 17 case 9b). The state is set by
+//!   `Loop::next_chunk_in` and cleared, keyed by the loop's id, when that loop has no more chunks
+//!   for the thread or ends (`panic_ctx::leave_loop`); a chunk borrows its loop, so none outlives
+//!   it. A loop started by a thread that executes no iterate while a loop over all workers runs
+//!   (a thread spawned inside an iterate) runs serially on that thread too (case 9a).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -108,8 +110,8 @@ impl Tally {
 pub(crate) struct SharedSource {
     scheduler: Mutex<ReportingScheduler>,
     p: usize,
-    /// Raised when an iterate panicked (threads backend): no more chunks are handed out. Shared
-    /// with the panic hook (see `panic_ctx::set_stop_flag`).
+    /// Raised when a panic left an iterate (threads backend, the worker loop): no more chunks are
+    /// handed out.
     stop: Arc<AtomicBool>,
 }
 

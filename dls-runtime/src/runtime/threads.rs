@@ -1,6 +1,8 @@
 //! The threads backend: the loop's [`SharedSource`] (a `ReportingScheduler` behind a mutex),
 //! pulled by the worker threads of a rayon pool (one worker slot per pool thread).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::error::DlsError;
 use super::loop_handle::Panics;
 use super::platform::Platform;
@@ -13,6 +15,8 @@ use crate::Technique;
 pub(crate) struct ThreadsBackend {
     pool: rayon::ThreadPool,
     threads: usize,
+    /// Loops whose workers run on the pool now (`run_workers` in progress).
+    running: AtomicUsize,
 }
 
 impl ThreadsBackend {
@@ -31,7 +35,11 @@ impl ThreadsBackend {
             .stack_size(stack.unwrap_or(DEFAULT_STACK))
             .build()
             .map_err(|e| DlsError::Threads(format!("cannot start {threads} threads: {e}")))?;
-        Ok(ThreadsBackend { pool, threads })
+        Ok(ThreadsBackend {
+            pool,
+            threads,
+            running: AtomicUsize::new(0),
+        })
     }
 }
 
@@ -62,7 +70,21 @@ impl Platform for ThreadsBackend {
     }
 
     fn run_workers(&self, worker: &(dyn Fn(usize) + Sync)) {
+        /// Counts the loop as running while the pool runs it (also when a panic unwinds).
+        struct Running<'a>(&'a AtomicUsize);
+        impl Drop for Running<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        self.running.fetch_add(1, Ordering::SeqCst);
+        let _running = Running(&self.running);
         self.pool.broadcast(|ctx| worker(ctx.index()));
+    }
+
+    /// The pool runs a loop: every pool thread takes part in it until it ends.
+    fn busy(&self) -> bool {
+        self.running.load(Ordering::SeqCst) > 0
     }
 
     fn panics(&self) -> Panics {

@@ -59,6 +59,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let serial_explicit: u64 = (0..n).map(|i| (0..m).map(|j| i * j).sum::<u64>()).sum();
     assert_eq!(sum, serial_explicit, "explicit: nested loops");
+
+    // Issue 17 case 9a: a loop started from a thread spawned inside an iterate runs serially on
+    // that thread (it used to hang the job: the other ranks never start it).
+    let (spawned, _) = rt.doall_reduce(
+        "outer_spawning",
+        0..n,
+        "gss".parse()?,
+        || 0u64,
+        |i, acc| {
+            *acc += std::thread::scope(|s| s.spawn(|| row(i, m)).join().unwrap());
+        },
+        |a, b| a + b,
+    )?;
+    assert_eq!(
+        spawned, serial_explicit,
+        "a loop on a thread spawned in an iterate"
+    );
+
+    // Issue 17 cases 8 and 9b: a chunk dropped while a later one runs does not end the iterate
+    // state (a loop started then is nested), and the loop after the held one is a full loop.
+    let held = rt.start_loop_named("held", 0..n, "ss".parse()?)?;
+    let mut previous = None;
+    while let Some(mut chunk) = held.next_chunk() {
+        drop(previous.take());
+        for i in chunk.by_ref() {
+            assert_eq!(row(i, m), (0..m).map(|j| i * j).sum::<u64>(), "held chunk");
+        }
+        previous = Some(chunk);
+    }
+    drop(previous);
+    held.finish();
+    assert_eq!(table(n, m), serial, "the loop after a held chunk");
     if dls::is_root() {
         println!("nested: OK ({total}, {sum})");
     }

@@ -168,7 +168,7 @@ pub(crate) fn try_mpirun_env(
     name: &str,
     args: &[&str],
     timeout: Duration,
-) -> Result<Job, Hang> {
+) -> Result<Job, Box<Hang>> {
     let _one = ONE_JOB_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let exe = program(name);
     let command: Vec<String> = ["mpirun", "--oversubscribe"]
@@ -281,7 +281,7 @@ pub(crate) fn try_mpirun_env(
     let stdout = out_rx.recv_timeout(read_limit).unwrap_or_default();
     let stderr = err_rx.recv_timeout(read_limit).unwrap_or_default();
     if timed_out || !left_behind.is_empty() || !survivors.is_empty() {
-        return Err(Hang {
+        return Err(Box::new(Hang {
             what,
             timed_out,
             left_behind,
@@ -289,7 +289,7 @@ pub(crate) fn try_mpirun_env(
             elapsed,
             stdout,
             stderr,
-        });
+        }));
     }
     Ok(Job {
         success: status.success(),

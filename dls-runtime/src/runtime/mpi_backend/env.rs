@@ -82,6 +82,12 @@ impl Platform for MpiEnv {
         }
     }
 
+    /// A loop over all ranks is running in this process: a loop started now comes from another
+    /// thread (one spawned inside an iterate), which the other ranks are not running.
+    fn busy(&self) -> bool {
+        panic_ctx::loop_running()
+    }
+
     /// True on every rank when `ok` is true on every rank (collective over `MPI_COMM_WORLD`).
     fn all_agree(&self, ok: bool) -> bool {
         let mine = i32::from(ok);
