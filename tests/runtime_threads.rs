@@ -319,8 +319,9 @@ fn awf_learns_rank_speeds_across_time_steps() {
     let rt = Runtime::threads(2, Settings::default()).unwrap();
     let step = || {
         rt.doall_named("time step", 0..200u32, "awf".parse().unwrap(), |_| {
-            // Pool thread 1 is 3x slower.
-            let slow = rayon::current_thread_index() == Some(1);
+            // Worker 1 (the pool's thread `dls-worker-1`; worker 0 is the calling thread) is 3x
+            // slower.
+            let slow = std::thread::current().name() == Some("dls-worker-1");
             std::thread::sleep(std::time::Duration::from_micros(if slow {
                 300
             } else {
@@ -356,23 +357,42 @@ fn recurse(depth: u32) -> u64 {
     recurse(depth - 1) + std::hint::black_box(frame[512]) as u64
 }
 
-/// Issue 17 case 11: an iterate recursing 3–5 MiB deep (2,500 frames of 1–2 KiB) runs on a worker as it does on the main
-/// thread (8 MiB); rayon's default worker stack (2 MiB) overflowed and killed the process.
+/// Issue 17 case 11: an iterate recursing 3–5 MiB deep (2,500 frames of 1–2 KiB) runs on every
+/// worker as it does serially on the main thread (8 MiB); rayon's default worker stack (2 MiB)
+/// overflowed and killed the process. Worker 0 is the thread that starts the loop, so the loop is
+/// started from a thread with the main thread's stack (a test thread has 2 MiB, on which the serial
+/// loop would overflow too); the other workers are the pool's threads, with `DLS_STACK`'s default.
 #[test]
 fn workers_have_the_main_threads_stack() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
-    let (sum, _) = rt
-        .doall_reduce(
-            "deep",
-            0..4u32,
-            "ss".parse().unwrap(),
-            || 0u64,
-            |i, acc| *acc += recurse(2500 + i),
-            |a, b| a + b,
-        )
+    let main_like = std::thread::Builder::new().stack_size(8 << 20);
+    let (sum, per_worker) = main_like
+        .spawn(|| {
+            let rt = Runtime::threads(2, Settings::default()).unwrap();
+            let (sum, stats) = rt
+                .doall_reduce(
+                    "deep",
+                    0..16u32,
+                    "ss".parse().unwrap(),
+                    || 0u64,
+                    |i, acc| {
+                        *acc += recurse(2500 + i);
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    },
+                    |a, b| a + b,
+                )
+                .unwrap();
+            let per_worker: Vec<u64> = stats.report.ranks.iter().map(|r| r.iterates).collect();
+            (sum, per_worker)
+        })
+        .unwrap()
+        .join()
         .unwrap();
+    assert!(
+        per_worker.iter().all(|&n| n > 0),
+        "both workers ran deep iterates: {per_worker:?}"
+    );
     // Each call adds its frame's byte `depth as u8` once per level.
-    let serial: u64 = (0..4u32)
+    let serial: u64 = (0..16u32)
         .map(|i| (0..=2500 + i).map(|d| (d as u8) as u64).sum::<u64>())
         .sum();
     assert_eq!(sum, serial);

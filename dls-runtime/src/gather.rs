@@ -89,8 +89,10 @@ impl<C: GatherTarget + ?Sized> GatherTarget for &mut C {
     }
 }
 
-/// One worker's log of writes `(index, value)`, in the order they happened. Sent between ranks, so
-/// it is serialisable when `T` is.
+/// One worker's log of writes, as runs of consecutive elements: `(first element, values)`. A
+/// loop that writes `out[i]` in iterate `i` leaves one run per chunk, so the log takes about the
+/// size of the elements written, whatever the index type (issue 17 case 14). Sent between ranks,
+/// so it is serialisable when `T` is.
 ///
 /// ```
 /// let mut b = dls_runtime::gather::GatherBuf::new();
@@ -99,8 +101,9 @@ impl<C: GatherTarget + ?Sized> GatherTarget for &mut C {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GatherBuf<T> {
-    /// `(element, value)`: one entry per element an iterate wrote (its last value).
-    writes: Vec<(u64, T)>,
+    /// `(first element, values)`: each iterate's writes, one value per element it wrote (its last
+    /// value); a run may hold the writes of several iterates.
+    runs: Vec<(u64, Vec<T>)>,
     /// Elements an iterate read by indexing without having written them itself (empty in the
     /// usual loop, which reads only what it writes).
     #[serde(default)]
@@ -186,7 +189,7 @@ impl<T> GatherBuf<T> {
     /// ```
     pub fn new() -> Self {
         GatherBuf {
-            writes: Vec::new(),
+            runs: Vec::new(),
             reads: Vec::new(),
         }
     }
@@ -197,7 +200,7 @@ impl<T> GatherBuf<T> {
     /// assert_eq!(dls_runtime::gather::GatherBuf::<u8>::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
-        self.writes.len()
+        self.runs.iter().map(|(_, values)| values.len()).sum()
     }
 
     /// True when nothing was written.
@@ -206,10 +209,11 @@ impl<T> GatherBuf<T> {
     /// assert!(dls_runtime::gather::GatherBuf::<u8>::default().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.writes.is_empty()
+        self.runs.is_empty()
     }
 
-    /// Both logs in one (appends the shorter to the longer, so merging is linear overall).
+    /// Both logs in one (moves the runs of the shorter list after the longer's; values are not
+    /// copied).
     ///
     /// ```
     /// use dls_runtime::gather::{GatherBuf, GatherSlot};
@@ -219,10 +223,10 @@ impl<T> GatherBuf<T> {
     /// assert_eq!(GatherBuf::merge(a, b).len(), 2);
     /// ```
     pub fn merge(mut a: Self, mut b: Self) -> Self {
-        if a.writes.len() < b.writes.len() {
+        if a.runs.len() < b.runs.len() {
             std::mem::swap(&mut a, &mut b);
         }
-        a.writes.append(&mut b.writes);
+        a.runs.append(&mut b.runs);
         a.reads.append(&mut b.reads);
         a
     }
@@ -249,15 +253,17 @@ impl<T> GatherBuf<T> {
         let len = elements.len();
         let slot_of = |index: u64| usize::try_from(index).ok().filter(|&k| k < len);
         // One bit per element: written by some iterate. Each iterate's writes to one element are
-        // one entry (GatherSlot), so a second entry is a second iterate.
+        // one value (GatherSlot), so a second value is a second iterate.
         let mut written = vec![0_u64; len.div_ceil(64)];
-        for &(index, _) in &self.writes {
-            if let Some(k) = slot_of(index) {
-                let (word, bit) = (k / 64, 1_u64 << (k % 64));
-                if written[word] & bit != 0 {
-                    return Err(GatherConflict::WrittenTwice { element: index });
+        for (first, values) in &self.runs {
+            for index in (0..values.len() as u64).map(|k| first + k) {
+                if let Some(k) = slot_of(index) {
+                    let (word, bit) = (k / 64, 1_u64 << (k % 64));
+                    if written[word] & bit != 0 {
+                        return Err(GatherConflict::WrittenTwice { element: index });
+                    }
+                    written[word] |= bit;
                 }
-                written[word] |= bit;
             }
         }
         for &index in &self.reads {
@@ -267,9 +273,13 @@ impl<T> GatherBuf<T> {
                 }
             }
         }
-        for (index, value) in self.writes {
-            if let Some(k) = slot_of(index) {
-                elements[k] = value;
+        drop(written);
+        // Run by run, so that each run's memory is freed as soon as it is written.
+        for (first, values) in self.runs {
+            for (index, value) in (first..).zip(values) {
+                if let Some(k) = slot_of(index) {
+                    elements[k] = value;
+                }
             }
         }
         Ok(())
@@ -297,15 +307,17 @@ impl<T> GatherBuf<T> {
 pub struct GatherSlot<'a, T> {
     original: &'a [T],
     buf: &'a mut GatherBuf<T>,
-    /// Where this iterate's writes start in `buf.writes`.
-    start: usize,
-    /// Element → position in `buf.writes`, once this iterate wrote more than [`SCAN`] elements.
-    positions: Option<HashMap<u64, usize>>,
+    /// This iterate's writes: the runs from `first_run` on, the first of them from value
+    /// `first_value` on (an iterate may extend the run of the iterate before it).
+    first_run: usize,
+    first_value: usize,
+    /// Element → (run, value), once this iterate's writes span more than [`SCAN`] runs.
+    positions: Option<HashMap<u64, (usize, usize)>>,
     /// Elements read without a write of this iterate before the read.
     reads: RefCell<Vec<u64>>,
 }
 
-/// Up to this many writes in one iterate, finding an element's write is a scan.
+/// Up to this many runs of one iterate's writes, finding an element's write is a scan.
 const SCAN: usize = 16;
 
 impl<T> std::fmt::Debug for GatherSlot<'_, T> {
@@ -325,25 +337,55 @@ impl<'a, T> GatherSlot<'a, T> {
     /// assert_eq!(s[2], 3);
     /// ```
     pub fn new(original: &'a [T], buf: &'a mut GatherBuf<T>) -> Self {
-        let start = buf.writes.len();
+        let (first_run, first_value) = match buf.runs.len() {
+            0 => (0, 0),
+            n => (n - 1, buf.runs[n - 1].1.len()),
+        };
         GatherSlot {
             original,
             buf,
-            start,
+            first_run,
+            first_value,
             positions: None,
             reads: RefCell::new(Vec::new()),
         }
     }
 
-    /// Where this iterate's write of `element` is in the log, if it wrote it.
-    fn position(&self, element: u64) -> Option<usize> {
-        match &self.positions {
-            Some(map) => map.get(&element).copied(),
-            None => self.buf.writes[self.start..]
-                .iter()
-                .rposition(|(k, _)| *k == element)
-                .map(|p| self.start + p),
+    /// This iterate's part of run `r`: the values from this offset on.
+    fn own_from(&self, r: usize) -> usize {
+        if r == self.first_run {
+            self.first_value
+        } else {
+            0
         }
+    }
+
+    /// Where this iterate's write of `element` is in the log (run, value), if it wrote it.
+    fn position(&self, element: u64) -> Option<(usize, usize)> {
+        if let Some(map) = &self.positions {
+            return map.get(&element).copied();
+        }
+        let runs = self.buf.runs.get(self.first_run..)?;
+        runs.iter()
+            .enumerate()
+            .rev()
+            .find_map(|(q, (first, values))| {
+                let r = self.first_run + q;
+                let k = usize::try_from(element.checked_sub(*first)?).ok()?;
+                (k >= self.own_from(r) && k < values.len()).then_some((r, k))
+            })
+    }
+
+    /// Every write of this iterate by element, once its writes span more than [`SCAN`] runs.
+    fn index_positions(&mut self) {
+        let mut map = HashMap::new();
+        for r in self.first_run..self.buf.runs.len() {
+            let (first, values) = &self.buf.runs[r];
+            for k in self.own_from(r)..values.len() {
+                map.insert(first + k as u64, (r, k));
+            }
+        }
+        self.positions = Some(map);
     }
 }
 
@@ -373,7 +415,7 @@ impl<T> Index<usize> for GatherSlot<'_, T> {
     type Output = T;
     fn index(&self, index: usize) -> &T {
         match self.position(index as u64) {
-            Some(p) => &self.buf.writes[p].1,
+            Some((r, k)) => &self.buf.runs[r].1[k],
             None => {
                 let value = &self.original[index];
                 let mut reads = self.reads.borrow_mut();
@@ -389,32 +431,35 @@ impl<T> Index<usize> for GatherSlot<'_, T> {
 impl<T: Clone> IndexMut<usize> for GatherSlot<'_, T> {
     fn index_mut(&mut self, index: usize) -> &mut T {
         let element = index as u64;
-        let p = match self.position(element) {
-            Some(p) => p,
+        let (r, k) = match self.position(element) {
+            Some(at) => at,
             None => {
                 let value = self.original[index].clone();
-                self.buf.writes.push((element, value));
-                let p = self.buf.writes.len() - 1;
+                let runs = &mut self.buf.runs;
+                let extends = matches!(runs.last(),
+                    Some((first, values)) if first + values.len() as u64 == element);
+                if extends {
+                    let last = runs.len() - 1;
+                    runs[last].1.push(value);
+                } else {
+                    // The run before is complete: give back what its growth reserved.
+                    if let Some((_, values)) = runs.last_mut() {
+                        values.shrink_to_fit();
+                    }
+                    runs.push((element, vec![value]));
+                }
+                let at = (runs.len() - 1, runs[runs.len() - 1].1.len() - 1);
                 match &mut self.positions {
                     Some(map) => {
-                        map.insert(element, p);
+                        map.insert(element, at);
                     }
-                    None if p - self.start >= SCAN => {
-                        let start = self.start;
-                        self.positions = Some(
-                            self.buf.writes[start..]
-                                .iter()
-                                .enumerate()
-                                .map(|(q, (k, _))| (*k, start + q))
-                                .collect(),
-                        );
-                    }
+                    None if runs.len() - self.first_run > SCAN => self.index_positions(),
                     None => {}
                 }
-                p
+                at
             }
         };
-        &mut self.buf.writes[p].1
+        &mut self.buf.runs[r].1[k]
     }
 }
 
@@ -464,5 +509,67 @@ mod tests {
         let mut target: &mut [u8] = &mut data;
         b.scatter_into(&mut target).unwrap();
         assert_eq!(data, [1, 0, 0]);
+    }
+
+    proptest::proptest! {
+        /// Any loop whose iterates write (and re-read, and update) only their own elements, in
+        /// any order and spread over any number of runs, split among workers in any way: the
+        /// merged logs give the serial result, and the log holds one value per element written.
+        #[test]
+        fn own_writes_in_any_pattern_give_the_serial_result(
+            n in 1_usize..200,
+            owners in proptest::collection::vec(0_usize..12, 200),
+            cut in proptest::collection::vec(proptest::bool::ANY, 12),
+            order in proptest::collection::vec(0_u64..1000, 200),
+        ) {
+            let original: Vec<u64> = (0..n as u64).collect();
+            // Iterate `it` owns the elements e with owners[e] == it, written in `order`'s order.
+            let mut serial = original.clone();
+            let mut logs = vec![GatherBuf::new()];
+            for it in 0..12 {
+                if cut[it] {
+                    logs.push(GatherBuf::new());
+                }
+                let mut mine: Vec<usize> = (0..n).filter(|&e| owners[e] == it).collect();
+                mine.sort_by_key(|&e| order[e]);
+                let log = logs.last_mut().unwrap();
+                let mut slot = GatherSlot::new(&original, log);
+                for &e in &mine {
+                    serial[e] = serial[e] * 3 + it as u64;
+                    slot[e] = slot[e] * 3 + it as u64;
+                }
+                for &e in mine.iter().rev() {
+                    serial[e] += serial[mine[0]];
+                    let first = slot[mine[0]];
+                    slot[e] += first;
+                }
+            }
+            let merged = logs.into_iter().reduce(GatherBuf::merge).unwrap();
+            let written = (0..n).filter(|&e| owners[e] < 12).count();
+            proptest::prop_assert_eq!(merged.len(), written);
+            let mut out = original.clone();
+            merged.scatter_into(&mut out).unwrap();
+            proptest::prop_assert_eq!(out, serial);
+        }
+    }
+
+    /// An iterate writing a column (one element in each of many rows: a run per element) is
+    /// found by element after the first SCAN runs, and its re-writes are one value each.
+    #[test]
+    fn many_runs_in_one_iterate() {
+        let original = vec![0_u32; 1000];
+        let mut b = GatherBuf::new();
+        {
+            let mut s = GatherSlot::new(&original, &mut b);
+            for round in 0..3 {
+                for row in 0..100 {
+                    s[row * 10] += round + 1;
+                }
+            }
+        }
+        assert_eq!(b.len(), 100);
+        let mut out = original.clone();
+        b.scatter_into(&mut out).unwrap();
+        assert!((0..1000).all(|e| out[e] == if e % 10 == 0 { 6 } else { 0 }));
     }
 }

@@ -6,16 +6,20 @@
 //! process; later a tree or a pipelined reduction) is a change of this file and of the
 //! [`Exchange`] implementation only.
 
-use std::ops::Range;
-
 use super::error::DlsError;
 use super::wire::{self, Wire};
 
 /// How partial results travel between the processes of a loop (MPI: the loop's communicator).
 pub(crate) trait Exchange {
-    /// Every process's bytes, in rank order, on every process (collective): one buffer and the
-    /// range of each process's bytes in it.
-    fn all_gather_bytes(&self, mine: &[u8]) -> Result<(Vec<u8>, Vec<Range<usize>>), DlsError>;
+    /// Hands every process's bytes to `take`, in rank order, on every process (collective). An
+    /// implementation may pass them one process at a time, so that a big value never needs all
+    /// processes' bytes in memory at once (MPI: above `STREAM_ABOVE` bytes in all, one broadcast
+    /// per process). An error of `take` is returned after the collective is complete.
+    fn each_process(
+        &self,
+        mine: Vec<u8>,
+        take: &mut dyn FnMut(&[u8]) -> Result<(), DlsError>,
+    ) -> Result<(), DlsError>;
 }
 
 /// Combines the partial results of a loop: first this process's (`partials`, in worker order;
@@ -27,22 +31,41 @@ pub(crate) fn combine_partials<T: Wire>(
     identity: &dyn Fn() -> T,
     combine: &dyn Fn(T, T) -> T,
 ) -> Result<T, DlsError> {
-    let local = partials.into_iter().flatten().reduce(combine);
+    let fold = |a: Option<T>, b: Option<T>| match (a, b) {
+        (Some(a), Some(b)) => Some(combine(a, b)),
+        (a, b) => a.or(b),
+    };
+    let local = partials.into_iter().reduce(fold).flatten();
     let total = match across {
         None => local,
-        Some(x) => gather_values(x, &local)?
-            .into_iter()
-            .flatten()
-            .reduce(combine),
+        Some(x) => {
+            // This process's value travels as bytes and is read back from them like the others',
+            // so that the value and its bytes are not both held while the others' arrive: a big
+            // gather then needs about twice its size per process, not P + 2 times (issue 17
+            // case 14, `benches/src/bin/gather_rss.rs`).
+            let mine = wire::encode(&local)?;
+            drop(local);
+            let mut total = None;
+            x.each_process(mine, &mut |bytes| {
+                total = fold(total.take(), wire::decode(bytes)?);
+                Ok(())
+            })?;
+            total
+        }
     };
     Ok(total.unwrap_or_else(identity))
 }
 
 /// Every process's `value`, in rank order, on every process (collective; values travel
 /// serialised, [`Wire`]).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn gather_values<T: Wire>(across: &dyn Exchange, value: &T) -> Result<Vec<T>, DlsError> {
-    let (all, ranges) = across.all_gather_bytes(&wire::encode(value)?)?;
-    ranges.into_iter().map(|r| wire::decode(&all[r])).collect()
+    let mut all = Vec::new();
+    across.each_process(wire::encode(value)?, &mut |bytes| {
+        all.push(wire::decode(bytes)?);
+        Ok(())
+    })?;
+    Ok(all)
 }
 
 #[cfg(test)]
@@ -52,9 +75,12 @@ mod tests {
     /// Three processes that all sent the same bytes.
     struct Three;
     impl Exchange for Three {
-        fn all_gather_bytes(&self, mine: &[u8]) -> Result<(Vec<u8>, Vec<Range<usize>>), DlsError> {
-            let n = mine.len();
-            Ok((mine.repeat(3), vec![0..n, n..2 * n, 2 * n..3 * n]))
+        fn each_process(
+            &self,
+            mine: Vec<u8>,
+            take: &mut dyn FnMut(&[u8]) -> Result<(), DlsError>,
+        ) -> Result<(), DlsError> {
+            (0..3).try_for_each(|_| take(&mine))
         }
     }
 

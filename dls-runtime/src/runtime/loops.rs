@@ -289,7 +289,10 @@ impl Runtime {
         };
         match placement {
             Placement::Nested => worker(0),
-            Placement::AllWorkers => self.shared.platform.run_workers(&worker),
+            Placement::AllWorkers => {
+                let useful = usize::try_from(lp.len()).unwrap_or(usize::MAX);
+                self.shared.platform.run_workers(&worker, useful)
+            }
         }
         let mut partials = Vec::with_capacity(slots.len());
         for slot in slots {

@@ -26,8 +26,10 @@ pub(crate) trait Platform: Send + Sync {
         weights: Option<Vec<f64>>,
     ) -> Result<Box<dyn ChunkSource>, DlsError>;
 
-    /// Runs `worker(slot)` on each of this process's workers, in parallel, and waits for all.
-    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync));
+    /// Runs `worker(slot)` on this process's workers, in parallel, and waits for all: on at most
+    /// `useful` of them (a loop of n iterates keeps at most n workers busy), and always on slot 0,
+    /// which pulls chunks until none remain, so a worker that does not start loses nothing.
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), useful: usize);
 
     /// True while the workers are taken by a running loop, so that a loop started now from a
     /// thread that executes no iterate (a thread spawned inside an iterate) could only wait for

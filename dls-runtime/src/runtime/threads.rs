@@ -1,5 +1,9 @@
 //! The threads backend: the loop's [`SharedSource`] (a `ReportingScheduler` behind a mutex),
-//! pulled by the worker threads of a rayon pool (one worker slot per pool thread).
+//! pulled by `threads` workers: the thread that starts the loop (worker 0, as in an OpenMP
+//! parallel region, where the encountering thread is thread 0) and `threads - 1` threads of a
+//! rayon pool. Starting a loop thus wakes only the other workers, and a one-thread runtime runs
+//! its loops on the calling thread with no hand-over at all (issue 17 case 12; the bench
+//! `empty_loop` measures it).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -11,30 +15,37 @@ use super::source::{ChunkSource, SharedSource};
 use super::Backend;
 use crate::Technique;
 
-/// A rayon thread pool of `threads` workers.
+/// `threads` workers: the calling thread and a rayon pool of the other `threads - 1`.
 pub(crate) struct ThreadsBackend {
-    pool: rayon::ThreadPool,
+    /// Workers 1, 2, …; none for one thread.
+    pool: Option<rayon::ThreadPool>,
     threads: usize,
     /// Loops whose workers run on the pool now (`run_workers` in progress).
     running: AtomicUsize,
 }
 
 impl ThreadsBackend {
-    /// A pool of `threads` workers (default: the machine's available parallelism), each with a
-    /// stack of `stack` bytes (default [`DEFAULT_STACK`], the main thread's 8 MiB, so that an
-    /// iterate that recurses deeply in the serial program does not overflow a worker's stack).
+    /// `threads` workers (default: the machine's available parallelism): the pool's threads have
+    /// stacks of `stack` bytes (default [`DEFAULT_STACK`], the main thread's 8 MiB, so that an
+    /// iterate that recurses deeply in the serial program does not overflow a worker's stack);
+    /// worker 0 is the thread that starts each loop, with its own stack, as the serial loop.
     pub(crate) fn new(threads: Option<usize>, stack: Option<usize>) -> Result<Self, DlsError> {
         let threads = threads.unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1)
         });
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("dls-worker-{i}"))
-            .stack_size(stack.unwrap_or(DEFAULT_STACK))
-            .build()
-            .map_err(|e| DlsError::Threads(format!("cannot start {threads} threads: {e}")))?;
+        let pool = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads - 1)
+                .thread_name(|i| format!("dls-worker-{}", i + 1))
+                .stack_size(stack.unwrap_or(DEFAULT_STACK))
+                .build()
+                .map_err(|e| DlsError::Threads(format!("cannot start {threads} threads: {e}")))?;
+            Some(pool)
+        } else {
+            None
+        };
         Ok(ThreadsBackend {
             pool,
             threads,
@@ -69,7 +80,7 @@ impl Platform for ThreadsBackend {
         )?))
     }
 
-    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync)) {
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), useful: usize) {
         /// Counts the loop as running while the pool runs it (also when a panic unwinds).
         struct Running<'a>(&'a AtomicUsize);
         impl Drop for Running<'_> {
@@ -79,7 +90,15 @@ impl Platform for ThreadsBackend {
         }
         self.running.fetch_add(1, Ordering::SeqCst);
         let _running = Running(&self.running);
-        self.pool.broadcast(|ctx| worker(ctx.index()));
+        match &self.pool {
+            None => worker(0),
+            Some(pool) => pool.in_place_scope(|scope| {
+                for slot in 1..self.threads.min(useful) {
+                    scope.spawn(move |_| worker(slot));
+                }
+                worker(0);
+            }),
+        }
     }
 
     /// The pool runs a loop: every pool thread takes part in it until it ends.

@@ -1,8 +1,6 @@
 //! A communicator that can be shared with the scheduler's service thread.
 
-use std::ops::Range;
-
-use mpi::collective::CommunicatorCollectives;
+use mpi::collective::{CommunicatorCollectives, Root};
 use mpi::datatype::PartitionMut;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Count;
@@ -24,8 +22,16 @@ unsafe impl Send for LoopComm {}
 // `MPI_THREAD_MULTIPLE`.
 unsafe impl Sync for LoopComm {}
 
+/// Above this many bytes from all processes together, [`Exchange::each_process`] broadcasts each
+/// process's bytes in turn instead of gathering them all into one buffer.
+pub(crate) const STREAM_ABOVE: u64 = 8 << 20;
+
 impl Exchange for LoopComm {
-    fn all_gather_bytes(&self, mine: &[u8]) -> Result<(Vec<u8>, Vec<Range<usize>>), DlsError> {
+    fn each_process(
+        &self,
+        mine: Vec<u8>,
+        take: &mut dyn FnMut(&[u8]) -> Result<(), DlsError>,
+    ) -> Result<(), DlsError> {
         let comm = &self.0;
         let mut lens = vec![0u64; comm.size() as usize];
         // Ranks finish their share of a loop at different times; the early ones wait here for the
@@ -38,41 +44,70 @@ impl Exchange for LoopComm {
                 &mut lens[..],
             ))
         });
+        // Every rank knows every length, so every rank takes the same path below.
         let total: u64 = lens.iter().sum();
-        if total > Count::MAX as u64 {
+        if total <= STREAM_ABOVE {
+            return all_gather(comm, &mine, &lens, take);
+        }
+        if let Some(big) = lens.iter().find(|&&l| l > Count::MAX as u64) {
             return Err(DlsError::Wire(format!(
-                "the reduction values of all ranks take {total} bytes; at most {} can be gathered",
+                "one rank's reduction value takes {big} bytes; at most {} can be sent",
                 Count::MAX
             )));
         }
-        let counts: Vec<Count> = lens.iter().map(|&l| l as Count).collect();
-        let displs: Vec<Count> = counts
-            .iter()
-            .scan(0, |acc, &c| {
-                let d = *acc;
-                *acc += c;
-                Some(d)
-            })
-            .collect();
-        // Neither buffer may be an empty slice: an empty slice's pointer is dangling (0x1), which
-        // Open MPI reads as MPI_IN_PLACE (MPI_ERR_ARG in MPI_Allgatherv; issue 17 case 0: a
-        // reduction over `()`). Both buffers are real allocations of at least one byte, of which
-        // only the first `len` are sent or received.
-        let mut send = Vec::with_capacity(mine.len().max(1));
-        send.extend_from_slice(mine);
-        send.push(0);
-        let mut all = vec![0u8; total as usize + 1];
-        {
-            let mut partition =
-                PartitionMut::new(&mut all[..total as usize + 1], &counts[..], &displs[..]);
-            comm.all_gather_varcount_into(&send[..mine.len()], &mut partition);
+        // One process at a time: only this process's bytes and one other's are held at once.
+        let me = comm.rank() as usize;
+        let mut mine = Some(mine);
+        let mut failed = None;
+        for (r, &len) in lens.iter().enumerate() {
+            let mut bytes = match mine.take_if(|_| r == me) {
+                Some(own) => own,
+                None => vec![0u8; len as usize],
+            };
+            if len > 0 {
+                comm.process_at_rank(r as i32)
+                    .broadcast_into(&mut bytes[..]);
+            }
+            if failed.is_none() {
+                failed = take(&bytes).err();
+            }
         }
-        all.truncate(total as usize);
-        let ranges = counts
-            .iter()
-            .zip(&displs)
-            .map(|(&c, &d)| d as usize..(d + c) as usize)
-            .collect();
-        Ok((all, ranges))
+        failed.map_or(Ok(()), Err)
     }
+}
+
+/// Every process's bytes in one `MPI_Allgatherv`, then handed to `take` in rank order.
+fn all_gather(
+    comm: &SimpleCommunicator,
+    mine: &[u8],
+    lens: &[u64],
+    take: &mut dyn FnMut(&[u8]) -> Result<(), DlsError>,
+) -> Result<(), DlsError> {
+    let total: u64 = lens.iter().sum();
+    let counts: Vec<Count> = lens.iter().map(|&l| l as Count).collect();
+    let displs: Vec<Count> = counts
+        .iter()
+        .scan(0, |acc, &c| {
+            let d = *acc;
+            *acc += c;
+            Some(d)
+        })
+        .collect();
+    // Neither buffer may be an empty slice: an empty slice's pointer is dangling (0x1), which
+    // Open MPI reads as MPI_IN_PLACE (MPI_ERR_ARG in MPI_Allgatherv; issue 17 case 0: a
+    // reduction over `()`). Both buffers are real allocations of at least one byte, of which
+    // only the first `len` are sent or received.
+    let mut send = Vec::with_capacity(mine.len().max(1));
+    send.extend_from_slice(mine);
+    send.push(0);
+    let mut all = vec![0u8; total as usize + 1];
+    {
+        let mut partition =
+            PartitionMut::new(&mut all[..total as usize + 1], &counts[..], &displs[..]);
+        comm.all_gather_varcount_into(&send[..mine.len()], &mut partition);
+    }
+    counts
+        .iter()
+        .zip(&displs)
+        .try_for_each(|(&c, &d)| take(&all[d as usize..(d + c) as usize]))
 }

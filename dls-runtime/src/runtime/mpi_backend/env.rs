@@ -112,7 +112,7 @@ impl Platform for MpiEnv {
         Ok(Box::new(MpiLoop::start(&world, technique, n, weights)?))
     }
 
-    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync)) {
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), _useful: usize) {
         worker(0);
     }
 
