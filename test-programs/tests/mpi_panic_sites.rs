@@ -35,13 +35,28 @@ fn a_panic_anywhere_ends_the_job_in_seconds() {
     for np in [2, 8] {
         ends("iterate", np, &["rank 1 panicked in iterate", "boom at"]);
         ends("scheduler", np, &["rank 0 panicked in iterate", "boom at"]);
-        ends("merge", np, &["rank 1 panicked", "merge failed on rank 1"]);
+        ends(
+            "merge",
+            np,
+            &[
+                "rank 1 panicked while combining the results of loop `merging`",
+                "merge failed on rank 1",
+            ],
+        );
         ends(
             "gather",
             np,
             &["panicked in iterate 7", "index out of bounds"],
         );
-        ends("thread", np, &["rank 1 panicked", "helper thread failed"]);
+        ends(
+            "thread",
+            np,
+            &[
+                "rank 1 panicked in thread",
+                "during iterate",
+                "helper thread failed",
+            ],
+        );
     }
 }
 

@@ -242,7 +242,7 @@ impl Groups<'_> {
             Role::Idle => {}
         }
         let time_s = t0.elapsed().as_secs_f64();
-        let value = combine_partials(Some(g.world()), [partial], &identity, &combine)?;
+        let value = combine_partials(name, Some(g.world()), [partial], &identity, &combine)?;
         let report = g.report(name, &technique, m, time_s, tally, outer_report)?;
         if let Some(e) = failure {
             return Err(e);

@@ -160,8 +160,14 @@ impl<'a> InnerLoops<'a> {
             None => "inner loop".to_string(),
         };
         let source = team.start(technique, n)?;
-        let lp = UntypedLoop::new(name.into(), technique.clone(), n, source, Ending::Quiet)
-            .nested_in(panic_ctx::save());
+        let lp = UntypedLoop::new(
+            name.as_str().into(),
+            technique.clone(),
+            n,
+            source,
+            Ending::Quiet,
+        )
+        .nested_in(panic_ctx::save());
         let lp = Loop::new(first, lp);
         let _ = drive(&lp, Some(0), &mut acc, &mut body, Panics::Unwind);
         let done = lp.finish_quietly();
@@ -169,7 +175,7 @@ impl<'a> InnerLoops<'a> {
             t.note(technique, &done);
         }
         let mine = (done.iterates > 0).then_some(acc);
-        combine_partials(Some(team.exchange()), [mine], &identity, &combine)
+        combine_partials(&name, Some(team.exchange()), [mine], &identity, &combine)
     }
 
     /// An inner loop without a result.

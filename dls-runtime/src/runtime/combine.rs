@@ -26,11 +26,14 @@ pub(crate) trait Exchange {
 /// `None` for a worker without a value), then, with `across`, the processes' in rank order. Every
 /// process gets the total; `identity()` when no worker has a value. Collective over `across`.
 pub(crate) fn combine_partials<T: Wire>(
+    loop_name: &str,
     across: Option<&dyn Exchange>,
     partials: impl IntoIterator<Item = Option<T>>,
     identity: &dyn Fn() -> T,
     combine: &dyn Fn(T, T) -> T,
 ) -> Result<T, DlsError> {
+    // A merge function that panics is reported as such, naming the loop.
+    let _combining = super::panic_ctx::combining(loop_name);
     let fold = |a: Option<T>, b: Option<T>| match (a, b) {
         (Some(a), Some(b)) => Some(combine(a, b)),
         (a, b) => a.or(b),
@@ -89,20 +92,20 @@ mod tests {
         let cat = |a: String, b: String| a + &b;
         let local = [Some("a".to_string()), None, Some("b".to_string())];
         assert_eq!(
-            combine_partials(None, local.clone(), &String::new, &cat).unwrap(),
+            combine_partials("l", None, local.clone(), &String::new, &cat).unwrap(),
             "ab"
         );
         assert_eq!(
-            combine_partials(Some(&Three), local, &String::new, &cat).unwrap(),
+            combine_partials("l", Some(&Three), local, &String::new, &cat).unwrap(),
             "ababab"
         );
         let none: [Option<String>; 2] = [None, None];
         assert_eq!(
-            combine_partials(Some(&Three), none, &|| "id".to_string(), &cat).unwrap(),
+            combine_partials("l", Some(&Three), none, &|| "id".to_string(), &cat).unwrap(),
             "id"
         );
         assert_eq!(
-            combine_partials(Some(&Three), [Some(())], &|| (), &|_, _| ()).unwrap(),
+            combine_partials("l", Some(&Three), [Some(())], &|| (), &|_, _| ()).unwrap(),
             ()
         );
     }

@@ -313,7 +313,7 @@ impl Runtime {
             Reach::AllProcesses => lp.core().source().exchange(),
             Reach::ThisProcess => None,
         };
-        let value = combine_partials(across, partials, &identity, &combine)?;
+        let value = combine_partials(lp.name(), across, partials, &identity, &combine)?;
         Ok((value, lp.finish()))
     }
 }

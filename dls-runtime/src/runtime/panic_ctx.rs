@@ -23,7 +23,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 
 /// The loop a thread is executing a chunk of.
 #[derive(Clone)]
@@ -71,6 +71,8 @@ pub(crate) fn loop_running() -> bool {
 
 thread_local! {
     static CTX: RefCell<Option<ChunkCtx>> = const { RefCell::new(None) };
+    /// The loop whose partial results this thread is combining (a merge function may panic).
+    static COMBINING: RefCell<Option<String>> = const { RefCell::new(None) };
     static OFFSET: Cell<u64> = const { Cell::new(0) };
     /// The message of a panic raised in this thread's current iterate that has not yet left it:
     /// the iterate may still catch it (`catch_unwind` in user code) and go on.
@@ -84,13 +86,36 @@ static HOOK: Once = Once::new();
 
 /// Marks the current thread as executing a chunk of the loop `ctx`.
 pub(crate) fn enter_chunk(ctx: ChunkCtx) {
+    if MPI_ACTIVE.load(Ordering::Relaxed) {
+        set_process_ctx(Some(ctx.clone()));
+    }
     CTX.with(|c| *c.borrow_mut() = Some(ctx));
+}
+
+/// Under MPI, the chunk this process executes (a rank runs one iterate at a time) and, in
+/// [`PROCESS_OFFSET`], its current iterate: a panic in a thread that an iterate started names that
+/// iterate.
+static PROCESS_CTX: Mutex<Option<ChunkCtx>> = Mutex::new(None);
+static PROCESS_OFFSET: AtomicU64 = AtomicU64::new(0);
+
+fn set_process_ctx(ctx: Option<ChunkCtx>) {
+    if let Ok(mut c) = PROCESS_CTX.lock() {
+        *c = ctx;
+    }
+}
+
+/// The iterate this process executes (MPI), for a panic raised in another thread.
+fn process_iterate() -> Option<(Arc<str>, String)> {
+    let ctx = PROCESS_CTX.try_lock().ok()?.clone()?;
+    let index = (ctx.format)(ctx.first_bits, PROCESS_OFFSET.load(Ordering::Relaxed));
+    Some((ctx.loop_name, index))
 }
 
 /// Records that the current thread is executing iterate `offset` of its chunk's loop.
 #[inline]
 pub(crate) fn set_offset(offset: u64) {
     OFFSET.with(|o| o.set(offset));
+    PROCESS_OFFSET.store(offset, Ordering::Relaxed);
 }
 
 /// The current chunk ended normally (not by unwinding): a panic raised in one of its iterates
@@ -107,6 +132,37 @@ fn take_pending() -> Option<String> {
         .flatten()
 }
 
+/// Marks this thread as combining the partial results of loop `name` until the guard is dropped,
+/// so that a panic of a merge function names the loop.
+pub(crate) fn combining(name: &str) -> Combining {
+    let before = COMBINING.with(|c| c.replace(Some(name.to_string())));
+    Combining { before }
+}
+
+/// See [`combining`].
+pub(crate) struct Combining {
+    before: Option<String>,
+}
+
+impl Drop for Combining {
+    fn drop(&mut self) {
+        let before = self.before.take();
+        let _ = COMBINING.try_with(|c| {
+            if let Ok(mut c) = c.try_borrow_mut() {
+                *c = before;
+            }
+        });
+    }
+}
+
+/// The loop whose results this thread is combining, if any.
+fn combining_now() -> Option<String> {
+    COMBINING
+        .try_with(|c| c.try_borrow().ok().and_then(|c| c.clone()))
+        .ok()
+        .flatten()
+}
+
 /// The current thread no longer executes chunks of loop `loop_id` (it has no more for the
 /// thread, or it ended). A context of another loop (an enclosing one) is left alone.
 pub(crate) fn leave_loop(loop_id: u64) {
@@ -115,6 +171,9 @@ pub(crate) fn leave_loop(loop_id: u64) {
             if c.as_ref().is_some_and(|ctx| ctx.loop_id == loop_id) {
                 take_pending();
                 *c = None;
+                if MPI_ACTIVE.load(Ordering::Relaxed) {
+                    set_process_ctx(None);
+                }
             }
         }
     });
@@ -138,6 +197,10 @@ pub(crate) fn save() -> Saved {
 
 /// Restores a context from [`save`].
 pub(crate) fn restore(saved: Saved) {
+    if MPI_ACTIVE.load(Ordering::Relaxed) {
+        set_process_ctx(saved.ctx.clone());
+        PROCESS_OFFSET.store(saved.offset, Ordering::Relaxed);
+    }
     CTX.with(|c| *c.borrow_mut() = saved.ctx);
     OFFSET.with(|o| o.set(saved.offset));
 }
@@ -267,9 +330,27 @@ pub(crate) fn install_hook() {
                 previous(info);
                 return;
             }
-            if mpi {
-                let rank = MPI_RANK.load(Ordering::SeqCst);
-                say!("dls: rank {rank} panicked outside a loop iterate: {message}");
+            let rank = MPI_RANK.load(Ordering::SeqCst);
+            match (combining_now(), mpi) {
+                (Some(name), true) => say!(
+                    "dls: rank {rank} panicked while combining the results of loop `{name}`: \
+                     {message}"
+                ),
+                (Some(name), false) => {
+                    say!("dls: panicked while combining the results of loop `{name}`: {message}")
+                }
+                (None, true) => match process_iterate() {
+                    Some((name, index)) => {
+                        let thread = std::thread::current();
+                        say!(
+                            "dls: rank {rank} panicked in thread `{}` during iterate {index} of \
+                             loop `{name}`: {message}",
+                            thread.name().unwrap_or("unnamed")
+                        )
+                    }
+                    None => say!("dls: rank {rank} panicked outside a loop iterate: {message}"),
+                },
+                (None, false) => {}
             }
             previous(info);
             if mpi {
