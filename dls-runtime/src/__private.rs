@@ -124,6 +124,10 @@ pub fn init_or_exit() -> Runtime {
             if rank.map_or(true, |r| r == 0) {
                 fail(&e)
             }
+            // The launcher ends the whole job as soon as one rank exits with an error, which
+            // could cut rank 0 off before its message is out: the other ranks give it time first
+            // (they are ended meanwhile when rank 0 exits).
+            std::thread::sleep(std::time::Duration::from_secs(2));
             std::process::exit(1)
         }
     }
