@@ -14,7 +14,7 @@ pub use dls_runtime::{collection, gather, group, reduce, report, runtime, sim, t
 #[doc(inline)]
 pub use dls_runtime::{
     current, init, is_root, Backend, Chunk, ChunkRange, ChunkScheduler, ChunkTiming, DlsError,
-    Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Technique,
+    Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Strategy, Technique,
     TechniqueError, Wire,
 };
 

@@ -48,6 +48,8 @@ pub(crate) struct Clauses {
     pub schedule: Option<LitStr>,
     /// `name = "..."`; `None` means `file:line`.
     pub name: Option<LitStr>,
+    /// `reduction = "..."`: how the partial results travel between ranks; `None` means `"auto"`.
+    pub reduction: Option<LitStr>,
     /// Reduction variables, in the order written.
     pub reductions: Vec<Reduction>,
     /// Gathered variables, in the order written.
@@ -60,7 +62,8 @@ pub(crate) struct Clauses {
 }
 
 const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), gather(<vars>), \
-                             shared(<vars>), name = \"<text>\", group(min = <ranks>, max = <ranks>)";
+                             shared(<vars>), reduction = \"<strategy>\", name = \"<text>\", \
+                             group(min = <ranks>, max = <ranks>)";
 
 impl Clauses {
     /// Parses the attribute (`#[par_doall]` or `#[par_doall(...)]`) and validates the clauses.
@@ -108,6 +111,20 @@ impl Parse for Clauses {
                     }
                     validate_schedule(&lit)?;
                     clauses.schedule = Some(lit);
+                }
+                "reduction" => {
+                    input.parse::<Token![=]>()?;
+                    let lit: LitStr = input.parse()?;
+                    if clauses.reduction.is_some() {
+                        return Err(syn::Error::new_spanned(
+                            &key,
+                            "`reduction` is given twice; keep one",
+                        ));
+                    }
+                    if let Err(e) = lit.value().parse::<dls_technique::Strategy>() {
+                        return Err(syn::Error::new_spanned(&lit, e.to_string()));
+                    }
+                    clauses.reduction = Some(lit);
                 }
                 "name" => {
                     input.parse::<Token![=]>()?;

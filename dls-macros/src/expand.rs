@@ -143,7 +143,20 @@ pub(crate) fn expand(
         lead,
         group_args,
         extra_param,
+        takes_reduction,
     } = call_shape(kind, &private);
+    let reduction = match (&clauses.reduction, takes_reduction) {
+        (Some(lit), true) => quote!(::core::option::Option::Some(#lit),),
+        (None, true) => quote!(::core::option::Option::None,),
+        (Some(lit), false) => {
+            return Err(syn::Error::new_spanned(
+                lit,
+                "an inner loop's partial results travel as the outer loop's do: put \
+                 `reduction = \"...\"` on the outer #[par_doall]",
+            ))
+        }
+        (None, false) => quote!(),
+    };
     Ok(quote_spanned! {span=> {
         #(#attrs)*
         let () = {
@@ -152,6 +165,7 @@ pub(crate) fn expand(
                 #lead
                 #name,
                 #schedule,
+                #reduction
                 #group_args
                 #range,
                 || (#(#identities,)*),

@@ -85,6 +85,9 @@ pub(crate) struct CallShape {
     pub lead: TokenStream,
     pub group_args: TokenStream,
     pub extra_param: TokenStream,
+    /// Whether the function takes the loop's `reduction` strategy (inner loops use the outer
+    /// loop's).
+    pub takes_reduction: bool,
 }
 
 /// The call shape of `kind`, with `private` the path of the runtime's hidden module
@@ -97,6 +100,7 @@ pub(crate) fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
             lead: quote!(),
             group_args: quote!(),
             extra_param: quote!(),
+            takes_reduction: true,
         },
         LoopKind::Outer { min, max } => {
             let max = if max == usize::MAX {
@@ -109,6 +113,7 @@ pub(crate) fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
                 lead: quote!(),
                 group_args: quote!(#min, #max,),
                 extra_param: quote!(#handle,),
+                takes_reduction: true,
             }
         }
         LoopKind::Inner => CallShape {
@@ -116,6 +121,7 @@ pub(crate) fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
             lead: quote!(#handle,),
             group_args: quote!(),
             extra_param: quote!(),
+            takes_reduction: false,
         },
     }
 }

@@ -8,12 +8,13 @@
 //! needs (`type_of`, `view`, `borrowed`, …) are not part of the documented modules, and so that
 //! the expansion (pinned by `dls-macros/tests/expand/`) has one list of paths to keep stable.
 //!
-//! A `#[par_doall(schedule = "af", reduce(+: total))]` loop is one call of [`run_loop`]:
+//! A `#[par_doall(schedule = "fac2", reduction = "tree", reduce(+: total))]` loop is one call of
+//! [`run_loop`] (`None` without a `reduction` clause):
 //!
 //! ```
 //! use dls_runtime::__private::run_loop;
-//! let total: (u64,) = run_loop("sum", "fac2", 1..=100_u64, || (0,), |i, acc| acc.0 += i,
-//!                              |a, b| (a.0 + b.0,));
+//! let total: (u64,) = run_loop("sum", "fac2", Some("tree"), 1..=100_u64, || (0,),
+//!                              |i, acc| acc.0 += i, |a, b| (a.0 + b.0,));
 //! assert_eq!(total.0, 5050);
 //! ```
 //!
@@ -23,7 +24,7 @@
 //! use dls_runtime::__private::{inner_run_loop, run_loop_2d};
 //! // #[par_doall(schedule = "af", group(min = 2, max = 4), reduce(+: total))]
 //! // for j in 0..10u64 { let n = j; #[par_doall(schedule = "fac2", reduce(+: s))] for i in 0..n { s += i; } total += s; }
-//! let (total,) = run_loop_2d("2d", "af", 2, 4, 0..10u64, || (0u64,), |j, inner, acc| {
+//! let (total,) = run_loop_2d("2d", "af", None, 2, 4, 0..10u64, || (0u64,), |j, inner, acc| {
 //!     let n = j;
 //!     let (s,) = inner_run_loop(inner, "inner", "fac2", 0..n, || (0u64,), |i, a| a.0 += i,
 //!                               |a, b| (a.0 + b.0,));
@@ -140,13 +141,14 @@ pub fn init_or_exit() -> Runtime {
 /// program with status 1 and a message naming the loop.
 ///
 /// ```
-/// let v = dls_runtime::__private::run_loop("count", "ss", -5_i8..5, || 0_u32,
+/// let v = dls_runtime::__private::run_loop("count", "ss", None, -5_i8..5, || 0_u32,
 ///                                          |_, n| *n += 1, |a, b| a + b);
 /// assert_eq!(v, 10);
 /// ```
 pub fn run_loop<R, T, Id, B, C>(
     name: &str,
     schedule: &str,
+    reduction: Option<&str>,
     range: R,
     identity: Id,
     body: B,
@@ -161,9 +163,19 @@ where
 {
     let run = || {
         let technique = technique(schedule)?;
-        crate::current()?.doall_reduce(name, range, technique, identity, body, combine)
+        runtime_for(reduction)?.doall_reduce(name, range, technique, identity, body, combine)
     };
     or_exit(name, run()).0
+}
+
+/// The current runtime, with the loop's `reduction = "..."` strategy if it names one (checked by
+/// the macro).
+fn runtime_for(reduction: Option<&str>) -> Result<Runtime, DlsError> {
+    let rt = crate::current()?;
+    Ok(match reduction {
+        Some(s) => rt.with_reduction(s.parse()?),
+        None => rt,
+    })
 }
 
 /// The outer loop of a two-level `#[par_doall]` loop on the current runtime: groups of
@@ -175,6 +187,7 @@ where
 pub fn run_loop_2d<R, T, Id, B, C>(
     name: &str,
     schedule: &str,
+    reduction: Option<&str>,
     min: usize,
     max: usize,
     range: R,
@@ -191,7 +204,7 @@ where
 {
     let run = || {
         let technique = technique(schedule)?;
-        let rt = crate::current()?;
+        let rt = runtime_for(reduction)?;
         let mut groups = rt.group_setup(GroupSpec::new(min, max))?;
         groups.fold_2d(
             name,

@@ -20,7 +20,7 @@ pub use dls_technique as technique;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
     current, init, is_root, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange, LoopStats,
-    Runtime, Wire,
+    Runtime, Strategy, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 

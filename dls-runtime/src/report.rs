@@ -61,12 +61,43 @@ pub struct LoopReport {
     /// `chunk_map` (0 when the map is complete).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub chunk_map_dropped: u64,
+    /// Loops with a result (`reduce`, `gather`, `doall_reduce`): how the partial results were
+    /// combined, as rank 0 saw it (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<ReductionReport>,
     /// Two-level loops only: the coordinator's world rank (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordinator: Option<usize>,
     /// Two-level loops only: one entry per group, as in Cariño & Banicescu (2007) fig. 4.5 (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupReport>,
+}
+
+/// How a loop's partial results were combined (the `reduction` entry of a [`LoopReport`]), as one
+/// rank (rank 0 in the report) saw it.
+///
+/// ```
+/// let r = dls_runtime::report::ReductionReport { strategy: "tree".into(), ..Default::default() };
+/// assert!(serde_json::to_string(&r).unwrap().contains("\"merge_time_s\""));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ReductionReport {
+    /// The strategy that ran: `allgather`, `master`, `tree`, `pipeline`, or `local` (one
+    /// process: its workers' values combined in memory).
+    pub strategy: String,
+    /// The strategy asked for (`auto` resolves to one of the others).
+    pub requested: String,
+    /// Why this strategy ran.
+    pub why: String,
+    /// Merges (calls of the combining operation) on this rank, its workers' values included.
+    pub merges: u64,
+    /// Mean time of one merge on this rank, seconds (0 without merges).
+    pub merge_time_s: f64,
+    /// Mean serialised size of the values this rank received from other ranks, bytes (0 if it
+    /// received none).
+    pub value_bytes: u64,
+    /// Time from the end of this rank's share of the loop to the total, seconds.
+    pub time_s: f64,
 }
 
 impl LoopReport {

@@ -47,6 +47,7 @@ mod learning;
 mod scheduler;
 mod spec;
 mod state;
+mod strategy;
 
 pub use chunk::{Chunk, ChunkTiming};
 pub use entry::{Entry, ModelFacts};
@@ -60,3 +61,4 @@ pub use spec::error::TechniqueError;
 pub use spec::kind::Kind;
 pub use spec::params::{ParamSpec, Params, ThetaCriterion, ThetaModel, COMMON_PARAMETERS};
 pub use spec::technique::Technique;
+pub use strategy::{Strategy, UnknownStrategy};

@@ -11,6 +11,7 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
             let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
+                ::core::option::Option::None,
                 0..__dls_items.len(),
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {
@@ -41,6 +42,7 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
             let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
+                ::core::option::Option::None,
                 0..__dls_items.len(),
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {
@@ -71,6 +73,7 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
             let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
+                ::core::option::Option::None,
                 0..__dls_items.len(),
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {
@@ -101,6 +104,7 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
             let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
+                ::core::option::Option::None,
                 0..__dls_items.len(),
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {

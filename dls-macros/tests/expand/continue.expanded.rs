@@ -7,6 +7,7 @@ fn odd_sum(n: u64) -> u64 {
             let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
+                ::core::option::Option::None,
                 0..n,
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {

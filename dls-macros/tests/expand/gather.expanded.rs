@@ -7,6 +7,7 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
             let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "gss",
+                ::core::option::Option::None,
                 0..n,
                 || (
                     ::dls::__private::GatherBuf::new(),

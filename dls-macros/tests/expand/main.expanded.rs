@@ -9,6 +9,7 @@ fn main() {
             let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
+                ::core::option::Option::None,
                 0..10_u64,
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {

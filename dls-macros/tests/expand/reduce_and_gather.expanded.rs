@@ -9,6 +9,7 @@ fn both(n: usize) -> (u64, Vec<u64>) {
             let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "fac2",
+                ::core::option::Option::None,
                 0..n,
                 || (
                     ::dls::__private::identity(&__dls_op_0, __dls_ty_0),

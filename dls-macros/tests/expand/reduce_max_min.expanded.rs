@@ -13,6 +13,7 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
             let (__dls_result_0, __dls_result_1, __dls_result_2) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "af",
+                ::core::option::Option::None,
                 0..v.len(),
                 || (
                     ::dls::__private::identity(&__dls_op_0, __dls_ty_0),

@@ -7,6 +7,7 @@ fn histogram(v: &[u8]) -> Vec<u64> {
             let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "ss",
+                ::core::option::Option::None,
                 0..v.len(),
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {

@@ -4,6 +4,7 @@ fn touch(n: u32) {
             let () = ::dls::__private::run_loop(
                 "rows",
                 "gss,min=2",
+                ::core::option::Option::None,
                 1..=n,
                 || (),
                 |__dls_index, __dls_acc| {

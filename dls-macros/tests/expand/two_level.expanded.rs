@@ -7,6 +7,7 @@ fn nested(sizes: &[u64]) -> u64 {
             let (__dls_result_0,) = ::dls::__private::run_loop_2d(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "af",
+                ::core::option::Option::None,
                 2usize,
                 4usize,
                 0..sizes.len(),
@@ -79,6 +80,7 @@ fn nested_default(m: u64, n: u64) {
             let () = ::dls::__private::run_loop_2d(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
+                ::core::option::Option::None,
                 1usize,
                 ::core::primitive::usize::MAX,
                 0..m,

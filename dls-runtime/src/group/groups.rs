@@ -182,6 +182,7 @@ impl Groups<'_> {
         C: Fn(T, T) -> T + Sync,
     {
         let technique = self.rt.effective_technique(technique);
+        let strategy = self.rt.effective_strategy();
         let Some(g) = &self.two_level else {
             let failure = std::sync::Mutex::new(None);
             let out = self.rt.doall_reduce(
@@ -225,7 +226,7 @@ impl Groups<'_> {
                 // worker loop of every loop (a panicking iterate names its outer iterate and
                 // aborts the job).
                 let each = |j, acc: &mut T| {
-                    let mut inner = InnerLoops::group(team, &mut tally, schedule);
+                    let mut inner = InnerLoops::group(team, &mut tally, schedule, strategy);
                     // Later iterates still run, so that every rank of the group keeps starting
                     // the same inner loops.
                     if let Err(e) = body(j, &mut inner, acc) {
@@ -242,8 +243,16 @@ impl Groups<'_> {
             Role::Idle => {}
         }
         let time_s = t0.elapsed().as_secs_f64();
-        let value = combine_partials(name, Some(g.world()), [partial], &identity, &combine)?;
-        let report = g.report(name, &technique, m, time_s, tally, outer_report)?;
+        let (value, reduction) = combine_partials(
+            name,
+            strategy,
+            Some(g.world()),
+            [partial],
+            &identity,
+            &combine,
+        )?;
+        let mut report = g.report(name, &technique, m, time_s, tally, outer_report)?;
+        report.reduction = Some(reduction);
         if let Some(e) = failure {
             return Err(e);
         }

@@ -7,7 +7,7 @@ use crate::runtime::{
     combine_partials, drive, panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop, LoopIndex,
     LoopRange, Panics, Tally, UntypedLoop, Wire,
 };
-use crate::Technique;
+use crate::{Strategy, Technique};
 
 /// What one rank did in the inner loops of a two-level loop.
 #[derive(Debug, Clone, Default)]
@@ -64,6 +64,8 @@ pub struct InnerLoops<'a> {
     tally: Option<&'a mut InnerTally>,
     /// `DLS_SCHEDULE`, which overrides the inner techniques too.
     schedule: Option<&'a Technique>,
+    /// How the group's partial results of an inner loop travel (the outer loop's strategy).
+    strategy: Strategy,
 }
 
 impl std::fmt::Debug for InnerLoops<'_> {
@@ -82,6 +84,7 @@ impl<'a> InnerLoops<'a> {
             team: None,
             tally: None,
             schedule: None,
+            strategy: Strategy::Auto,
         }
     }
 
@@ -90,11 +93,13 @@ impl<'a> InnerLoops<'a> {
         team: &'a dyn Team,
         tally: &'a mut InnerTally,
         schedule: Option<&'a Technique>,
+        strategy: Strategy,
     ) -> InnerLoops<'a> {
         InnerLoops {
             team: Some(team),
             tally: Some(tally),
             schedule,
+            strategy,
         }
     }
 
@@ -175,7 +180,15 @@ impl<'a> InnerLoops<'a> {
             t.note(technique, &done);
         }
         let mine = (done.iterates > 0).then_some(acc);
-        combine_partials(&name, Some(team.exchange()), [mine], &identity, &combine)
+        combine_partials(
+            &name,
+            self.strategy,
+            Some(team.exchange()),
+            [mine],
+            &identity,
+            &combine,
+        )
+        .map(|(value, _)| value)
     }
 
     /// An inner loop without a result.

@@ -46,6 +46,8 @@ pub enum DlsError {
     Wire(String),
     /// Thread pool creation failed.
     Threads(String),
+    /// An unknown reduction strategy was named (see [`Strategy`](crate::Strategy)).
+    UnknownStrategy(String),
 }
 
 impl fmt::Display for DlsError {
@@ -76,6 +78,11 @@ impl fmt::Display for DlsError {
             DlsError::Mpi(m) => write!(f, "MPI: {m}"),
             DlsError::Wire(m) => write!(f, "reduction value: {m}"),
             DlsError::Threads(m) => write!(f, "threads: {m}"),
+            DlsError::UnknownStrategy(s) => write!(
+                f,
+                "unknown reduction strategy `{s}`; valid strategies: {}",
+                crate::Strategy::NAMES.join(", ")
+            ),
         }
     }
 }
@@ -93,5 +100,11 @@ impl std::error::Error for DlsError {}
 impl From<TechniqueError> for DlsError {
     fn from(e: TechniqueError) -> Self {
         DlsError::Technique(e)
+    }
+}
+
+impl From<crate::technique::UnknownStrategy> for DlsError {
+    fn from(e: crate::technique::UnknownStrategy) -> Self {
+        DlsError::UnknownStrategy(e.0)
     }
 }

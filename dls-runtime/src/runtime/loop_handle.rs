@@ -14,7 +14,7 @@ use super::source::{ChunkSource, Tally};
 use super::stats::{emit, LoopStats};
 use super::sync::lock;
 use super::Runtime;
-use crate::report::LoopReport;
+use crate::report::{LoopReport, ReductionReport};
 use crate::{Chunk, ChunkTiming, Technique};
 
 /// A chunk handed to a caller and not yet finished.
@@ -83,6 +83,8 @@ pub(crate) struct UntypedLoop {
     /// Set for a loop over all workers: while it exists, loops started by threads that execute no
     /// iterate of it run serially on their thread (`panic_ctx::loop_running`).
     running: Option<Running>,
+    /// How the loop's partial results were combined, for its report.
+    reduction: Mutex<Option<ReductionReport>>,
 }
 
 /// Counts a loop over all workers as running while it exists (dropped with the loop, also when a
@@ -122,6 +124,7 @@ impl UntypedLoop {
             ending,
             enclosing: Mutex::new(None),
             running: None,
+            reduction: Mutex::new(None),
         }
     }
 
@@ -226,10 +229,11 @@ impl UntypedLoop {
             self.source.finish(open, None);
             return (None, tally);
         };
-        let report: LoopReport = self
+        let mut report: LoopReport = self
             .source
             .finish(open, Some((&self.name, self.started)))
             .expect("a source asked for a report returns one");
+        report.reduction = lock(&self.reduction).take();
         let rank = self.source.rank();
         if rank == 0 {
             emit(&report, mode);
@@ -242,6 +246,11 @@ impl UntypedLoop {
             Some(LoopStats::from_report(report, rank, whole_process)),
             tally,
         )
+    }
+
+    /// Records how the loop's partial results were combined (before `finish`, which reports it).
+    pub(crate) fn note_reduction(&self, reduction: ReductionReport) {
+        *lock(&self.reduction) = Some(reduction);
     }
 
     /// Number of ranks or threads that execute iterates.

@@ -313,7 +313,15 @@ impl Runtime {
             Reach::AllProcesses => lp.core().source().exchange(),
             Reach::ThisProcess => None,
         };
-        let value = combine_partials(lp.name(), across, partials, &identity, &combine)?;
+        let (value, reduction) = combine_partials(
+            lp.name(),
+            self.effective_strategy(),
+            across,
+            partials,
+            &identity,
+            &combine,
+        )?;
+        lp.core().note_reduction(reduction);
         Ok((value, lp.finish()))
     }
 }

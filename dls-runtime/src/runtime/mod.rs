@@ -63,6 +63,7 @@ pub(crate) mod reporting_scheduler;
 pub mod settings;
 mod source;
 pub mod stats;
+mod strategy;
 mod sync;
 mod threads;
 mod wire;
@@ -73,6 +74,7 @@ pub use error::DlsError;
 pub use loop_handle::{ChunkRange, Loop};
 pub use range::{LoopIndex, LoopRange};
 pub use stats::LoopStats;
+pub use strategy::{Strategy, AUTO_ALLGATHER_BYTES};
 pub use wire::Wire;
 
 pub(crate) use combine::{combine_partials, Exchange};
@@ -138,6 +140,8 @@ struct Shared {
 #[derive(Clone)]
 pub struct Runtime {
     shared: Arc<Shared>,
+    /// The reduction strategy of this handle's loops ([`Runtime::with_reduction`]).
+    reduction: Option<Strategy>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -173,7 +177,10 @@ static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 pub fn init() -> Result<Runtime, DlsError> {
     let mut current = lock(&CURRENT);
     if let Some(shared) = current.upgrade() {
-        return Ok(Runtime { shared });
+        return Ok(Runtime {
+            shared,
+            reduction: None,
+        });
     }
     let settings = Settings::from_env()?;
     let launched = launcher_size(|k| std::env::var(k).ok());
@@ -233,7 +240,10 @@ enum Target {
 /// ```
 pub fn current() -> Result<Runtime, DlsError> {
     if let Some(shared) = lock(&CURRENT).upgrade() {
-        return Ok(Runtime { shared });
+        return Ok(Runtime {
+            shared,
+            reduction: None,
+        });
     }
     if let Some(size) = launcher_size(|k| std::env::var(k).ok()) {
         if size > 1 {
@@ -268,7 +278,12 @@ pub fn current() -> Result<Runtime, DlsError> {
 /// ```
 pub fn is_root() -> bool {
     if let Some(shared) = lock(&CURRENT).upgrade() {
-        return (Runtime { shared }).rank() == 0;
+        return (Runtime {
+            shared,
+            reduction: None,
+        })
+        .rank()
+            == 0;
     }
     settings::launcher_rank(|k| std::env::var(k).ok()).map_or(true, |rank| rank == 0)
 }
@@ -306,6 +321,7 @@ impl Runtime {
                 platform,
                 history: Mutex::new(crate::technique::History::new()),
             }),
+            reduction: None,
         };
         if target == Target::Check {
             rt.check_report_target()?;
@@ -410,6 +426,42 @@ impl Runtime {
     /// ```
     pub fn effective_technique(&self, technique: Technique) -> Technique {
         self.shared.settings.schedule.clone().unwrap_or(technique)
+    }
+
+    /// The same runtime, whose loops combine their partial results by `strategy` (unless
+    /// `DLS_REDUCTION` says otherwise): a cheap handle, like a clone.
+    ///
+    /// ```
+    /// use dls_runtime::Strategy;
+    /// let rt = dls_runtime::init().unwrap().with_reduction(Strategy::Tree);
+    /// let (sum, stats) = rt.doall_reduce("sum", 0..100u64, "gss".parse().unwrap(),
+    ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
+    /// assert_eq!(sum, 4950);
+    /// // One process: its workers' values are combined in memory.
+    /// assert_eq!(stats.report.reduction.unwrap().requested, "tree");
+    /// ```
+    pub fn with_reduction(&self, strategy: Strategy) -> Runtime {
+        Runtime {
+            shared: self.shared.clone(),
+            reduction: Some(strategy),
+        }
+    }
+
+    /// The strategy a loop's partial results travel by: `DLS_REDUCTION` if set, else this
+    /// handle's ([`Runtime::with_reduction`]), else [`Strategy::Auto`].
+    ///
+    /// ```
+    /// use dls_runtime::{Runtime, Strategy, runtime::settings::Settings};
+    /// let s = Settings { reduction: Some(Strategy::Master), ..Settings::default() };
+    /// let rt = Runtime::threads(1, s).unwrap();
+    /// assert_eq!(rt.with_reduction(Strategy::Tree).effective_strategy(), Strategy::Master);
+    /// ```
+    pub fn effective_strategy(&self) -> Strategy {
+        self.shared
+            .settings
+            .reduction
+            .or(self.reduction)
+            .unwrap_or_default()
     }
 }
 

@@ -3,6 +3,7 @@
 //! | variable | values | effect |
 //! |----------|--------|--------|
 //! | `DLS_SCHEDULE` | a technique with parameters, e.g. `fac2`, `fsc,h=200us,sigma=50us` | overrides the technique of every loop (like `OMP_SCHEDULE`) |
+//! | `DLS_REDUCTION` | `auto`, `allgather`, `master`, `tree`, `pipeline` (any case) | overrides how every loop's partial results travel between ranks (see [`Strategy`]; default `auto`, or the program's `reduction = "..."`) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
@@ -15,7 +16,7 @@
 use std::path::PathBuf;
 
 use super::error::DlsError;
-use crate::Technique;
+use crate::{Strategy, Technique};
 
 /// Where loop reports go (`DLS_REPORT`).
 ///
@@ -101,6 +102,8 @@ pub struct Settings {
     pub stack: Option<usize>,
     /// `DLS_CHUNK_MAP`: the most chunks a loop report lists.
     pub chunk_map: Option<usize>,
+    /// `DLS_REDUCTION`: overrides every loop's reduction strategy.
+    pub reduction: Option<Strategy>,
 }
 
 impl Settings {
@@ -136,6 +139,9 @@ impl Settings {
                 }
             })?);
         }
+        if let Some(v) = lookup("DLS_REDUCTION").filter(|v| !v.trim().is_empty()) {
+            s.reduction = Some(parse_reduction(&v)?);
+        }
         if let Some(v) = lookup("DLS_REPORT") {
             s.report = ReportMode::parse(&v)?;
         }
@@ -161,6 +167,25 @@ pub fn parse_schedule(value: &str) -> Result<Technique, DlsError> {
             value: value.to_string(),
             message,
         }
+    })
+}
+
+/// Parses a `DLS_REDUCTION` value; the error names the variable and lists the strategies.
+///
+/// ```
+/// use dls_runtime::{runtime::settings::parse_reduction, Strategy};
+/// assert_eq!(parse_reduction(" Tree ").unwrap(), Strategy::Tree);
+/// let e = parse_reduction("fast").unwrap_err().to_string();
+/// assert!(e.starts_with("DLS_REDUCTION=`fast`") && e.contains("master, tree, pipeline"), "{e}");
+/// ```
+pub fn parse_reduction(value: &str) -> Result<Strategy, DlsError> {
+    value.parse::<Strategy>().map_err(|_| DlsError::Setting {
+        name: "DLS_REDUCTION",
+        value: value.to_string(),
+        message: format!(
+            "unknown reduction strategy; valid strategies: {}",
+            Strategy::NAMES.join(", ")
+        ),
     })
 }
 
@@ -294,9 +319,8 @@ mod tests {
     #[test]
     fn empty_values_mean_unset() {
         let s = Settings::from_lookup(|k| match k {
-            "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" | "DLS_CHUNK_MAP" => {
-                Some(" ".into())
-            }
+            "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" | "DLS_CHUNK_MAP"
+            | "DLS_REDUCTION" => Some(" ".into()),
             _ => None,
         })
         .unwrap();

@@ -41,6 +41,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "mpi_exactly_once" => env!("CARGO_BIN_EXE_mpi_exactly_once"),
         "mpi_empty_values" => env!("CARGO_BIN_EXE_mpi_empty_values"),
         "mpi_big_values" => env!("CARGO_BIN_EXE_mpi_big_values"),
+        "mpi_strategies" => env!("CARGO_BIN_EXE_mpi_strategies"),
         "mpi_disagree" => env!("CARGO_BIN_EXE_mpi_disagree"),
         "mpi_user_hook" => env!("CARGO_BIN_EXE_mpi_user_hook"),
         "mpi_idle_cpu" => env!("CARGO_BIN_EXE_mpi_idle_cpu"),

@@ -5,6 +5,10 @@ use mpi::datatype::PartitionMut;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Count;
 
+use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
+
+use super::backoff::Backoff;
+use super::messages::TAG_PARTIAL;
 use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
 
@@ -27,34 +31,42 @@ unsafe impl Sync for LoopComm {}
 pub(crate) const STREAM_ABOVE: u64 = 8 << 20;
 
 impl Exchange for LoopComm {
-    fn each_process(
-        &self,
-        mine: Vec<u8>,
-        take: &mut dyn FnMut(&[u8]) -> Result<(), DlsError>,
-    ) -> Result<(), DlsError> {
+    fn rank(&self) -> usize {
+        self.0.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.0.size() as usize
+    }
+
+    fn all_lengths(&self, mine: u64) -> Vec<u64> {
         let comm = &self.0;
         let mut lens = vec![0u64; comm.size() as usize];
         // Ranks finish their share of a loop at different times; the early ones wait here for the
         // others, polling politely instead of busy-polling a core in a blocking collective.
-        let len = mine.len() as u64;
         mpi::request::scope(|scope| {
             super::backoff::complete_patiently(comm.immediate_all_gather_into(
                 scope,
-                &len,
+                &mine,
                 &mut lens[..],
             ))
         });
+        lens
+    }
+
+    fn each_process_of(
+        &self,
+        mine: Vec<u8>,
+        lens: &[u64],
+        take: &mut dyn FnMut(&[u8]) -> Result<(), DlsError>,
+    ) -> Result<(), DlsError> {
+        let comm = &self.0;
         // Every rank knows every length, so every rank takes the same path below.
         let total: u64 = lens.iter().sum();
         if total <= STREAM_ABOVE {
-            return all_gather(comm, &mine, &lens, take);
+            return all_gather(comm, &mine, lens, take);
         }
-        if let Some(big) = lens.iter().find(|&&l| l > Count::MAX as u64) {
-            return Err(DlsError::Wire(format!(
-                "one rank's reduction value takes {big} bytes; at most {} can be sent",
-                Count::MAX
-            )));
-        }
+        too_big(lens)?;
         // One process at a time: only this process's bytes and one other's are held at once.
         let me = comm.rank() as usize;
         let mut mine = Some(mine);
@@ -73,6 +85,53 @@ impl Exchange for LoopComm {
             }
         }
         failed.map_or(Ok(()), Err)
+    }
+
+    fn send(&self, to: usize, bytes: &[u8]) {
+        // Never an empty slice (its dangling pointer): a value always encodes to at least one
+        // byte (`Option`'s tag), but say so here too.
+        assert!(!bytes.is_empty(), "dls: empty partial result message");
+        self.0
+            .process_at_rank(to as i32)
+            .send_with_tag(bytes, TAG_PARTIAL);
+    }
+
+    fn receive(&self, from: usize) -> Vec<u8> {
+        // The sender may still be computing: probe politely, then receive what arrived (its
+        // length comes with it).
+        let source = self.0.process_at_rank(from as i32);
+        let mut backoff = Backoff::patient();
+        loop {
+            if let Some(probed) = source.immediate_matched_probe_with_tag(TAG_PARTIAL) {
+                return probed.matched_receive_vec::<u8>().0;
+            }
+            backoff.wait();
+        }
+    }
+
+    fn broadcast(&self, root: usize, bytes: Option<Vec<u8>>) -> Vec<u8> {
+        let root = self.0.process_at_rank(root as i32);
+        let mut len = bytes.as_ref().map_or(0, |b| b.len() as u64);
+        // The root may still be combining: the others wait politely for the length.
+        mpi::request::scope(|scope| {
+            super::backoff::complete_patiently(root.immediate_broadcast_into(scope, &mut len))
+        });
+        let mut bytes = bytes.unwrap_or_else(|| vec![0u8; len as usize]);
+        if len > 0 {
+            root.broadcast_into(&mut bytes[..]);
+        }
+        bytes
+    }
+}
+
+/// Values too long for one MPI message.
+fn too_big(lens: &[u64]) -> Result<(), DlsError> {
+    match lens.iter().find(|&&l| l > Count::MAX as u64) {
+        Some(big) => Err(DlsError::Wire(format!(
+            "one rank's reduction value takes {big} bytes; at most {} can be sent",
+            Count::MAX
+        ))),
+        None => Ok(()),
     }
 }
 

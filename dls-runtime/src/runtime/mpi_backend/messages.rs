@@ -15,6 +15,9 @@ use crate::{Chunk, ChunkTiming};
 pub(crate) const TAG_REQUEST: i32 = 1;
 /// Tag of scheduler → worker messages ([`Reply`]).
 pub(crate) const TAG_REPLY: i32 = 2;
+/// Tag of a partial result sent to another rank by a reduction strategy (serialised bytes, any
+/// length; `combine.rs`).
+pub(crate) const TAG_PARTIAL: i32 = 3;
 
 /// Words in an encoded [`Request`].
 pub(crate) const REQUEST_WORDS: usize = 5;
