@@ -9,7 +9,9 @@
 pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
-pub use dls_runtime::{collection, gather, group, reduce, report, runtime, sim, technique};
+pub use dls_runtime::{
+    collection, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
+};
 
 #[doc(inline)]
 pub use dls_runtime::{
