@@ -46,6 +46,9 @@ mod book_first_loop {}
 #[doc = include_str!("../book/src/clauses.md")]
 mod book_clauses {}
 #[cfg(doctest)]
+#[doc = include_str!("../book/src/big_results.md")]
+mod book_big_results {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}
 #[cfg(doctest)]

@@ -416,3 +416,25 @@ fn from_report_errors_name_what_is_missing() {
     std::fs::remove_file(&path).ok();
     std::fs::remove_file(&bad).ok();
 }
+
+/// The output the book chapter shows is what the tool prints.
+#[test]
+fn the_book_shows_the_current_output() {
+    let book = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("book/src/big_results.md"),
+    )
+    .unwrap();
+    for command in [
+        "dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G",
+        "dls predict --paper eq13",
+    ] {
+        let start = book
+            .find(&format!("$ {command}\n"))
+            .unwrap_or_else(|| panic!("the book shows no `{command}`"))
+            + command.len()
+            + 3;
+        let shown = &book[start..start + book[start..].find("```").unwrap()];
+        let args: Vec<&str> = command.split(' ').skip(1).collect();
+        assert_eq!(shown, ok(&args), "book/src/big_results.md, `{command}`");
+    }
+}
