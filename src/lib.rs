@@ -9,7 +9,9 @@
 pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
-pub use dls_runtime::{collection, gather, group, reduce, report, runtime, sim, technique};
+pub use dls_runtime::{
+    collection, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
+};
 
 #[doc(inline)]
 pub use dls_runtime::{
@@ -43,6 +45,9 @@ mod book_first_loop {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/clauses.md")]
 mod book_clauses {}
+#[cfg(doctest)]
+#[doc = include_str!("../book/src/big_results.md")]
+mod book_big_results {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}

@@ -10,6 +10,7 @@ pub mod __private;
 pub mod collection;
 pub mod gather;
 pub mod group;
+pub mod pipeline_model;
 pub mod reduce;
 pub mod report;
 pub mod runtime;

@@ -3,13 +3,16 @@
 //! - `dls chunks` prints the chunk sizes a non-adaptive technique hands out;
 //! - `dls simulate` simulates one loop on P ranks and prints its report (or JSON);
 //! - `dls compare` simulates the same loop under several techniques, side by side;
-//! - `dls hsf` reproduces Hummel, Schonberg & Flynn's (CACM 1992) comparison.
+//! - `dls hsf` reproduces Hummel, Schonberg & Flynn's (CACM 1992) comparison;
+//! - `dls predict` predicts the run time of a parallel-pipeline reduction (Kuntraruk, Pottenger &
+//!   Ross 2005).
 
 mod args;
 mod chunks;
 mod compare;
 mod hsf;
 mod output;
+mod predict;
 mod simulate;
 
 use std::process::ExitCode;
@@ -22,7 +25,7 @@ use clap::{Parser, Subcommand};
     name = "dls",
     version,
     about,
-    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n\nRun `dls <command> --help` for every option of a command."
+    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n\nRun `dls <command> --help` for every option of a command."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -35,6 +38,7 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     Compare(compare::CompareArgs),
     Hsf(hsf::HsfArgs),
+    Predict(predict::PredictArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => simulate::run(&a),
         Command::Compare(a) => compare::run(&a),
         Command::Hsf(a) => hsf::run(&a),
+        Command::Predict(a) => predict::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
