@@ -61,18 +61,18 @@ pub(crate) trait Exchange {
 }
 
 /// Folds partial results with the loop's operator, counting and timing the merges.
-struct Folder<'a, T> {
-    combine: &'a dyn Fn(T, T) -> T,
-    merges: u64,
-    merge_s: f64,
+pub(crate) struct Folder<'a, T> {
+    pub(crate) combine: &'a dyn Fn(T, T) -> T,
+    pub(crate) merges: u64,
+    pub(crate) merge_s: f64,
     /// Values received from other processes, and their bytes.
-    received: u64,
-    received_bytes: u64,
+    pub(crate) received: u64,
+    pub(crate) received_bytes: u64,
 }
 
 impl<T: Wire> Folder<'_, T> {
     /// Decodes a value another process sent.
-    fn read(&mut self, bytes: &[u8]) -> Result<Option<T>, DlsError> {
+    pub(crate) fn read(&mut self, bytes: &[u8]) -> Result<Option<T>, DlsError> {
         self.received += 1;
         self.received_bytes += bytes.len() as u64;
         wire::decode(bytes)
@@ -81,7 +81,7 @@ impl<T: Wire> Folder<'_, T> {
 
 impl<T> Folder<'_, T> {
     /// `a ⊕ b`; a missing value is the identity.
-    fn fold(&mut self, a: Option<T>, b: Option<T>) -> Option<T> {
+    pub(crate) fn fold(&mut self, a: Option<T>, b: Option<T>) -> Option<T> {
         match (a, b) {
             (Some(a), Some(b)) => {
                 let t = Instant::now();

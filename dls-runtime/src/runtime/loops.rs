@@ -15,8 +15,8 @@ use super::source::{ChunkSource, SharedSource};
 use super::stats::LoopStats;
 use super::sync::lock;
 use super::wire::Wire;
-use super::Runtime;
-use crate::Technique;
+use super::{pipeline, Runtime};
+use crate::{Strategy, Technique};
 
 impl Runtime {
     /// `DLS_StartLoop`: starts a loop over `range` (the synchronisation point at its start; on MPI
@@ -279,6 +279,19 @@ impl Runtime {
             Placement::Nested => Panics::Unwind,
             Placement::AllWorkers => self.shared.platform.panics(),
         };
+        let strategy = self.effective_strategy();
+        if let (Placement::AllWorkers, Reach::AllProcesses, Strategy::Pipeline) =
+            (placement, reach, strategy)
+        {
+            let source = lp.core().source();
+            if let Some(x) = source.exchange().filter(|x| x.size() > 1) {
+                if source.local_slots() == 1 {
+                    let (value, reduction) = pipeline::run(&lp, x, &identity, &body, &combine)?;
+                    lp.core().note_reduction(reduction);
+                    return Ok((value, lp.finish()));
+                }
+            }
+        }
         let slots: Vec<Mutex<Option<Result<T, Failure>>>> = (0..lp.core().source().local_slots())
             .map(|_| Mutex::new(None))
             .collect();
@@ -313,14 +326,8 @@ impl Runtime {
             Reach::AllProcesses => lp.core().source().exchange(),
             Reach::ThisProcess => None,
         };
-        let (value, reduction) = combine_partials(
-            lp.name(),
-            self.effective_strategy(),
-            across,
-            partials,
-            &identity,
-            &combine,
-        )?;
+        let (value, reduction) =
+            combine_partials(lp.name(), strategy, across, partials, &identity, &combine)?;
         lp.core().note_reduction(reduction);
         Ok((value, lp.finish()))
     }

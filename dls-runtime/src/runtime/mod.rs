@@ -57,6 +57,7 @@ mod loops;
 #[cfg(feature = "mpi")]
 pub mod mpi_backend;
 pub(crate) mod panic_ctx;
+mod pipeline;
 mod platform;
 mod range;
 pub(crate) mod reporting_scheduler;

@@ -205,6 +205,19 @@ pub(crate) fn restore(saved: Saved) {
     OFFSET.with(|o| o.set(saved.offset));
 }
 
+/// Runs `f` outside any iterate (a merge between two chunks of a pipelined reduction), so that a
+/// panic in `f` is reported as a merge, not as the last chunk's last iterate.
+pub(crate) fn between_iterates<R>(f: impl FnOnce() -> R) -> R {
+    let saved = save();
+    CTX.with(|c| *c.borrow_mut() = None);
+    if MPI_ACTIVE.load(Ordering::Relaxed) {
+        set_process_ctx(None);
+    }
+    let result = f();
+    restore(saved);
+    result
+}
+
 /// True while the current thread executes an iterate of some loop (loops started there run on
 /// this thread only).
 pub(crate) fn in_iterate() -> bool {
