@@ -246,6 +246,7 @@ impl Groups<'_> {
         let (value, reduction) = combine_partials(
             name,
             strategy,
+            None,
             Some(g.world()),
             [partial],
             &identity,

@@ -183,6 +183,7 @@ impl<'a> InnerLoops<'a> {
         combine_partials(
             &name,
             self.strategy,
+            None,
             Some(team.exchange()),
             [mine],
             &identity,

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use super::error::DlsError;
-use super::strategy::{Strategy, AUTO_ALLGATHER_BYTES};
+use super::strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
 use super::wire::{self, Wire};
 use crate::report::ReductionReport;
 
@@ -26,7 +26,12 @@ pub(crate) trait Exchange {
     fn size(&self) -> usize;
 
     /// Every process's `mine`, in rank order, on every process (collective).
-    fn all_lengths(&self, mine: u64) -> Vec<u64>;
+    fn all_words(&self, mine: [u64; 2]) -> Vec<[u64; 2]>;
+
+    /// Every process's byte count, in rank order, on every process (collective).
+    fn all_lengths(&self, mine: u64) -> Vec<u64> {
+        self.all_words([mine, 0]).iter().map(|w| w[0]).collect()
+    }
 
     /// Hands every process's bytes to `take`, in rank order, on every process (collective);
     /// `lens` are every process's byte counts ([`Exchange::all_lengths`]). An implementation may
@@ -102,6 +107,7 @@ impl<T> Folder<'_, T> {
 pub(crate) fn combine_partials<T: Wire>(
     loop_name: &str,
     strategy: Strategy,
+    prior_merge_s: Option<f64>,
     across: Option<&dyn Exchange>,
     partials: impl IntoIterator<Item = Option<T>>,
     identity: &dyn Fn() -> T,
@@ -132,7 +138,7 @@ pub(crate) fn combine_partials<T: Wire>(
                 .to_string();
             local
         }
-        Some(x) => across_processes(x, strategy, local, &mut folder, &mut report)?,
+        Some(x) => across_processes(x, strategy, prior_merge_s, local, &mut folder, &mut report)?,
     };
     report.merges = folder.merges;
     report.merge_time_s = if folder.merges > 0 {
@@ -151,6 +157,7 @@ pub(crate) fn combine_partials<T: Wire>(
 fn across_processes<T: Wire>(
     x: &dyn Exchange,
     strategy: Strategy,
+    prior_merge_s: Option<f64>,
     local: Option<T>,
     folder: &mut Folder<'_, T>,
     report: &mut ReductionReport,
@@ -158,29 +165,46 @@ fn across_processes<T: Wire>(
     let p = x.size();
     let chosen = match strategy {
         Strategy::Auto => {
-            // One small collective tells every rank every size, so all choose alike.
+            // One small collective tells every rank every size and every rank's merge time
+            // measured in this loop's last run, so all choose alike.
             let mine = wire::encode(&local)?;
-            let lens = x.all_lengths(mine.len() as u64);
+            let merge_ns = prior_merge_s.map_or(0, |s| (s * 1e9) as u64);
+            let words = x.all_words([mine.len() as u64, merge_ns]);
+            let lens: Vec<u64> = words.iter().map(|w| w[0]).collect();
             let total: u64 = lens.iter().sum();
-            if total <= AUTO_ALLGATHER_BYTES || p <= 2 {
+            let merge_s = words.iter().map(|w| w[1]).max().unwrap_or(0) as f64 / 1e9;
+            // What the tree saves over every rank merging all values: P − 1 − ⌈lg P⌉ merges.
+            let saved_s = (p - 1).saturating_sub(ceil_lg(p) as usize) as f64 * merge_s;
+            if p <= 2 || (total <= AUTO_ALLGATHER_BYTES && saved_s <= AUTO_MERGE_SAVING_S) {
                 report.strategy = Strategy::AllGather.to_string();
                 report.why = if p <= 2 {
                     format!("auto: {p} process(es): one exchange, each combines in rank order")
                 } else {
                     format!(
-                        "auto: all values take {total} B ≤ {AUTO_ALLGATHER_BYTES} B: one \
-                         all-gather, every rank combines the {p} values in rank order"
+                        "auto: all values take {total} B ≤ {AUTO_ALLGATHER_BYTES} B and a merge \
+                         took {:.1} µs: one all-gather, every rank combines the {p} values in \
+                         rank order",
+                        merge_s * 1e6
                     )
                 };
                 drop(local);
                 return all_gather(x, mine, &lens, folder);
             }
-            report.why = format!(
-                "auto: all values take {total} B > {AUTO_ALLGATHER_BYTES} B: a binomial tree, \
-                 {} merges on the critical path instead of {} on every rank",
-                ceil_lg(p),
-                p - 1
-            );
+            report.why = if total > AUTO_ALLGATHER_BYTES {
+                format!(
+                    "auto: all values take {total} B > {AUTO_ALLGATHER_BYTES} B: a binomial \
+                     tree, {} merges on the critical path instead of {} on every rank",
+                    ceil_lg(p),
+                    p - 1
+                )
+            } else {
+                format!(
+                    "auto: a merge took {:.1} µs in this loop's last run: a binomial tree saves \
+                     {:.1} µs of merges over every rank merging all {p} values",
+                    merge_s * 1e6,
+                    saved_s * 1e6
+                )
+            };
             Strategy::Tree
         }
         s => {
@@ -405,10 +429,15 @@ pub(crate) mod tests {
         fn size(&self) -> usize {
             self.p
         }
-        fn all_lengths(&self, mine: u64) -> Vec<u64> {
-            self.all(mine.to_le_bytes().to_vec())
+        fn all_words(&self, mine: [u64; 2]) -> Vec<[u64; 2]> {
+            let bytes = [mine[0].to_le_bytes(), mine[1].to_le_bytes()].concat();
+            self.all(bytes)
                 .iter()
-                .map(|b| u64::from_le_bytes(b[..8].try_into().unwrap()))
+                .map(|b| {
+                    let word =
+                        |k: usize| u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().unwrap());
+                    [word(0), word(1)]
+                })
                 .collect()
         }
         fn each_process_of(
@@ -455,12 +484,12 @@ pub(crate) mod tests {
         let cat = |a: String, b: String| a + &b;
         let local = [Some("a".to_string()), None, Some("b".to_string())];
         let (v, report) =
-            combine_partials("l", Strategy::Tree, None, local, &String::new, &cat).unwrap();
+            combine_partials("l", Strategy::Tree, None, None, local, &String::new, &cat).unwrap();
         assert_eq!(v, "ab");
         assert_eq!((report.strategy.as_str(), report.merges), ("local", 1));
         let none: [Option<String>; 2] = [None, None];
         let (v, _) =
-            combine_partials("l", Strategy::Auto, None, none, &|| "id".into(), &cat).unwrap();
+            combine_partials("l", Strategy::Auto, None, None, none, &|| "id".into(), &cat).unwrap();
         assert_eq!(v, "id");
     }
 
@@ -475,7 +504,7 @@ pub(crate) mod tests {
                 let got = on_ranks(p, |x| {
                     // Rank 2 has no value; the others hold [r, r].
                     let mine = (x.rank() != 2).then(|| vec![x.rank(), x.rank()]);
-                    combine_partials("l", s, Some(x), [mine], &Vec::new, &cat).unwrap()
+                    combine_partials("l", s, None, Some(x), [mine], &Vec::new, &cat).unwrap()
                 });
                 let serial: Vec<usize> = (0..p).filter(|&r| r != 2).flat_map(|r| [r, r]).collect();
                 for (r, (v, report)) in got.iter().enumerate() {
@@ -501,7 +530,8 @@ pub(crate) mod tests {
             let merges = |s: Strategy| -> Vec<u64> {
                 on_ranks(p, |x| {
                     let (v, report) =
-                        combine_partials("l", s, Some(x), [Some(1_u64)], &|| 0, &add).unwrap();
+                        combine_partials("l", s, None, Some(x), [Some(1_u64)], &|| 0, &add)
+                            .unwrap();
                     assert_eq!(v, p as u64);
                     report.merges
                 })
@@ -535,6 +565,7 @@ pub(crate) mod tests {
                 combine_partials(
                     "l",
                     Strategy::Auto,
+                    None,
                     Some(x),
                     [Some(mine)],
                     &HashMap::new,
@@ -547,6 +578,44 @@ pub(crate) mod tests {
                 assert!(report.why.starts_with("auto: "), "{}", report.why);
                 assert_eq!(v.len() as u64, keys);
                 assert!(v.values().all(|&s| s == 6));
+            }
+        }
+    }
+
+    /// `auto` takes the tree for small values too when the merges it saves took long in the
+    /// loop's last run, judged by the slowest rank's measurement, so that every rank chooses
+    /// alike even when only one rank measured anything.
+    #[test]
+    fn auto_chooses_by_measured_merge_time() {
+        let add = |a: u64, b: u64| a + b;
+        for (prior, expect) in [
+            (None, "allgather"),
+            (Some(1e-6), "allgather"),
+            (Some(1e-3), "tree"),
+        ] {
+            let got = on_ranks(8, |x| {
+                let mine = if x.rank() == 3 { prior } else { None };
+                combine_partials(
+                    "l",
+                    Strategy::Auto,
+                    mine,
+                    Some(x),
+                    [Some(1_u64)],
+                    &|| 0,
+                    &add,
+                )
+                .unwrap()
+            });
+            for (v, report) in &got {
+                assert_eq!(*v, 8);
+                assert_eq!(report.strategy, expect, "{prior:?}: {}", report.why);
+            }
+            if expect == "tree" {
+                assert!(
+                    got[0].1.why.contains("a merge took 1000.0 µs"),
+                    "{}",
+                    got[0].1.why
+                );
             }
         }
     }

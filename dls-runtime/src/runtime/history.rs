@@ -35,6 +35,20 @@ impl Runtime {
         lock(&self.shared.history).weights_for(name, technique, p)
     }
 
+    /// The mean merge time measured in the last run of the loop `name` on this rank.
+    pub(crate) fn merge_time_of(&self, name: &str) -> Option<f64> {
+        lock(&self.shared.merge_times).get(name).copied()
+    }
+
+    /// Records the mean merge time of a run of the loop `name` (kept for at most 1024 names:
+    /// a program that names its loops by a counter does not grow it without bound).
+    pub(crate) fn record_merge_time(&self, name: &str, seconds: f64) {
+        let mut times = lock(&self.shared.merge_times);
+        if times.len() < 1024 || times.contains_key(name) {
+            times.insert(name.to_string(), seconds);
+        }
+    }
+
     /// Records a finished loop as one more execution (time step) of its name's history; does
     /// nothing for techniques that do not learn across loops.
     pub(crate) fn record_history(&self, technique: &Technique, report: &LoopReport) {

@@ -326,8 +326,18 @@ impl Runtime {
             Reach::AllProcesses => lp.core().source().exchange(),
             Reach::ThisProcess => None,
         };
-        let (value, reduction) =
-            combine_partials(lp.name(), strategy, across, partials, &identity, &combine)?;
+        let (value, reduction) = combine_partials(
+            lp.name(),
+            strategy,
+            self.merge_time_of(lp.name()),
+            across,
+            partials,
+            &identity,
+            &combine,
+        )?;
+        if reduction.merges > 0 {
+            self.record_merge_time(lp.name(), reduction.merge_time_s);
+        }
         lp.core().note_reduction(reduction);
         Ok((value, lp.finish()))
     }

@@ -75,7 +75,7 @@ pub use error::DlsError;
 pub use loop_handle::{ChunkRange, Loop};
 pub use range::{LoopIndex, LoopRange};
 pub use stats::LoopStats;
-pub use strategy::{Strategy, AUTO_ALLGATHER_BYTES};
+pub use strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
 pub use wire::Wire;
 
 pub(crate) use combine::{combine_partials, Exchange};
@@ -121,6 +121,9 @@ struct Shared {
     platform: Box<dyn Platform>,
     /// AWF's history of earlier executions, per loop name (time steps of the same loop).
     history: Mutex<crate::technique::History>,
+    /// The mean merge time of each loop name's last run (for `auto`), at most
+    /// `history::MAX_NAMES` names.
+    merge_times: Mutex<std::collections::HashMap<String, f64>>,
 }
 
 /// The dynamic loop scheduling environment (Cariño & Banicescu's (2007) `info` after `DLS_Setup`).
@@ -321,6 +324,7 @@ impl Runtime {
                 settings,
                 platform,
                 history: Mutex::new(crate::technique::History::new()),
+                merge_times: Mutex::new(std::collections::HashMap::new()),
             }),
             reduction: None,
         };

@@ -10,7 +10,7 @@
 //! | `master` | rank 0, in rank order, then a broadcast | P − 1 | P − 1 sends, one broadcast |
 //! | `tree` | a binomial tree in rank order, then a broadcast | ⌈lg P⌉ | P − 1 sends, one broadcast |
 //! | `pipeline` | the parallel-pipeline pairs (sender iff `rank mod 2^i < 2^(i−1)`), the total at rank P − 1, then a broadcast | ⌈lg P⌉ | P − 1 sends, one broadcast |
-//! | `auto` | `allgather` when all values together take at most [`AUTO_ALLGATHER_BYTES`], else `tree` | | one all-gather of the sizes first |
+//! | `auto` | `allgather` when all values together take at most [`AUTO_ALLGATHER_BYTES`] and the merges a tree would save took at most [`AUTO_MERGE_SAVING_S`] in the loop's last run (measured per loop name, slowest rank), else `tree` | | one all-gather of the sizes and merge times first |
 //!
 //! The report's `reduction` entry says which strategy ran and why (`auto` resolves to one of the
 //! others).
@@ -19,3 +19,7 @@ pub use dls_technique::Strategy;
 
 /// Above this many bytes from all ranks together, `auto` does not use `allgather`.
 pub const AUTO_ALLGATHER_BYTES: u64 = 64 << 10;
+
+/// `auto` uses the tree, whatever the size, when the merges it saves (P − 1 − ⌈lg P⌉ of the
+/// slowest merge measured in the loop's last run on any rank) take longer than this (seconds).
+pub const AUTO_MERGE_SAVING_S: f64 = 100e-6;

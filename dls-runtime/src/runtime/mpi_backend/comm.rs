@@ -39,19 +39,19 @@ impl Exchange for LoopComm {
         self.0.size() as usize
     }
 
-    fn all_lengths(&self, mine: u64) -> Vec<u64> {
+    fn all_words(&self, mine: [u64; 2]) -> Vec<[u64; 2]> {
         let comm = &self.0;
-        let mut lens = vec![0u64; comm.size() as usize];
+        let mut words = vec![0u64; 2 * comm.size() as usize];
         // Ranks finish their share of a loop at different times; the early ones wait here for the
         // others, polling politely instead of busy-polling a core in a blocking collective.
         mpi::request::scope(|scope| {
             super::backoff::complete_patiently(comm.immediate_all_gather_into(
                 scope,
-                &mine,
-                &mut lens[..],
+                &mine[..],
+                &mut words[..],
             ))
         });
-        lens
+        words.chunks_exact(2).map(|w| [w[0], w[1]]).collect()
     }
 
     fn each_process_of(
