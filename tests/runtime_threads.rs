@@ -570,3 +570,47 @@ fn the_calling_thread_is_worker_0() {
     let caller = std::thread::current().name().unwrap_or("?").to_string();
     assert_eq!(threads, [caller], "a one-iterate loop runs on the caller");
 }
+
+/// Issue 10 item 3: an order-dependent merge gives the serial order under dynamic scheduling
+/// (iterates of uneven cost spread the chunks of each worker apart), for several techniques.
+#[test]
+fn an_ordered_reduction_keeps_the_serial_order() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    for technique in ["ss", "gss", "fac2", "af"] {
+        let (v, _) = rt
+            .doall_reduce_ordered(
+                "ordered",
+                0..200u32,
+                technique.parse().unwrap(),
+                Vec::new,
+                |i, v: &mut Vec<u32>| {
+                    if i % 7 == 0 {
+                        std::thread::sleep(std::time::Duration::from_micros(300));
+                    }
+                    v.push(i)
+                },
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            )
+            .unwrap();
+        assert!(v.iter().copied().eq(0..200), "{technique}: {v:?}");
+        // The unordered form keeps every item, not the order.
+        let (mut w, _) = rt
+            .doall_reduce(
+                "unordered",
+                0..200u32,
+                technique.parse().unwrap(),
+                Vec::new,
+                |i, v: &mut Vec<u32>| v.push(i),
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            )
+            .unwrap();
+        w.sort();
+        assert!(w.iter().copied().eq(0..200));
+    }
+}

@@ -56,6 +56,7 @@ mod loop_handle;
 mod loops;
 #[cfg(feature = "mpi")]
 pub mod mpi_backend;
+mod ordered;
 pub(crate) mod panic_ctx;
 mod pipeline;
 mod platform;

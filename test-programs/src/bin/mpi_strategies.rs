@@ -1,7 +1,7 @@
 //! Every reduction strategy gives the serial result under mpirun (run it with `DLS_REDUCTION` set
 //! to each strategy): for N in {0, 1, P − 1, 2P + 1, 997} an integer sum, a float sum (within a
 //! tolerance: the strategies combine in different orders), a `HashMap<String, u64>` merge, a
-//! `Vec` append (compared as a multiset) and an element-wise `Vec<f64>` sum through the explicit
+//! `Vec` append (compared as a multiset, and in the serial order with `doall_reduce_ordered`) and an element-wise `Vec<f64>` sum through the explicit
 //! API; a `#[par_doall]` loop with `reduce` and `gather` clauses; and a two-level loop whose outer
 //! and inner loops reduce. Checks that the report's `reduction` entry names the strategy that ran.
 //! Prints `strategies OK: P=<ranks> <strategy>` on rank 0.
@@ -111,6 +111,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
         list.sort_unstable();
         assert!(list.iter().copied().eq(0..n), "append N={n}");
+
+        // An order-dependent merge: the serial order, whatever the schedule and strategy.
+        let (ordered, _) = rt.doall_reduce_ordered(
+            "ordered",
+            0..n,
+            "af".parse()?,
+            Vec::new,
+            |i, v: &mut Vec<u64>| v.push(i),
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        )?;
+        assert!(ordered.iter().copied().eq(0..n), "ordered append N={n}");
 
         let len = 6;
         let (forces, _) = rt.doall_reduce(
