@@ -53,6 +53,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "two_level_latency" => env!("CARGO_BIN_EXE_two_level_latency"),
         "two_level_macro" => env!("CARGO_BIN_EXE_two_level_macro"),
         "explicit_api" => env!("CARGO_BIN_EXE_explicit_api"),
+        "term_frequency" => env!("CARGO_BIN_EXE_term_frequency"),
         "hang" => env!("CARGO_BIN_EXE_hang"),
         // A [[bin]] not listed above: cargo has built it all the same.
         other => built_next_to_tests(other)
