@@ -526,8 +526,8 @@ mod tests {
             // Iterate `it` owns the elements e with owners[e] == it, written in `order`'s order.
             let mut serial = original.clone();
             let mut logs = vec![GatherBuf::new()];
-            for it in 0..12 {
-                if cut[it] {
+            for (it, &cut_here) in cut.iter().enumerate() {
+                if cut_here {
                     logs.push(GatherBuf::new());
                 }
                 let mut mine: Vec<usize> = (0..n).filter(|&e| owners[e] == it).collect();
