@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Ident, LitInt, LitStr, Meta, Path, Token};
+use syn::{Attribute, Expr, Ident, LitInt, LitStr, Meta, Path, Token};
 
 /// The schedule value that defers the choice to the `DLS_SCHEDULE` environment variable.
 pub(crate) const RUNTIME_SCHEDULE: &str = "runtime";
@@ -29,8 +29,12 @@ pub(crate) enum ReduceOp {
     Max(Span),
     /// `min`
     Min(Span),
+    /// `append`: the items iterates push, in iteration order
+    Append(Span),
     /// `path::to::merge_fn`
     Merge(Path),
+    /// `path::to::merge_fn, identity = <expr>`
+    MergeFrom(Path, Box<Expr>),
 }
 
 /// One variable of a `reduce` clause with its operator.
@@ -61,9 +65,16 @@ pub(crate) struct Clauses {
     pub group: Option<GroupClause>,
 }
 
-const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), gather(<vars>), \
+const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), \
+                             reduce(<merge>, identity = <expr>: <vars>), gather(<vars>), \
                              shared(<vars>), reduction = \"<strategy>\", name = \"<text>\", \
                              group(min = <ranks>, max = <ranks>)";
+
+/// The forms of `reduce`, for its error messages.
+const VALID_REDUCE: &str = "reduce(+: <vars>), reduce(*: <vars>), reduce(max: <vars>), \
+                            reduce(min: <vars>), reduce(append: <vars>), \
+                            reduce(path::to::merge: <vars>) with a function fn(T, T) -> T, \
+                            reduce(path::to::merge, identity = <expr>: <vars>)";
 
 impl Clauses {
     /// Parses the attribute (`#[par_doall]` or `#[par_doall(...)]`) and validates the clauses.
@@ -141,10 +152,14 @@ impl Parse for Clauses {
                     let content;
                     syn::parenthesized!(content in input);
                     let op = parse_op(&content)?;
+                    let op = parse_identity(&content, op)?;
                     content.parse::<Token![:]>().map_err(|e| {
                         syn::Error::new(
                             e.span(),
-                            "expected `:` after the operator, as in reduce(+: total)",
+                            format!(
+                                "expected `:` after the operator, as in reduce(+: total); \
+                                 valid forms: {VALID_REDUCE}"
+                            ),
                         )
                     })?;
                     let vars = parse_vars(&content, "reduce")?;
@@ -280,18 +295,78 @@ fn parse_op(input: ParseStream) -> syn::Result<ReduceOp> {
     let path: Path = input.parse().map_err(|e| {
         syn::Error::new(
             e.span(),
-            "unknown reduction operator; use +, *, max, min, or the path of a merge function \
-             fn(T, T) -> T, as in reduce(+: total) or reduce(merge_counts: counts)",
+            format!("unknown reduction operator; valid forms: {VALID_REDUCE}"),
         )
     })?;
     if let Some(ident) = path.get_ident() {
         match ident.to_string().as_str() {
             "max" => return Ok(ReduceOp::Max(ident.span())),
             "min" => return Ok(ReduceOp::Min(ident.span())),
+            "append" => return Ok(ReduceOp::Append(ident.span())),
             _ => {}
         }
     }
     Ok(ReduceOp::Merge(path))
+}
+
+/// After the operator: `, identity = <expr>` (a merge function's identity), or nothing.
+fn parse_identity(input: ParseStream, op: ReduceOp) -> syn::Result<ReduceOp> {
+    if !input.peek(Token![,]) {
+        return Ok(op);
+    }
+    input.parse::<Token![,]>()?;
+    let key: Ident = input.call(syn::ext::IdentExt::parse_any).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "expected `identity = <expr>` after the merge function; valid forms: {VALID_REDUCE}"
+            ),
+        )
+    })?;
+    if key != "identity" {
+        return Err(syn::Error::new_spanned(
+            &key,
+            format!(
+                "unknown reduce option `{key}`: the only option is `identity = <expr>`, after a \
+                 merge function; valid forms: {VALID_REDUCE}"
+            ),
+        ));
+    }
+    let path = match op {
+        ReduceOp::Merge(path) => path,
+        ReduceOp::Sum(_)
+        | ReduceOp::Product(_)
+        | ReduceOp::Max(_)
+        | ReduceOp::Min(_)
+        | ReduceOp::Append(_)
+        | ReduceOp::MergeFrom(..) => {
+            return Err(syn::Error::new_spanned(
+                &key,
+                format!(
+                    "`identity = <expr>` goes with a merge function only: the built-in \
+                     operators +, *, max, min and append have their own identity; valid forms: \
+                     {VALID_REDUCE}"
+                ),
+            ));
+        }
+    };
+    input.parse::<Token![=]>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "expected `=` and the identity's value after `identity`, as in \
+                 reduce({}, identity = vec![0.0; n]: v); valid forms: {VALID_REDUCE}",
+                quote::ToTokens::to_token_stream(&path)
+            ),
+        )
+    })?;
+    let value: Expr = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected the identity's value (an expression); valid forms: {VALID_REDUCE}"),
+        )
+    })?;
+    Ok(ReduceOp::MergeFrom(path, Box::new(value)))
 }
 
 fn parse_vars(input: ParseStream, clause: &str) -> syn::Result<Vec<Ident>> {

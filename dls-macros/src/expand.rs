@@ -3,7 +3,7 @@
 //! logs, collection views) and `core`; `src/snapshots.rs` checks this and pins the expansion of
 //! every clause form. See the crate documentation for the shape of the expansion.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Delimiter, Group, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, ExprForLoop, Ident};
@@ -40,6 +40,7 @@ pub(crate) fn expand(
     let mut identities = Vec::new();
     let mut take = Vec::new();
     let mut put_back = Vec::new();
+    let mut slots = Vec::new();
     let mut combine = Vec::new();
     let mut results = Vec::new();
     let mut finish = Vec::new();
@@ -48,36 +49,108 @@ pub(crate) fn expand(
 
     for r in &clauses.reductions {
         let var = &r.var;
+        // Errors about the variable's type (not reducible, not serialisable) point at it.
+        let private = quote_spanned!(var.span()=> ::dls::__private);
         let idx = syn::Index::from(slot);
-        let op = format_ident!("__dls_op_{}", slot);
-        let ty = format_ident!("__dls_ty_{}", slot);
+        let op = Ident::new(&format!("__dls_op_{slot}"), var.span());
+        let ty = Ident::new(&format!("__dls_ty_{slot}"), var.span());
         let res = format_ident!("__dls_result_{}", slot);
-        let op_value = match &r.op {
-            ReduceOp::Sum(s) => quote_spanned!(*s=> #private::Sum),
-            ReduceOp::Product(s) => quote_spanned!(*s=> #private::Product),
-            ReduceOp::Max(s) => quote_spanned!(*s=> #private::Max),
-            ReduceOp::Min(s) => quote_spanned!(*s=> #private::Min),
-            ReduceOp::Merge(p) => quote_spanned!(p.span()=> #private::Merge(#p)),
+        results.push(res.clone());
+        slot += 1;
+        if let ReduceOp::Append(append) = &r.op {
+            // The items of each iterate are logged with its index (`AppendSlot`, which `var`
+            // means inside the body) and appended in iteration order after the loop.
+            setup.push(quote_spanned!(var.span()=>
+                let #ty = #private::type_of(&#var);
+                #private::items_travel(&#var);
+            ));
+            identities.push(quote_spanned!(var.span()=> #private::append_identity(#ty)));
+            slots.push(quote_spanned!(var.span()=>
+                #[allow(unused_mut)]
+                let mut #var = #private::AppendSlot::new(&mut #acc.#idx, __dls_index);
+            ));
+            combine.push(quote_spanned!(*append=>
+                #private::AppendBuf::merge(__dls_a.#idx, __dls_b.#idx)
+            ));
+            finish.push(quote_spanned!(var.span()=>
+                #private::append(#res, &mut #var);
+            ));
+            continue;
+        }
+        // The built-in operators start each worker from the identity shaped like the variable
+        // (a vector of its length); a merge function from its identity value.
+        let (op_value, shaped) = match &r.op {
+            ReduceOp::Sum(s) => {
+                // `+` on a type of the program's own with `Add` and `Default` too (`pick`).
+                let sum = quote_spanned!(*s=> #private::Sum);
+                let op_value = quote_spanned!(var.span()=> {
+                    #[allow(unused_imports)]
+                    use #private::PickBuiltIn as _;
+                    #[allow(unused_imports)]
+                    use #private::PickAdd as _;
+                    #[allow(unused_imports)]
+                    use #private::PickAny as _;
+                    (&&&#private::pick(#sum, #private::type_of(&#var))).__dls_operator()
+                });
+                (op_value, true)
+            }
+            ReduceOp::Product(s) => (quote_spanned!(*s=> #private::Product), true),
+            ReduceOp::Max(s) => (quote_spanned!(*s=> #private::Max), true),
+            ReduceOp::Min(s) => (quote_spanned!(*s=> #private::Min), true),
+            ReduceOp::Merge(p) => (quote_spanned!(p.span()=> #private::Merge(#p)), false),
+            ReduceOp::MergeFrom(p, value) => (
+                quote_spanned!(p.span()=> #private::MergeFrom(#p, #value)),
+                false,
+            ),
+            ReduceOp::Append(_) => unreachable!("handled above"),
         };
         setup.push(quote_spanned!(var.span()=>
+            #private::travels(&#var);
             let #op = #op_value;
-            let #ty = #private::type_of(&#var);
         ));
-        identities.push(quote!(#private::identity(&#op, #ty)));
+        if let ReduceOp::MergeFrom(..) = &r.op {
+            // The type need not be `Default`, so the worker's copy is kept in an `Option` that
+            // each iterate takes it out of.
+            setup.push(quote_spanned!(var.span()=>
+                let #ty = #private::type_of(&#var);
+            ));
+            identities.push(quote_spanned!(var.span()=>
+                ::core::option::Option::Some(#private::identity(&#op, #ty))
+            ));
+            take.push(quote_spanned!(var.span()=>
+                #[allow(unused_mut)]
+                let mut #var = #private::take_partial(&mut #acc.#idx);
+            ));
+            put_back.push(quote!(#acc.#idx = ::core::option::Option::Some(#var);));
+            combine.push(quote_spanned!(var.span()=>
+                #private::combine_partials(&#op, __dls_a.#idx, __dls_b.#idx)
+            ));
+            finish.push(quote_spanned!(var.span()=>
+                #var = #private::combine_total(&#op, #var, #res);
+            ));
+            continue;
+        }
+        if shaped {
+            identities.push(quote_spanned!(var.span()=> #private::identity_like(&#op, &#var)));
+        } else {
+            setup.push(quote_spanned!(var.span()=>
+                let #ty = #private::type_of(&#var);
+            ));
+            identities.push(quote_spanned!(var.span()=> #private::identity(&#op, #ty)));
+        }
         take.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
             let mut #var = ::core::mem::take(&mut #acc.#idx);
         ));
         put_back.push(quote!(#acc.#idx = #var;));
-        combine.push(quote!(#private::Operator::combine(&#op, __dls_a.#idx, __dls_b.#idx)));
-        results.push(res.clone());
+        combine.push(quote_spanned!(var.span()=>
+            #private::Operator::combine(&#op, __dls_a.#idx, __dls_b.#idx)
+        ));
         finish.push(quote_spanned!(var.span()=>
             #var = #private::Operator::combine(&#op, #var, #res);
         ));
-        slot += 1;
     }
 
-    let mut slots = Vec::new();
     for var in &clauses.gathers {
         let idx = syn::Index::from(slot);
         let view = format_ident!("__dls_view_{}", slot);
@@ -138,6 +211,21 @@ pub(crate) fn expand(
         quote!(#body)
     };
 
+    // The type of the partial results, `(_, …)`, given explicitly so that the compiler blames it
+    // when a type cannot travel between workers (no serde Serialize/Deserialize). With one
+    // variable it is at the variable, where `travels` reports the same missing trait, so the two
+    // errors are one; with several, `travels` points at the right variable and this at the
+    // attribute.
+    let vars: Vec<&Ident> = (clauses.reductions.iter().map(|r| &r.var))
+        .chain(&clauses.gathers)
+        .collect();
+    let holes = vars.iter().map(|v| quote_spanned!(v.span()=> _,));
+    let mut partials = Group::new(Delimiter::Parenthesis, quote!(#(#holes)*));
+    if let [only] = vars[..] {
+        partials.set_span(only.span());
+    }
+    let identity = quote!(|| (#(#identities,)*));
+
     let CallShape {
         function,
         lead,
@@ -161,14 +249,14 @@ pub(crate) fn expand(
         #(#attrs)*
         let () = {
             #(#setup)*
-            let (#(#results,)*) = #function(
+            let (#(#results,)*) = #function::<_, #partials, _, _, _>(
                 #lead
                 #name,
                 #schedule,
                 #reduction
                 #group_args
                 #range,
-                || (#(#identities,)*),
+                #identity,
                 |__dls_index, #extra_param #acc| {
                     #bind
                     #(#take)*

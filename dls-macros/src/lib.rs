@@ -20,7 +20,7 @@
 //!
 //! ```text
 //! let (r0, g1) = dls::__private::run_loop("file.rs:12", "af", None, 0..n,
-//!     || (identity of + for total's type, empty gather log),
+//!     || (identity of + shaped like total, empty gather log),
 //!     |i, acc| { let mut total = take(acc.0); let mut out = GatherSlot(&out, &mut acc.1);
 //!                '__dls_iterate: { BODY }   // `continue` -> `break '__dls_iterate`
 //!                acc.0 = total; },

@@ -40,7 +40,10 @@ use crate::group::{GroupSpec, InnerLoops};
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
 pub use crate::gather::{GatherBuf, GatherSlot, GatherTarget};
-pub use crate::reduce::{Max, Merge, Min, Operator, Product, Sum};
+pub use crate::reduce::{
+    AddDefault, AppendBuf, AppendSlot, AppendTarget, Max, Merge, MergeFrom, Min, Operator, Product,
+    Reducible, Sum,
+};
 
 /// The schedule text meaning "read `DLS_SCHEDULE`" (as OpenMP's `schedule(runtime)`). The macro
 /// validates schedule texts at expansion time with its own copy of this text; a unit test of
@@ -273,6 +276,184 @@ pub fn type_of<T>(_value: &T) -> PhantomData<fn() -> T> {
 /// ```
 pub fn identity<T, O: Operator<T>>(op: &O, _ty: PhantomData<fn() -> T>) -> T {
     op.identity()
+}
+
+/// The identity of `op` shaped like the reduction variable `like` ([`Operator::identity_like`]):
+/// what each worker's private copy of a `reduce(+: v)` (`*`, `max`, `min`) variable starts from.
+///
+/// ```
+/// use dls_runtime::__private::{identity_like, Sum};
+/// assert_eq!(identity_like(&Sum, &vec![2.0_f64; 3]), [0.0; 3]);
+/// ```
+pub fn identity_like<T, O: Operator<T>>(op: &O, like: &T) -> T {
+    op.identity_like(like)
+}
+
+/// The operator of `reduce(+: x)` for the type named by `ty`, chosen at compile time by autoref
+/// (the method of the impl with the most references that applies wins):
+///
+/// 1. [`PickBuiltIn`]: a [`Reducible`] type (numbers, the element-wise containers and maps): the
+///    operator itself ([`Sum`]), element by element;
+/// 2. [`PickAdd`]: a type with `Add<Output = T>` and `Default` (only for `Sum`): [`AddDefault`];
+/// 3. [`PickAny`]: anything else: the operator itself again, whose `Operator<T>` bound then fails
+///    with the message of [`Reducible`] (which lists what works and the merge form).
+///
+/// Generated code calls `(&&&pick(Sum, type_of(&x))).__dls_operator()` with the three traits in
+/// scope. Coherence forbids expressing this with impls of [`Operator`] alone (a blanket impl
+/// over `Add` types would overlap the one over `Vec`).
+///
+/// ```
+/// use dls_runtime::__private::{pick, type_of, Operator, PickAdd, PickAny, PickBuiltIn, Sum};
+/// #[derive(Default, Debug, PartialEq)]
+/// struct Meters(u32);
+/// impl std::ops::Add for Meters {
+///     type Output = Meters;
+///     fn add(self, o: Meters) -> Meters { Meters(self.0 + o.0) }
+/// }
+/// let v = vec![1_u8, 2];
+/// let op = (&&&pick(Sum, type_of(&v))).__dls_operator();
+/// assert_eq!(op.combine(v, vec![1, 1]), [2, 3]);
+/// let m = Meters(1);
+/// let op = (&&&pick(Sum, type_of(&m))).__dls_operator();
+/// assert_eq!(op.combine(m, Meters(2)), Meters(3));
+/// ```
+pub fn pick<O, T>(op: O, _ty: PhantomData<fn() -> T>) -> Pick<O, T> {
+    Pick(op, PhantomData)
+}
+
+/// An operator and the type it is for; see [`pick`].
+#[derive(Debug)]
+pub struct Pick<O, T>(O, PhantomData<fn() -> T>);
+
+/// First choice of [`pick`]: the built-in element-wise operator, for [`Reducible`] types.
+pub trait PickBuiltIn<O> {
+    /// The operator.
+    fn __dls_operator(&self) -> O;
+}
+
+impl<O: Copy, T: Reducible<O>> PickBuiltIn<O> for &&Pick<O, T> {
+    fn __dls_operator(&self) -> O {
+        self.0
+    }
+}
+
+/// Second choice of [`pick`]: [`AddDefault`] for `+` on a type with `Add` and `Default`.
+pub trait PickAdd {
+    /// The operator.
+    fn __dls_operator(&self) -> AddDefault;
+}
+
+impl<T: Default + std::ops::Add<Output = T>> PickAdd for &Pick<Sum, T> {
+    fn __dls_operator(&self) -> AddDefault {
+        AddDefault
+    }
+}
+
+/// Last choice of [`pick`]: the operator, whose use then reports what the type lacks.
+pub trait PickAny<O> {
+    /// The operator.
+    fn __dls_operator(&self) -> O;
+}
+
+impl<O: Copy, T> PickAny<O> for Pick<O, T> {
+    fn __dls_operator(&self) -> O {
+        self.0
+    }
+}
+
+/// An empty `reduce(append: v)` log for the element type of `v` (named by `ty`, see
+/// [`type_of`]).
+///
+/// ```
+/// use dls_runtime::__private::{append_identity, type_of};
+/// let v: Vec<char> = Vec::new();
+/// assert!(append_identity(type_of(&v)).is_empty());
+/// ```
+pub fn append_identity<V: AppendTarget>(_ty: PhantomData<fn() -> V>) -> AppendBuf<V::Item> {
+    AppendBuf::new()
+}
+
+/// After a `reduce(append: v)` loop: appends the iterates' items to `v` in iteration order.
+///
+/// ```
+/// use dls_runtime::__private::{append, AppendBuf, AppendSlot};
+/// let mut v = vec![0];
+/// let mut log = AppendBuf::new();
+/// AppendSlot::new(&mut log, 1_usize).push(2);
+/// AppendSlot::new(&mut log, 0_usize).push(1);
+/// append(log, &mut v);
+/// assert_eq!(v, [0, 1, 2]);
+/// ```
+pub fn append<V: AppendTarget + ?Sized>(log: AppendBuf<V::Item>, target: &mut V) {
+    target.append_log(log);
+}
+
+/// Checks at compile time, at the variable's token, that a reduction variable can travel between
+/// workers (serde's `Serialize` and `Deserialize`, [`Wire`]) and threads (`Send`).
+///
+/// ```
+/// dls_runtime::__private::travels(&vec![1.0_f64]);
+/// ```
+pub fn travels<T: Wire + Send>(_value: &T) {}
+
+/// A worker's copy of a `reduce(merge, identity = …: x)` variable, taken out of its slot for one
+/// iterate (the type need not be `Default`, so the slot is an `Option`; the iterate puts the copy
+/// back).
+///
+/// ```
+/// let mut slot = Some(vec![0.0_f64; 2]);
+/// let mine = dls_runtime::__private::take_partial(&mut slot);
+/// assert_eq!((mine.len(), slot), (2, None));
+/// ```
+pub fn take_partial<T>(slot: &mut Option<T>) -> T {
+    match slot.take() {
+        Some(value) => value,
+        None => unreachable!("a worker's partial result is put back after each iterate"),
+    }
+}
+
+/// Two partial results of a `reduce(merge, identity = …: x)` variable, combined.
+///
+/// ```
+/// use dls_runtime::__private::{combine_partials, MergeFrom};
+/// let op = MergeFrom(|a: u8, b: u8| a.max(b), 0);
+/// assert_eq!(combine_partials(&op, Some(3), Some(5)), Some(5));
+/// assert_eq!(combine_partials(&op, None, Some(5)), Some(5));
+/// ```
+pub fn combine_partials<T, O: Operator<T>>(op: &O, a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(op.combine(a, b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The value of a `reduce(merge, identity = …: x)` variable after the loop: its value before the
+/// loop combined with the total.
+///
+/// ```
+/// use dls_runtime::__private::{combine_total, MergeFrom};
+/// let op = MergeFrom(|a: u8, b: u8| a + b, 0);
+/// assert_eq!(combine_total(&op, 1, Some(2)), 3);
+/// ```
+pub fn combine_total<T, O: Operator<T>>(op: &O, before: T, total: Option<T>) -> T {
+    match total {
+        Some(total) => op.combine(before, total),
+        None => before,
+    }
+}
+
+/// Checks at compile time, at the variable's token, that the items of a `reduce(append: v)`
+/// variable can travel between workers (serde, [`Wire`]) and threads (`Send`), and that `v` is a
+/// `Vec` ([`AppendTarget`]).
+///
+/// ```
+/// dls_runtime::__private::items_travel(&vec![(1_u8, 'x')]);
+/// ```
+pub fn items_travel<V>(_target: &V)
+where
+    V: AppendTarget + ?Sized,
+    V::Item: Wire + Send,
+{
 }
 
 /// The read-only view of a gather target during the loop (what reads of `out[k]` see).

@@ -5,15 +5,33 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
     let mut d = 0;
     {
         let () = {
-            let __dls_op_0 = ::dls::__private::Sum;
-            let __dls_ty_0 = ::dls::__private::type_of(&a);
+            ::dls::__private::travels(&a);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&a),
+                ))
+                    .__dls_operator()
+            };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
+            let (__dls_result_0,) = ::dls::__private::run_loop::<
+                _,
+                (_,),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
                 0..__dls_items.len(),
-                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                || (::dls::__private::identity_like(&__dls_op_0, &a),),
                 |__dls_index, __dls_acc| {
                     let x = &__dls_items[__dls_index];
                     #[allow(unused_mut)]
@@ -36,15 +54,33 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
     }
     {
         let () = {
-            let __dls_op_0 = ::dls::__private::Sum;
-            let __dls_ty_0 = ::dls::__private::type_of(&b);
+            ::dls::__private::travels(&b);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&b),
+                ))
+                    .__dls_operator()
+            };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
+            let (__dls_result_0,) = ::dls::__private::run_loop::<
+                _,
+                (_,),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
                 0..__dls_items.len(),
-                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                || (::dls::__private::identity_like(&__dls_op_0, &b),),
                 |__dls_index, __dls_acc| {
                     let (i, x) = (__dls_index, &__dls_items[__dls_index]);
                     #[allow(unused_mut)]
@@ -67,15 +103,33 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
     }
     {
         let () = {
-            let __dls_op_0 = ::dls::__private::Sum;
-            let __dls_ty_0 = ::dls::__private::type_of(&c);
+            ::dls::__private::travels(&c);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&c),
+                ))
+                    .__dls_operator()
+            };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
+            let (__dls_result_0,) = ::dls::__private::run_loop::<
+                _,
+                (_,),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
                 0..__dls_items.len(),
-                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                || (::dls::__private::identity_like(&__dls_op_0, &c),),
                 |__dls_index, __dls_acc| {
                     let x = &__dls_items[__dls_index];
                     #[allow(unused_mut)]
@@ -98,15 +152,33 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
     }
     {
         let () = {
-            let __dls_op_0 = ::dls::__private::Sum;
-            let __dls_ty_0 = ::dls::__private::type_of(&d);
+            ::dls::__private::travels(&d);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&d),
+                ))
+                    .__dls_operator()
+            };
             let __dls_items = ::dls::__private::borrowed(r);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
+            let (__dls_result_0,) = ::dls::__private::run_loop::<
+                _,
+                (_,),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
                 0..__dls_items.len(),
-                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                || (::dls::__private::identity_like(&__dls_op_0, &d),),
                 |__dls_index, __dls_acc| {
                     let x = &__dls_items[__dls_index];
                     #[allow(unused_mut)]

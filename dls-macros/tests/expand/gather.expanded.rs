@@ -4,7 +4,13 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
         let () = {
             let __dls_view_0 = ::dls::__private::view(&v);
             let __dls_view_1 = ::dls::__private::view(&out);
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
+                _,
+                (_, _),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "gss",
                 ::core::option::Option::None,

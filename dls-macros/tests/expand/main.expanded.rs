@@ -4,14 +4,32 @@ fn main() {
     let mut total = 0_u64;
     {
         let () = {
-            let __dls_op_0 = ::dls::__private::Sum;
-            let __dls_ty_0 = ::dls::__private::type_of(&total);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
+            ::dls::__private::travels(&total);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&total),
+                ))
+                    .__dls_operator()
+            };
+            let (__dls_result_0,) = ::dls::__private::run_loop::<
+                _,
+                (_,),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
                 0..10_u64,
-                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                || (::dls::__private::identity_like(&__dls_op_0, &total),),
                 |__dls_index, __dls_acc| {
                     let i = __dls_index;
                     #[allow(unused_mut)]

@@ -3,16 +3,34 @@ fn both(n: usize) -> (u64, Vec<u64>) {
     let mut out = vec![0_u64; n];
     {
         let () = {
-            let __dls_op_0 = ::dls::__private::Sum;
-            let __dls_ty_0 = ::dls::__private::type_of(&total);
+            ::dls::__private::travels(&total);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&total),
+                ))
+                    .__dls_operator()
+            };
             let __dls_view_1 = ::dls::__private::view(&out);
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
+                _,
+                (_, _),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "fac2",
                 ::core::option::Option::None,
                 0..n,
                 || (
-                    ::dls::__private::identity(&__dls_op_0, __dls_ty_0),
+                    ::dls::__private::identity_like(&__dls_op_0, &total),
                     ::dls::__private::GatherBuf::new(),
                 ),
                 |__dls_index, __dls_acc| {

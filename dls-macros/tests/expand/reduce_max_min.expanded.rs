@@ -4,21 +4,27 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
     let mut lo = f64::INFINITY;
     {
         let () = {
+            ::dls::__private::travels(&hi);
             let __dls_op_0 = ::dls::__private::Max;
-            let __dls_ty_0 = ::dls::__private::type_of(&hi);
+            ::dls::__private::travels(&hi2);
             let __dls_op_1 = ::dls::__private::Max;
-            let __dls_ty_1 = ::dls::__private::type_of(&hi2);
+            ::dls::__private::travels(&lo);
             let __dls_op_2 = ::dls::__private::Min;
-            let __dls_ty_2 = ::dls::__private::type_of(&lo);
-            let (__dls_result_0, __dls_result_1, __dls_result_2) = ::dls::__private::run_loop(
+            let (__dls_result_0, __dls_result_1, __dls_result_2) = ::dls::__private::run_loop::<
+                _,
+                (_, _, _),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "af",
                 ::core::option::Option::None,
                 0..v.len(),
                 || (
-                    ::dls::__private::identity(&__dls_op_0, __dls_ty_0),
-                    ::dls::__private::identity(&__dls_op_1, __dls_ty_1),
-                    ::dls::__private::identity(&__dls_op_2, __dls_ty_2),
+                    ::dls::__private::identity_like(&__dls_op_0, &hi),
+                    ::dls::__private::identity_like(&__dls_op_1, &hi2),
+                    ::dls::__private::identity_like(&__dls_op_2, &lo),
                 ),
                 |__dls_index, __dls_acc| {
                     let i = __dls_index;

@@ -2,9 +2,16 @@ fn histogram(v: &[u8]) -> Vec<u64> {
     let mut counts: Vec<u64> = Vec::new();
     {
         let () = {
+            ::dls::__private::travels(&counts);
             let __dls_op_0 = ::dls::__private::Merge(support::add_counts);
             let __dls_ty_0 = ::dls::__private::type_of(&counts);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
+            let (__dls_result_0,) = ::dls::__private::run_loop::<
+                _,
+                (_,),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "ss",
                 ::core::option::Option::None,

@@ -1,7 +1,13 @@
 fn touch(n: u32) {
     {
         let () = {
-            let () = ::dls::__private::run_loop(
+            let () = ::dls::__private::run_loop::<
+                _,
+                (),
+                _,
+                _,
+                _,
+            >(
                 "rows",
                 "gss,min=2",
                 ::core::option::Option::None,

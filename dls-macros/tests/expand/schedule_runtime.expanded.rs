@@ -1,7 +1,13 @@
 fn touch(n: u64) {
     {
         let () = {
-            let () = ::dls::__private::run_loop(
+            let () = ::dls::__private::run_loop::<
+                _,
+                (),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,

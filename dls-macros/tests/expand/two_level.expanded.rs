@@ -2,16 +2,34 @@ fn nested(sizes: &[u64]) -> u64 {
     let mut total = 0_u64;
     {
         let () = {
-            let __dls_op_0 = ::dls::__private::Sum;
-            let __dls_ty_0 = ::dls::__private::type_of(&total);
-            let (__dls_result_0,) = ::dls::__private::run_loop_2d(
+            ::dls::__private::travels(&total);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&total),
+                ))
+                    .__dls_operator()
+            };
+            let (__dls_result_0,) = ::dls::__private::run_loop_2d::<
+                _,
+                (_,),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "af",
                 ::core::option::Option::None,
                 2usize,
                 4usize,
                 0..sizes.len(),
-                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                || (::dls::__private::identity_like(&__dls_op_0, &total),),
                 |__dls_index, __dls_inner, __dls_acc| {
                     let j = __dls_index;
                     #[allow(unused_mut)]
@@ -21,14 +39,32 @@ fn nested(sizes: &[u64]) -> u64 {
                         let mut s = 0_u64;
                         {
                             let () = {
-                                let __dls_op_0 = ::dls::__private::Sum;
-                                let __dls_ty_0 = ::dls::__private::type_of(&s);
-                                let (__dls_result_0,) = ::dls::__private::inner_run_loop(
+                                ::dls::__private::travels(&s);
+                                let __dls_op_0 = {
+                                    #[allow(unused_imports)]
+                                    use ::dls::__private::PickBuiltIn as _;
+                                    #[allow(unused_imports)]
+                                    use ::dls::__private::PickAdd as _;
+                                    #[allow(unused_imports)]
+                                    use ::dls::__private::PickAny as _;
+                                    (&&&::dls::__private::pick(
+                                        ::dls::__private::Sum,
+                                        ::dls::__private::type_of(&s),
+                                    ))
+                                        .__dls_operator()
+                                };
+                                let (__dls_result_0,) = ::dls::__private::inner_run_loop::<
+                                    _,
+                                    (_,),
+                                    _,
+                                    _,
+                                    _,
+                                >(
                                     __dls_inner,
                                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                                     "fac2",
                                     0..n,
-                                    || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                                    || (::dls::__private::identity_like(&__dls_op_0, &s),),
                                     |__dls_index, __dls_acc| {
                                         let i = __dls_index;
                                         #[allow(unused_mut)]
@@ -77,7 +113,13 @@ fn nested(sizes: &[u64]) -> u64 {
 fn nested_default(m: u64, n: u64) {
     {
         let () = {
-            let () = ::dls::__private::run_loop_2d(
+            let () = ::dls::__private::run_loop_2d::<
+                _,
+                (),
+                _,
+                _,
+                _,
+            >(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
@@ -90,7 +132,13 @@ fn nested_default(m: u64, n: u64) {
                     let () = {
                         {
                             let () = {
-                                let () = ::dls::__private::inner_run_loop(
+                                let () = ::dls::__private::inner_run_loop::<
+                                    _,
+                                    (),
+                                    _,
+                                    _,
+                                    _,
+                                >(
                                     __dls_inner,
                                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                                     "runtime",

@@ -15,6 +15,11 @@ use super::error::DlsError;
 /// fn needs_wire<T: dls_runtime::Wire>() {}
 /// needs_wire::<(f64, Vec<u32>)>();
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot travel between workers: it needs serde's `Serialize` and `Deserialize`",
+    label = "the partial results of this variable are sent between threads and MPI ranks",
+    note = "derive both for a type of your own: #[derive(serde::Serialize, serde::Deserialize)] (through dls: #[derive(dls::serde::Serialize, dls::serde::Deserialize)] with #[serde(crate = \"dls::serde\")])"
+)]
 pub trait Wire: Serialize + DeserializeOwned {}
 
 impl<T: Serialize + DeserializeOwned> Wire for T {}

@@ -43,6 +43,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "mpi_big_values" => env!("CARGO_BIN_EXE_mpi_big_values"),
         "mpi_strategies" => env!("CARGO_BIN_EXE_mpi_strategies"),
         "mpi_disagree" => env!("CARGO_BIN_EXE_mpi_disagree"),
+        "mpi_merges" => env!("CARGO_BIN_EXE_mpi_merges"),
         "mpi_user_hook" => env!("CARGO_BIN_EXE_mpi_user_hook"),
         "mpi_idle_cpu" => env!("CARGO_BIN_EXE_mpi_idle_cpu"),
         "mpi_panic_sites" => env!("CARGO_BIN_EXE_mpi_panic_sites"),

@@ -1,0 +1,82 @@
+fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
+    let n = x.len();
+    let mut forces = vec![0.0; n];
+    let mut best = std::collections::BTreeMap::new();
+    {
+        let () = {
+            ::dls::__private::travels(&forces);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&forces),
+                ))
+                    .__dls_operator()
+            };
+            ::dls::__private::travels(&best);
+            let __dls_op_1 = ::dls::__private::Max;
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
+                _,
+                (_, _),
+                _,
+                _,
+                _,
+            >(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                "gss",
+                ::core::option::Option::None,
+                0..n,
+                || (
+                    ::dls::__private::identity_like(&__dls_op_0, &forces),
+                    ::dls::__private::identity_like(&__dls_op_1, &best),
+                ),
+                |__dls_index, __dls_acc| {
+                    let i = __dls_index;
+                    #[allow(unused_mut)]
+                    let mut forces = ::core::mem::take(&mut __dls_acc.0);
+                    #[allow(unused_mut)]
+                    let mut best = ::core::mem::take(&mut __dls_acc.1);
+                    let () = {
+                        for j in (i + 1)..n {
+                            let f = 1.0 / (x[j] - x[i]);
+                            forces[i] += f;
+                            forces[j] -= f;
+                        }
+                        let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
+                        *b = b.max(x[i]);
+                    };
+                    __dls_acc.0 = forces;
+                    __dls_acc.1 = best;
+                },
+                |__dls_a, __dls_b| (
+                    ::dls::__private::Operator::combine(
+                        &__dls_op_0,
+                        __dls_a.0,
+                        __dls_b.0,
+                    ),
+                    ::dls::__private::Operator::combine(
+                        &__dls_op_1,
+                        __dls_a.1,
+                        __dls_b.1,
+                    ),
+                ),
+            );
+            forces = ::dls::__private::Operator::combine(
+                &__dls_op_0,
+                forces,
+                __dls_result_0,
+            );
+            best = ::dls::__private::Operator::combine(
+                &__dls_op_1,
+                best,
+                __dls_result_1,
+            );
+        };
+    }
+    (forces, best)
+}
