@@ -222,8 +222,10 @@ fn count_parallel(documents: usize, vocabulary: &Vocabulary) -> (Counts, Index, 
     #[par_doall(
         schedule = "af",
         reduction = "tree",
-        reduce(merge_counts: counts),
-        reduce(merge_postings: index),
+        // Both merges give the same result in any order (sums of counts; postings sorted after
+        // joining), so the partial results may be combined in any order: `unordered`.
+        reduce(merge_counts, unordered: counts),
+        reduce(merge_postings, unordered: index),
         reduce(+: bytes)
     )]
     for d in 0..documents {

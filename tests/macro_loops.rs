@@ -336,3 +336,37 @@ fn methods_reach_self() {
         .fold(f64::NEG_INFINITY, f64::max);
     assert_eq!(m.score(2.0), serial);
 }
+
+fn cat(a: String, b: String) -> String {
+    a + &b
+}
+
+fn add_len(a: usize, b: usize) -> usize {
+    a + b
+}
+
+#[dls::parallel]
+fn ordered_text(n: u64) -> (String, usize) {
+    let mut text = String::new();
+    let mut chars = 0;
+    #[par_doall(schedule = "ss", reduce(cat: text), reduce(add_len, unordered: chars))]
+    for i in 0..n {
+        if i % 5 == 0 {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let piece = format!("{i};");
+        chars += piece.len();
+        text.push_str(&piece);
+    }
+    (text, chars)
+}
+
+/// Issue 10 item 3: a merge function without `unordered` is combined in the iterates' order
+/// (SS on the default threads, uneven iterates: each worker's chunks are far apart).
+#[test]
+fn a_merge_function_is_combined_in_the_iterates_order() {
+    let (text, chars) = ordered_text(300);
+    let serial: String = (0..300).map(|i| format!("{i};")).collect();
+    assert_eq!(text, serial);
+    assert_eq!(chars, serial.len());
+}

@@ -43,6 +43,10 @@ pub(crate) struct Reduction {
     pub op: ReduceOp,
     /// The variable.
     pub var: Ident,
+    /// `unordered` after a merge function: the merge does not depend on order, so the partial
+    /// results may be combined in any order (by default a merge function's are combined in the
+    /// iterates' order).
+    pub unordered: bool,
 }
 
 /// Everything written inside `#[par_doall(...)]`.
@@ -66,7 +70,7 @@ pub(crate) struct Clauses {
 }
 
 const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), \
-                             reduce(<merge>, identity = <expr>: <vars>), gather(<vars>), \
+                             reduce(<merge>, identity = <expr>, unordered: <vars>), gather(<vars>), \
                              shared(<vars>), reduction = \"<strategy>\", name = \"<text>\", \
                              group(min = <ranks>, max = <ranks>)";
 
@@ -74,9 +78,20 @@ const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), \
 const VALID_REDUCE: &str = "reduce(+: <vars>), reduce(*: <vars>), reduce(max: <vars>), \
                             reduce(min: <vars>), reduce(append: <vars>), \
                             reduce(path::to::merge: <vars>) with a function fn(T, T) -> T, \
-                            reduce(path::to::merge, identity = <expr>: <vars>)";
+                            reduce(path::to::merge, identity = <expr>: <vars>), and either with \
+                            `, unordered` before the `:` when the merge does not depend on order";
 
 impl Clauses {
+    /// The first merge function whose results must be combined in the iterates' order (a merge
+    /// function without `unordered`): then the loop keeps a partial result per run of
+    /// consecutive iterates and combines them in index order.
+    pub(crate) fn ordered_merge(&self) -> Option<&Path> {
+        self.reductions.iter().find_map(|r| match &r.op {
+            ReduceOp::Merge(p) | ReduceOp::MergeFrom(p, _) if !r.unordered => Some(p),
+            _ => None,
+        })
+    }
+
     /// Parses the attribute (`#[par_doall]` or `#[par_doall(...)]`) and validates the clauses.
     pub(crate) fn from_attribute(attr: &Attribute) -> syn::Result<Clauses> {
         match &attr.meta {
@@ -152,7 +167,7 @@ impl Parse for Clauses {
                     let content;
                     syn::parenthesized!(content in input);
                     let op = parse_op(&content)?;
-                    let op = parse_identity(&content, op)?;
+                    let (op, unordered) = parse_options(&content, op)?;
                     content.parse::<Token![:]>().map_err(|e| {
                         syn::Error::new(
                             e.span(),
@@ -167,6 +182,7 @@ impl Parse for Clauses {
                         note_name(&mut named, &var, "reduce")?;
                         clauses.reductions.push(Reduction {
                             op: op.clone(),
+                            unordered,
                             var,
                         });
                     }
@@ -309,11 +325,43 @@ fn parse_op(input: ParseStream) -> syn::Result<ReduceOp> {
     Ok(ReduceOp::Merge(path))
 }
 
-/// After the operator: `, identity = <expr>` (a merge function's identity), or nothing.
-fn parse_identity(input: ParseStream, op: ReduceOp) -> syn::Result<ReduceOp> {
-    if !input.peek(Token![,]) {
-        return Ok(op);
+/// After the operator: the options of a merge function, `, identity = <expr>` and `, unordered`
+/// (in any order), or nothing.
+fn parse_options(input: ParseStream, mut op: ReduceOp) -> syn::Result<(ReduceOp, bool)> {
+    let mut unordered = false;
+    while input.peek(Token![,]) {
+        let next_is_unordered = {
+            let fork = input.fork();
+            fork.parse::<Token![,]>()?;
+            fork.call(<Ident as syn::ext::IdentExt>::parse_any)
+                .is_ok_and(|key| key == "unordered")
+        };
+        if next_is_unordered {
+            input.parse::<Token![,]>()?;
+            let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
+            if !matches!(op, ReduceOp::Merge(_) | ReduceOp::MergeFrom(..)) {
+                return Err(syn::Error::new_spanned(
+                    &key,
+                    format!(
+                        "`unordered` goes with a merge function only: the built-in operators \
+                         +, *, max, min and append say for themselves how they combine; valid \
+                         forms: {VALID_REDUCE}"
+                    ),
+                ));
+            }
+            if unordered {
+                return Err(syn::Error::new_spanned(&key, "`unordered` is given twice"));
+            }
+            unordered = true;
+            continue;
+        }
+        op = parse_identity(input, op)?;
     }
+    Ok((op, unordered))
+}
+
+/// `, identity = <expr>` (a merge function's identity).
+fn parse_identity(input: ParseStream, op: ReduceOp) -> syn::Result<ReduceOp> {
     input.parse::<Token![,]>()?;
     let key: Ident = input.call(syn::ext::IdentExt::parse_any).map_err(|e| {
         syn::Error::new(
@@ -327,8 +375,8 @@ fn parse_identity(input: ParseStream, op: ReduceOp) -> syn::Result<ReduceOp> {
         return Err(syn::Error::new_spanned(
             &key,
             format!(
-                "unknown reduce option `{key}`: the only option is `identity = <expr>`, after a \
-                 merge function; valid forms: {VALID_REDUCE}"
+                "unknown reduce option `{key}`: the options are `identity = <expr>` and \
+                 `unordered`, after a merge function; valid forms: {VALID_REDUCE}"
             ),
         ));
     }

@@ -233,6 +233,21 @@ pub(crate) fn expand(
         extra_param,
         takes_reduction,
     } = call_shape(kind, &private);
+    // A merge function without `unordered` may depend on order: the loop then combines its
+    // partial results in the iterates' order (one-level loops).
+    let function = match (clauses.ordered_merge(), kind) {
+        (None, _) => function,
+        (Some(_), LoopKind::OneLevel) => quote!(#private::run_loop_ordered),
+        (Some(path), _) => {
+            return Err(syn::Error::new_spanned(
+                path,
+                "the partial results of a two-level loop are combined in any order: if this \
+                 merge does not depend on order (a sum, a maximum, a dictionary merge), say so \
+                 with `, unordered` before the `:`; an order-keeping merge works in one-level \
+                 loops",
+            ))
+        }
+    };
     let reduction = match (&clauses.reduction, takes_reduction) {
         (Some(lit), true) => quote!(::core::option::Option::Some(#lit),),
         (None, true) => quote!(::core::option::Option::None,),

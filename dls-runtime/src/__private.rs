@@ -171,6 +171,40 @@ where
     or_exit(name, run()).0
 }
 
+/// [`run_loop`] for a loop with a merge function that may depend on order (one without
+/// `unordered`): [`Runtime::doall_reduce_ordered`], so the partial results are combined in the
+/// iterates' order.
+///
+/// ```
+/// let s: (String,) = dls_runtime::__private::run_loop_ordered("words", "ss", None, 0..3u8,
+///     || (String::new(),), |i, acc| acc.0.push_str(["a", "b", "c"][i as usize]),
+///     |a, b| (a.0 + &b.0,));
+/// assert_eq!(s.0, "abc");
+/// ```
+pub fn run_loop_ordered<R, T, Id, B, C>(
+    name: &str,
+    schedule: &str,
+    reduction: Option<&str>,
+    range: R,
+    identity: Id,
+    body: B,
+    combine: C,
+) -> T
+where
+    R: LoopRange,
+    T: Send + Wire,
+    Id: Fn() -> T + Sync,
+    B: Fn(R::Index, &mut T) + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
+    let run = || {
+        let technique = technique(schedule)?;
+        runtime_for(reduction)?
+            .doall_reduce_ordered(name, range, technique, identity, body, combine)
+    };
+    or_exit(name, run()).0
+}
+
 /// The current runtime, with the loop's `reduction = "..."` strategy if it names one (checked by
 /// the macro).
 fn runtime_for(reduction: Option<&str>) -> Result<Runtime, DlsError> {

@@ -5,7 +5,7 @@ fn histogram(v: &[u8]) -> Vec<u64> {
             ::dls::__private::travels(&counts);
             let __dls_op_0 = ::dls::__private::Merge(support::add_counts);
             let __dls_ty_0 = ::dls::__private::type_of(&counts);
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
+            let (__dls_result_0,) = ::dls::__private::run_loop_ordered::<
                 _,
                 (_,),
                 _,

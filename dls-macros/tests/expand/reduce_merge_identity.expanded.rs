@@ -8,7 +8,7 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
                 vec![0.0; bins],
             );
             let __dls_ty_0 = ::dls::__private::type_of(&hist);
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
+            let (__dls_result_0,) = ::dls::__private::run_loop_ordered::<
                 _,
                 (_,),
                 _,

@@ -20,16 +20,29 @@ fn merge_counts(mut a: HashMap<String, u64>, b: HashMap<String, u64>) -> HashMap
     a
 }
 
+fn cat(a: String, b: String) -> String {
+    a + &b
+}
+
 #[dls::parallel]
-fn clauses(n: u64) -> (u64, Vec<u64>) {
+fn clauses(n: u64) -> (u64, Vec<u64>, String) {
     let mut total = 0_u64;
     let mut squares = vec![0_u64; n as usize];
-    #[par_doall(schedule = "fac2", reduction = "tree", reduce(+: total), gather(squares))]
+    // A merge that depends on order: combined in the iterates' order by default.
+    let mut text = String::new();
+    #[par_doall(
+        schedule = "fac2",
+        reduction = "tree",
+        reduce(+: total),
+        gather(squares),
+        reduce(cat: text)
+    )]
     for i in 0..n {
         total += i;
         squares[i as usize] = i * i;
+        text.push_str(&format!("{i},"));
     }
-    (total, squares)
+    (total, squares, text)
 }
 
 #[dls::parallel]
@@ -145,7 +158,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         assert_eq!(forces, serial, "element-wise N={n}");
 
-        let (total, squares) = clauses(n);
+        let (total, squares, text) = clauses(n);
+        let serial: String = (0..n).map(|i| format!("{i},")).collect();
+        assert_eq!(text, serial, "ordered user merge N={n}");
         assert_eq!(total, n * n.saturating_sub(1) / 2, "clauses N={n}");
         assert!(
             squares
