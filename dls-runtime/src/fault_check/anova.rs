@@ -68,9 +68,9 @@ pub fn anova(ranks: &[AnovaStats]) -> Verdict {
     if k < 2 {
         return Verdict::untested(Outcome::TooFewRanks, k);
     }
-    let values: u64 = active.iter().map(|&i| ranks[i].values()).sum();
+    let values = (active.iter()).fold(0u64, |a, &i| a.saturating_add(ranks[i].values()));
     let df1 = (k - 1) as u64;
-    let df2 = values - k as u64;
+    let df2 = values.saturating_sub(k as u64);
     if df2 == 0 {
         return Verdict::untested(Outcome::NoWithinDf, k);
     }
@@ -190,6 +190,21 @@ mod tests {
         let v = anova(&[stats(&[f64::NAN]), ok, stats(&[f64::INFINITY])]);
         assert_eq!(v.outcome, Outcome::Malformed(vec![0, 2]));
         assert_eq!(v.flagged(1e-3), Some(0));
+    }
+
+    #[test]
+    fn corrupt_counts_never_panic() {
+        let huge: AnovaStats = serde_json::from_str(
+            r#"{"values":18446744073709551615,"iterates":18446744073709551615,"mean":1.0,"m2":2.0}"#,
+        )
+        .unwrap();
+        let ok = stats(&[1.0, 2.0, 1.5]);
+        let v = anova(&[huge, huge, ok]);
+        assert_eq!(v.outcome, Outcome::Tested);
+        assert!(v.global.unwrap().p.is_finite());
+        let contradictory: AnovaStats =
+            serde_json::from_str(r#"{"values":5,"iterates":0,"mean":1.0,"m2":0.0}"#).unwrap();
+        assert_eq!(anova(&[ok, contradictory]).flagged(1e-3), Some(1));
     }
 
     #[test]

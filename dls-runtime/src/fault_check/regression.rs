@@ -128,13 +128,13 @@ pub fn regression(ranks: &[RegressionStats]) -> RegressionVerdict {
     if k < 2 {
         return untested(Outcome::TooFewRanks, k);
     }
-    let n: u64 = active.iter().map(|&i| ranks[i].rows()).sum();
+    let n = (active.iter()).fold(0u64, |a, &i| a.saturating_add(ranks[i].rows()));
 
     // Model 2: every rank its own fit.
     let own: Vec<(f64, u64)> = active.iter().map(|&i| fitted(&ranks[i])).collect();
     let sse2: f64 = own.iter().map(|o| o.0).sum();
-    let params2: u64 = own.iter().map(|o| o.1).sum();
-    let df2 = n - params2;
+    let params2 = own.iter().fold(0u64, |a, o| a.saturating_add(o.1));
+    let df2 = n.saturating_sub(params2);
     if df2 == 0 {
         return untested(Outcome::NoWithinDf, k);
     }
@@ -249,6 +249,17 @@ mod tests {
         let t = v.homogeneity.global.unwrap();
         assert_eq!((t.f, t.p), (f64::INFINITY, 0.0));
         assert_eq!(v.homogeneity.flagged(1e-3), Some(2));
+    }
+
+    #[test]
+    fn corrupt_counts_never_panic() {
+        // One row claimed, but a full-rank cross product: more parameters than rows.
+        let liar: RegressionStats = serde_json::from_str(
+            r#"{"n":1,"mean_x":[0.0,0.0],"mean_y":0.0,"sxx":[1.0,0.0,0.0,1.0],"sxy":[0.5,0.5],"syy":3.0}"#,
+        )
+        .unwrap();
+        let v = regression(&[liar.clone(), liar]);
+        assert_eq!(v.homogeneity.outcome, Outcome::NoWithinDf);
     }
 
     #[test]

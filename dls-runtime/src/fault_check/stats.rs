@@ -84,8 +84,9 @@ impl AnovaStats {
         }
         let w = size as f64;
         let y = sum / w;
-        self.values += 1;
-        self.iterates += size;
+        // Saturating: corrupt counts from a faulty rank must not panic the rank that tests.
+        self.values = self.values.saturating_add(1);
+        self.iterates = self.iterates.saturating_add(size);
         let delta = y - self.mean;
         self.mean += delta * (w / self.iterates as f64);
         // delta and (y - new mean) have the same sign: the update never decreases m2.
@@ -112,18 +113,18 @@ impl AnovaStats {
     pub fn merge(a: AnovaStats, b: AnovaStats) -> AnovaStats {
         if a.iterates == 0 {
             return AnovaStats {
-                values: a.values + b.values,
+                values: a.values.saturating_add(b.values),
                 ..b
             };
         }
         if b.iterates == 0 {
             return AnovaStats {
-                values: a.values + b.values,
+                values: a.values.saturating_add(b.values),
                 ..a
             };
         }
         let (wa, wb) = (a.iterates as f64, b.iterates as f64);
-        let iterates = a.iterates + b.iterates;
+        let iterates = a.iterates.saturating_add(b.iterates);
         let w = iterates as f64;
         let delta = b.mean - a.mean;
         // The weighted average of the means: symmetric in a and b, and exact when they are equal.
@@ -134,7 +135,7 @@ impl AnovaStats {
             a.mean + delta * (wb / w)
         };
         AnovaStats {
-            values: a.values + b.values,
+            values: a.values.saturating_add(b.values),
             iterates,
             mean,
             m2: a.m2 + b.m2 + delta * delta * (wa * wb / w),
@@ -282,7 +283,7 @@ impl RegressionStats {
             "a row of {} predictors pushed to statistics of {p}",
             x.len()
         );
-        self.n += 1;
+        self.n = self.n.saturating_add(1);
         let inv = 1.0 / self.n as f64;
         // With d = row − old mean, the centred sums grow by d d' (n−1)/n; the means move by d/n.
         let shrink = (self.n - 1) as f64 * inv;
@@ -337,7 +338,7 @@ impl RegressionStats {
             return a.clone();
         }
         let (na, nb) = (a.n as f64, b.n as f64);
-        let n = a.n + b.n;
+        let n = a.n.saturating_add(b.n);
         let w = n as f64;
         let f = na * nb / w;
         let dx: Vec<f64> = a.mean_x.iter().zip(&b.mean_x).map(|(x, y)| y - x).collect();
