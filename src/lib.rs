@@ -10,7 +10,7 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
+    collection, fault_check, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
 };
 
 #[doc(inline)]

@@ -8,6 +8,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod collection;
+pub mod fault_check;
 pub mod gather;
 pub mod group;
 pub mod pipeline_model;
