@@ -7,7 +7,11 @@
 //! under `master` and `tree` every rank pays a merge for each of its tasks after the first, and
 //! the partial results of the P ranks then take P − 1 (master, at rank 0) or ⌈lg P⌉ (tree)
 //! merges; under `pipeline` a chunk's output travels to a receiving rank, which merges it while
-//! its sender computes the next task. For each ratio T_merge / T_comp the table gives the median
+//! its sender computes the next task. The paper's own binary-tree baseline (its Tables IX–XI) is
+//! different from dls's `tree`: rounds in which every rank computes one task and the P outputs
+//! are merged up a tree while the other ranks idle; it is measured too (⌈N/P⌉ loops of P
+//! iterates, predicted ⌈N/P⌉·(T_comp + (lg P + 1)·T_merge)). For each ratio T_merge / T_comp the
+//! table gives the median
 //! of `runs` wall times (rank 0, from the loop start to the total on every rank) and the
 //! predictions: eq. (6) of the paper with its drain terms for the pipeline (step time
 //! max(T_comp, T_merge), T_Comm ≈ 0 as messages are a few bytes), and the project's own models
@@ -55,8 +59,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         if p > 2 {
             println!("note: {p} ranks on this machine's 2 cores; the costs are sleeps, so the schedule is measured, not the cores");
         }
-        println!("| T_merge / T_comp | master | tree | pipeline | tree / pipeline |");
-        println!("|---|---|---|---|---|");
+        println!(
+            "| T_merge / T_comp | master | tree | pipeline | tree / pipeline | the paper's tree \
+             | paper's tree / pipeline |"
+        );
+        println!("|---|---|---|---|---|---|---|");
     }
     for ratio in [0.25, 0.5, 1.0, 2.0] {
         let t_merge = t_comp * ratio;
@@ -64,6 +71,50 @@ fn main() -> Result<(), Box<dyn Error>> {
         let sleep_comp = Duration::from_secs_f64(t_comp);
         let mut cells = Vec::new();
         let mut measured = Vec::new();
+        // The paper's binary tree (its Tables IX–XI): every rank computes one task, the P
+        // outputs are merged up a tree (the other ranks idle), the round's result is merged into
+        // the total, and the next P tasks start: ⌈N/P⌉ rounds of one loop of P iterates each.
+        let rounds = n.div_ceil(p);
+        let mut times = Vec::new();
+        for _ in 0..runs {
+            let t0 = Instant::now();
+            let tree = rt.with_reduction(Strategy::Tree);
+            let mut total = Output::default();
+            for round in 0..rounds {
+                let tasks = p.min(n - round * p);
+                let (out, _) = tree.doall_reduce(
+                    "bt-round",
+                    0..tasks,
+                    "ss".parse()?,
+                    Output::default,
+                    |_, acc: &mut Output| {
+                        std::thread::sleep(sleep_comp);
+                        if acc.tasks > 0 {
+                            std::thread::sleep(sleep_merge);
+                        }
+                        acc.tasks += 1;
+                    },
+                    |a, b| {
+                        if a.tasks > 0 && b.tasks > 0 {
+                            std::thread::sleep(sleep_merge);
+                        }
+                        Output {
+                            tasks: a.tasks + b.tasks,
+                        }
+                    },
+                )?;
+                if total.tasks > 0 {
+                    std::thread::sleep(sleep_merge);
+                }
+                total.tasks += out.tasks;
+            }
+            assert_eq!(total.tasks, n, "paper's tree: every task counted once");
+            times.push(t0.elapsed().as_secs_f64());
+        }
+        let lg = f64::from(p.next_power_of_two().trailing_zeros());
+        let bt_predicted = rounds as f64 * (t_comp + (lg + 1.0) * t_merge);
+        let bt = median(times);
+        let bt_cell = format!("{bt:.3} / {bt_predicted:.3}");
         for strategy in [Strategy::Master, Strategy::Tree, Strategy::Pipeline] {
             let rt = rt.with_reduction(strategy);
             let mut times = Vec::new();
@@ -123,11 +174,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
         if rt.rank() == 0 {
             println!(
-                "| {ratio} | {} | {} | {} | {:.2} |",
+                "| {ratio} | {} | {} | {} | {:.2} | {bt_cell} | {:.2} |",
                 cells[0],
                 cells[1],
                 cells[2],
-                measured[1] / measured[2]
+                measured[1] / measured[2],
+                bt / measured[2]
             );
         }
     }
