@@ -25,9 +25,12 @@ fn cat(a: String, b: String) -> String {
 }
 
 #[dls::parallel]
-fn clauses(n: u64) -> (u64, Vec<u64>, String) {
+fn clauses(n: u64) -> (u64, Vec<u64>, String, Vec<f64>, Vec<u64>) {
     let mut total = 0_u64;
     let mut squares = vec![0_u64; n as usize];
+    // The built-in element-wise sum (N-body forces) and the order-keeping append.
+    let mut forces = vec![0.0_f64; 5];
+    let mut list = Vec::new();
     // A merge that depends on order: combined in the iterates' order by default.
     let mut text = String::new();
     #[par_doall(
@@ -35,14 +38,19 @@ fn clauses(n: u64) -> (u64, Vec<u64>, String) {
         reduction = "tree",
         reduce(+: total),
         gather(squares),
-        reduce(cat: text)
+        reduce(cat: text),
+        reduce(+: forces),
+        reduce(append: list)
     )]
     for i in 0..n {
         total += i;
         squares[i as usize] = i * i;
         text.push_str(&format!("{i},"));
+        forces[i as usize % 5] += 1.0;
+        forces[(i as usize + 2) % 5] -= 0.25;
+        list.push(i);
     }
-    (total, squares, text)
+    (total, squares, text, forces, list)
 }
 
 #[dls::parallel]
@@ -158,7 +166,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         assert_eq!(forces, serial, "element-wise N={n}");
 
-        let (total, squares, text) = clauses(n);
+        let (total, squares, text, forces, list) = clauses(n);
+        let mut serial_forces = vec![0.0_f64; 5];
+        for i in 0..n as usize {
+            serial_forces[i % 5] += 1.0;
+            serial_forces[(i + 2) % 5] -= 0.25;
+        }
+        assert_eq!(forces, serial_forces, "reduce(+: forces) N={n}");
+        assert!(list.iter().copied().eq(0..n), "reduce(append: list) N={n}");
         let serial: String = (0..n).map(|i| format!("{i},")).collect();
         assert_eq!(text, serial, "ordered user merge N={n}");
         assert_eq!(total, n * n.saturating_sub(1) / 2, "clauses N={n}");
