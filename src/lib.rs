@@ -15,9 +15,9 @@ pub use dls_runtime::{
 
 #[doc(inline)]
 pub use dls_runtime::{
-    current, init, is_root, Backend, Chunk, ChunkRange, ChunkScheduler, ChunkTiming, DlsError,
-    Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Strategy, Technique,
-    TechniqueError, Wire,
+    current, init, inject, is_root, Backend, Chunk, ChunkRange, ChunkScheduler, ChunkTiming,
+    DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Strategy,
+    Technique, TechniqueError, Wire,
 };
 
 /// serde, which values that cross ranks need (`#[derive(dls::serde::Serialize,

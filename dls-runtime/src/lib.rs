@@ -21,8 +21,8 @@ pub mod sim;
 pub use dls_technique as technique;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
-    current, init, is_root, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange, LoopStats,
-    Runtime, Strategy, Wire,
+    current, init, inject, is_root, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange,
+    LoopStats, Runtime, Strategy, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 

@@ -65,12 +65,55 @@ pub struct LoopReport {
     /// combined, as rank 0 saw it (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<ReductionReport>,
+    /// Checked loops only (`Runtime::doall_reduce_checked`): the fault check's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckReport>,
     /// Two-level loops only: the coordinator's world rank (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordinator: Option<usize>,
     /// Two-level loops only: one entry per group, as in Cariño & Banicescu (2007) fig. 4.5 (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupReport>,
+}
+
+/// The fault check of a checked loop (the `check` entry of a [`LoopReport`]): the one-way ANOVA
+/// across workers of the values the iterates yielded (Wegman, c. 2000, §3).
+///
+/// ```
+/// let c = dls_runtime::report::CheckReport { test: "anova".into(), ..Default::default() };
+/// assert!(!c.rejected);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CheckReport {
+    /// The test: `anova`.
+    pub test: String,
+    /// Seed of the permutation the iterates ran in (`None`: their own order, an exchangeable
+    /// space).
+    pub seed: Option<u64>,
+    /// Significance level.
+    pub alpha: f64,
+    /// The F statistic (absent when the test could not be made, see `outcome`).
+    pub f: Option<f64>,
+    /// Its numerator degrees of freedom (workers − 1).
+    pub df1: Option<u64>,
+    /// Its denominator degrees of freedom (values − workers).
+    pub df2: Option<u64>,
+    /// The p-value.
+    pub p: Option<f64>,
+    /// `tested`, or why no test was made (too few workers or values, no variance) or a worker's
+    /// summary was malformed (NaN: that worker is the suspect).
+    pub outcome: String,
+    /// The test rejects at `alpha`: the workers do not agree.
+    pub rejected: bool,
+    /// The worker (rank, or thread) a rejection points at, when its leave-one-out test is
+    /// significant at alpha / workers.
+    pub suspect: Option<usize>,
+    /// The p-value of the most suspect worker's leave-one-out test.
+    pub suspect_p: Option<f64>,
+    /// Each worker's mean value.
+    pub worker_means: Vec<f64>,
+    /// Each worker's number of values.
+    pub worker_values: Vec<u64>,
 }
 
 /// How a loop's partial results were combined (the `reduction` entry of a [`LoopReport`]), as one

@@ -48,10 +48,12 @@
 //! `source.rs`: the chunk-source seam that every loop runs on; `execute.rs`: the one worker loop;
 //! `combine.rs`: the one function that combines partial results; `platform.rs`: the backends.
 
+pub mod checked;
 pub(crate) mod combine;
 mod error;
 mod execute;
 mod history;
+pub mod inject;
 mod loop_handle;
 mod loops;
 #[cfg(feature = "mpi")]
@@ -73,6 +75,7 @@ mod wire;
 use std::sync::{Arc, Mutex, Weak};
 
 pub use error::DlsError;
+pub use inject::inject;
 pub use loop_handle::{ChunkRange, Loop};
 pub use range::{LoopIndex, LoopRange};
 pub use stats::LoopStats;

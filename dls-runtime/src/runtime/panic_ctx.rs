@@ -266,6 +266,24 @@ pub(crate) fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// This process's MPI rank, when it runs under MPI.
+pub(crate) fn mpi_rank() -> Option<usize> {
+    MPI_ACTIVE
+        .load(Ordering::SeqCst)
+        .then(|| MPI_RANK.load(Ordering::SeqCst))
+}
+
+/// The worker (slot) whose chunk this thread executes, if any.
+pub(crate) fn current_worker() -> Option<usize> {
+    CTX.try_with(|c| {
+        c.try_borrow()
+            .ok()
+            .and_then(|c| c.as_ref().map(|ctx| ctx.worker))
+    })
+    .ok()
+    .flatten()
+}
+
 /// The current iterate, formatted, and the loop context (if the thread is in a chunk).
 pub(crate) fn current_iterate() -> Option<(ChunkCtx, String)> {
     let ctx = CTX

@@ -4,6 +4,8 @@
 //! |----------|--------|--------|
 //! | `DLS_SCHEDULE` | a technique with parameters, e.g. `fac2`, `fsc,h=200us,sigma=50us` | overrides the technique of every loop (like `OMP_SCHEDULE`) |
 //! | `DLS_REDUCTION` | `auto`, `allgather`, `master`, `tree`, `pipeline` (any case) | overrides how every loop's partial results travel between ranks (see [`Strategy`]; default `auto`, or the program's `reduction = "..."`) |
+//! | `DLS_CHECK` | `off`, `warn` (any case) | what a checked loop (`Runtime::doall_reduce_checked`) does: `warn` (default) runs its iterates in a seeded random order and tests across workers that their values agree, reporting a rejection; `off` runs it unchecked |
+//! | `DLS_CHECK_ALPHA` | a number above 0 and below 0.5 | the significance level of checked loops (default 1e-4) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
@@ -104,6 +106,10 @@ pub struct Settings {
     pub chunk_map: Option<usize>,
     /// `DLS_REDUCTION`: overrides every loop's reduction strategy.
     pub reduction: Option<Strategy>,
+    /// `DLS_CHECK`: what checked loops do.
+    pub check: Option<super::checked::CheckMode>,
+    /// `DLS_CHECK_ALPHA`: the significance level of checked loops.
+    pub check_alpha: Option<f64>,
 }
 
 impl Settings {
@@ -138,6 +144,33 @@ impl Settings {
                         .into(),
                 }
             })?);
+        }
+        if let Some(v) = lookup("DLS_CHECK").filter(|v| !v.trim().is_empty()) {
+            s.check = Some(match v.trim().to_ascii_lowercase().as_str() {
+                "off" | "0" => super::checked::CheckMode::Off,
+                "warn" | "on" | "1" => super::checked::CheckMode::Warn,
+                _ => {
+                    return Err(DlsError::Setting {
+                        name: "DLS_CHECK",
+                        value: v.clone(),
+                        message: "expected off or warn (what a checked loop does)".into(),
+                    })
+                }
+            });
+        }
+        if let Some(v) = lookup("DLS_CHECK_ALPHA").filter(|v| !v.trim().is_empty()) {
+            s.check_alpha = Some(
+                v.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|a| *a > 0.0 && *a < 0.5)
+                    .ok_or_else(|| DlsError::Setting {
+                        name: "DLS_CHECK_ALPHA",
+                        value: v.clone(),
+                        message: "expected a significance level above 0 and below 0.5, e.g. 1e-4"
+                            .into(),
+                    })?,
+            );
         }
         if let Some(v) = lookup("DLS_REDUCTION").filter(|v| !v.trim().is_empty()) {
             s.reduction = Some(parse_reduction(&v)?);
@@ -320,7 +353,7 @@ mod tests {
     fn empty_values_mean_unset() {
         let s = Settings::from_lookup(|k| match k {
             "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" | "DLS_CHUNK_MAP"
-            | "DLS_REDUCTION" => Some(" ".into()),
+            | "DLS_REDUCTION" | "DLS_CHECK" | "DLS_CHECK_ALPHA" => Some(" ".into()),
             _ => None,
         })
         .unwrap();

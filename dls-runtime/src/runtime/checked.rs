@@ -1,0 +1,235 @@
+//! Loops that check themselves (Wegman, c. 2000, §3: stochastic domain decomposition): the
+//! iterates run in a seeded pseudo-random order, so that each worker's iterates are a random
+//! sample of the loop; every iterate yields a value `y`, each worker (a rank under MPI, a thread
+//! otherwise) summarises its values, and a one-way ANOVA across the workers tests that they are
+//! samples of one population. A rejection means that some worker computes wrongly, and the
+//! leave-one-out tests name it (`crate::fault_check`).
+//!
+//! The check is on by default for a checked loop (`DLS_CHECK=warn`): a rejection is reported in
+//! the loop report (`check`) and, on rank 0, on stderr; `DLS_CHECK=off` runs the loop unchecked
+//! and in its own order. `DLS_CHECK_ALPHA` sets the significance level (default
+//! [`DEFAULT_ALPHA`]).
+
+use serde::{Deserialize, Serialize};
+
+use super::error::DlsError;
+use super::panic_ctx;
+use super::range::{LoopIndex, LoopRange};
+use super::stats::LoopStats;
+use super::wire::Wire;
+use super::{Backend, Runtime};
+use crate::fault_check::{anova, AnovaStats, Outcome, Permutation};
+use crate::report::CheckReport;
+use crate::Technique;
+
+/// The default significance level of a fault check: 1e-4, so that a run that checks a thousand
+/// loops expects 0.1 false alarms, while a faulty worker whose values are off by a few standard
+/// deviations of a mean is still found (the paper asks for a very small level, so that only
+/// egregious deviations are flagged).
+pub const DEFAULT_ALPHA: f64 = 1e-4;
+
+/// What a checked loop does (`DLS_CHECK`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CheckMode {
+    /// No check: the loop runs as an unchecked one, in its own order.
+    Off,
+    /// Test, and report a rejection (the loop report's `check`, and a line on stderr).
+    #[default]
+    Warn,
+}
+
+/// How a loop is checked.
+///
+/// ```
+/// let c = dls_runtime::runtime::checked::Check::default();
+/// assert_eq!(c.alpha, 1e-4);
+/// assert!(!c.exchangeable);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Check {
+    /// Significance level of the test across workers.
+    pub alpha: f64,
+    /// The iteration space is exchangeable (the values do not depend on the index): run the
+    /// iterates in their own order, without the permutation.
+    pub exchangeable: bool,
+    /// Seed of the permutation (recorded in the report).
+    pub seed: u64,
+}
+
+impl Default for Check {
+    fn default() -> Self {
+        Check {
+            alpha: DEFAULT_ALPHA,
+            exchangeable: false,
+            seed: 0x5eed_d15c_0ffe_e000,
+        }
+    }
+}
+
+/// One worker's part of a checked loop: its key (rank or thread), its partial result and the
+/// summary of its iterates' values.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "T: Serialize",
+    deserialize = "T: serde::de::DeserializeOwned"
+))]
+struct Part<T> {
+    worker: usize,
+    value: T,
+    stats: AnovaStats,
+}
+
+impl Runtime {
+    /// A loop with a reduction that checks itself: `body(i, acc)` folds iterate `i` into the
+    /// worker's `acc` and returns the iterate's value `y` (the quantity the workers should agree
+    /// on, in distribution: a sample of a Monte Carlo integral, a quadrature strip's area, a
+    /// residual). The iterates run in the order of a seeded pseudo-random permutation of the
+    /// range (unless `check.exchangeable`), so that each worker's values are a random sample;
+    /// after the loop a one-way ANOVA across workers (ranks under MPI, threads otherwise)
+    /// tests that they agree, and the report's `check` entry gives F, its degrees of freedom,
+    /// p, and the worker a rejection points at. With `DLS_CHECK=warn` (the default) a rejection
+    /// is also printed on stderr by rank 0; with `DLS_CHECK=off` the loop runs unchecked.
+    ///
+    /// ```
+    /// use dls_runtime::runtime::checked::Check;
+    /// let rt = dls_runtime::init().unwrap();
+    /// // A quadrature of x² on [0, 1]: the value of strip i is f(x_i)·h.
+    /// let n = 10_000u32;
+    /// let h = 1.0 / n as f64;
+    /// let (area, stats) = rt.doall_reduce_checked("x2", 0..n, "fac2".parse().unwrap(),
+    ///     &Check::default(), || 0.0,
+    ///     |i, s: &mut f64| { let x = (i as f64 + 0.5) * h; let y = x * x * h; *s += y; y },
+    ///     |a, b| a + b).unwrap();
+    /// assert!((area - 1.0 / 3.0).abs() < 1e-6);
+    /// let check = stats.report.check.unwrap();
+    /// assert!(!check.rejected, "{check:?}");
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn doall_reduce_checked<R, T, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        check: &Check,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> f64 + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let mode = self.settings().check.unwrap_or_default();
+        if mode == CheckMode::Off {
+            return self.doall_reduce(
+                name,
+                range,
+                technique,
+                identity,
+                |i, acc| {
+                    body(i, acc);
+                },
+                combine,
+            );
+        }
+        let alpha = self.settings().check_alpha.unwrap_or(check.alpha);
+        let (first, n) = range.first_and_len()?;
+        let permutation = (!check.exchangeable).then(|| Permutation::new(n, check.seed));
+        let mpi_rank = match self.backend() {
+            Backend::Mpi { rank, .. } => Some(rank),
+            _ => None,
+        };
+        let (parts, mut stats) = self.doall_reduce(
+            name,
+            range,
+            technique,
+            Vec::new,
+            |i, parts: &mut Vec<Part<T>>| {
+                let index = match &permutation {
+                    Some(pi) => {
+                        let position = R::Index::span(first, i) as u64;
+                        R::Index::offset_from(first, pi.apply(position))
+                    }
+                    None => i,
+                };
+                if parts.is_empty() {
+                    let worker = mpi_rank
+                        .or_else(panic_ctx::current_worker)
+                        .unwrap_or_default();
+                    parts.push(Part {
+                        worker,
+                        value: identity(),
+                        stats: AnovaStats::default(),
+                    });
+                }
+                let part = &mut parts[0];
+                let y = body(index, &mut part.value);
+                part.stats.push(y);
+            },
+            |mut a, mut b| {
+                a.append(&mut b);
+                a
+            },
+        )?;
+        // One summary and one partial result per worker (a worker may hold several parts when a
+        // process's threads merged theirs).
+        let workers = parts.iter().map(|p| p.worker + 1).max().unwrap_or(0);
+        let mut per_worker = vec![AnovaStats::default(); workers];
+        let mut total = None;
+        for part in parts {
+            per_worker[part.worker] = AnovaStats::merge(per_worker[part.worker], part.stats);
+            total = Some(match total {
+                None => part.value,
+                Some(t) => combine(t, part.value),
+            });
+        }
+        let verdict = anova(&per_worker);
+        let rejected = verdict.rejects(alpha);
+        let report = CheckReport {
+            test: "anova".into(),
+            seed: permutation.map(|_| check.seed),
+            alpha,
+            f: verdict.global.map(|t| t.f),
+            df1: verdict.global.map(|t| t.df1),
+            df2: verdict.global.map(|t| t.df2),
+            p: verdict.global.map(|t| t.p),
+            outcome: match &verdict.outcome {
+                Outcome::Tested => "tested".into(),
+                other => format!("{other:?}"),
+            },
+            rejected,
+            suspect: verdict.flagged(alpha),
+            suspect_p: verdict.suspect.as_ref().map(|s| s.p()),
+            worker_means: per_worker.iter().map(|s| s.mean()).collect(),
+            worker_values: per_worker.iter().map(|s| s.values()).collect(),
+        };
+        if rejected && self.rank() == 0 {
+            if let Outcome::Malformed(bad) = &verdict.outcome {
+                panic_ctx::say_line(&format!(
+                    "dls: loop `{name}`: the fault check finds values that are not finite (NaN \
+                     or infinity) on worker(s) {bad:?}: suspect: worker {}",
+                    bad.first().copied().unwrap_or_default()
+                ));
+            } else {
+                panic_ctx::say_line(&format!(
+                    "dls: loop `{name}`: the fault check rejects that the {workers} workers agree \
+                 (F = {:.4}, df = ({}, {}), p = {:.3e} < alpha = {alpha:e}){}",
+                    report.f.unwrap_or(f64::NAN),
+                    report.df1.unwrap_or(0),
+                    report.df2.unwrap_or(0),
+                    report.p.unwrap_or(0.0),
+                    match report.suspect {
+                        Some(w) => format!("; suspect: worker {w}"),
+                        None => String::new(),
+                    }
+                ));
+            }
+        }
+        stats.report.check = Some(report);
+        Ok((total.unwrap_or_else(identity), stats))
+    }
+}

@@ -1,0 +1,57 @@
+//! A checked loop (`Runtime::doall_reduce_checked`): the midpoint rule for ∫₀¹ 4/(1+x²) dx = π
+//! over `n` strips (default 4,000, about 20 µs each), each strip's area the checked value, run `loops` times. With `DLS_INJECT`
+//! (e.g. `worker=2,bias=3`) one worker's values go wrong through `dls::inject`. Prints one line
+//! per loop on rank 0: `check: rejected=<bool> suspect=<worker or none> p=<p> area=<area>`.
+//!
+//! ```text
+//! DLS_THREADS=4 DLS_INJECT=worker=2,bias=3 target/debug/checked_loop 20000 3
+//! mpirun -n 4 --oversubscribe -x DLS_INJECT target/debug/checked_loop
+//! ```
+
+use dls::runtime::checked::Check;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let n: u64 = args.next().map_or(Ok(4_000), |a| a.parse())?;
+    let loops: u64 = args.next().map_or(Ok(3), |a| a.parse())?;
+    let rt = dls::init()?;
+    let h = 1.0 / n as f64;
+    for k in 0..loops {
+        let check = Check {
+            seed: 1000 + k,
+            ..Check::default()
+        };
+        let (area, stats) = rt.doall_reduce_checked(
+            "pi",
+            0..n,
+            "fac2".parse()?,
+            &check,
+            || 0.0,
+            |i, s: &mut f64| {
+                // Some work per strip (about 20 µs), so that every worker takes part.
+                let x = (i as f64 + 0.5) * h;
+                let f = (0..2000).fold(0.0, |acc, k| {
+                    acc + std::hint::black_box(4.0 / (1.0 + x * x) + k as f64 * 0.0)
+                }) / 2000.0;
+                let y = dls::inject(f * h);
+                *s += y;
+                y
+            },
+            |a, b| a + b,
+        )?;
+        let c = stats
+            .report
+            .check
+            .expect("a checked loop reports its check");
+        if dls::is_root() {
+            println!(
+                "check: rejected={} suspect={} p={:e} area={area:.12} outcome={}",
+                c.rejected,
+                c.suspect.map_or("none".to_string(), |w| w.to_string()),
+                c.p.unwrap_or(f64::NAN),
+                c.outcome
+            );
+        }
+    }
+    Ok(())
+}
