@@ -114,6 +114,19 @@ pub struct CheckReport {
     pub worker_means: Vec<f64>,
     /// Each worker's number of values.
     pub worker_values: Vec<u64>,
+    /// `DLS_CHECK=repair`: the suspect's iterates ran again on the other workers and the check
+    /// then passed.
+    #[serde(default)]
+    pub repaired: bool,
+    /// The positions re-executed, as `[start, length]` in the permuted order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reexecuted: Vec<[u64; 2]>,
+    /// F after the re-execution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f_after: Option<f64>,
+    /// p after the re-execution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_after: Option<f64>,
 }
 
 /// How a loop's partial results were combined (the `reduction` entry of a [`LoopReport`]), as one

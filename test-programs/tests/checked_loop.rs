@@ -1,11 +1,26 @@
 //! Issue 11 (first part): a checked loop tests across workers that their values agree. Clean runs
 //! do not reject; a worker whose values are biased by `DLS_INJECT` (3 standard deviations of a
-//! value, or half of one) is named; a NaN is reported as a fault on its worker. On threads (4
+//! value, or half of one) is named; a NaN is reported as a fault on its worker; with
+//! `DLS_CHECK=repair` the suspect's iterates run again elsewhere and the result is the clean one. On threads (4
 //! workers) and under mpirun at P = 4 (`test-programs/src/bin/checked_loop.rs`).
 
 mod mpi_common;
 
 use std::process::Command;
+
+/// The `key=` field of each `check:` line.
+fn field(stdout: &str, key: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("check: "))
+        .map(|l| {
+            l.split(' ')
+                .find_map(|f| f.strip_prefix(key))
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
 
 /// The program's lines: (rejected, suspect) per loop.
 fn verdicts(stdout: &str) -> Vec<(bool, String)> {
@@ -24,11 +39,13 @@ fn verdicts(stdout: &str) -> Vec<(bool, String)> {
         .collect()
 }
 
-fn on_threads(inject: Option<&str>) -> Vec<(bool, String)> {
+fn run_threads(env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(mpi_common::program("checked_loop"));
-    cmd.env("DLS_THREADS", "4").env_remove("DLS_INJECT");
-    if let Some(i) = inject {
-        cmd.env("DLS_INJECT", i);
+    cmd.env("DLS_THREADS", "4")
+        .env_remove("DLS_INJECT")
+        .env_remove("DLS_CHECK");
+    for (k, v) in env {
+        cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
     assert!(
@@ -36,7 +53,27 @@ fn on_threads(inject: Option<&str>) -> Vec<(bool, String)> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    verdicts(&String::from_utf8_lossy(&out.stdout))
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn on_threads(inject: Option<&str>) -> Vec<(bool, String)> {
+    match inject {
+        Some(i) => verdicts(&run_threads(&[("DLS_INJECT", i)])),
+        None => verdicts(&run_threads(&[])),
+    }
+}
+
+/// `DLS_CHECK=repair`: the suspect's iterates run again on the other workers and the result is
+/// the clean run's (to the last of the 12 printed digits), for a bias, a NaN and a scale on the
+/// calling thread (worker 0).
+#[test]
+fn a_faulty_thread_is_repaired() {
+    let clean = field(&run_threads(&[]), "area=");
+    for inject in ["worker=2,bias=3", "worker=1,nan", "worker=0,scale=1.5"] {
+        let out = run_threads(&[("DLS_CHECK", "repair"), ("DLS_INJECT", inject)]);
+        assert_eq!(field(&out, "repaired="), vec!["true"; 3], "{inject}: {out}");
+        assert_eq!(field(&out, "area="), clean, "{inject}: {out}");
+    }
 }
 
 #[test]
@@ -74,4 +111,26 @@ fn a_faulty_rank_is_named() {
         "{}",
         faulty.stderr
     );
+    // Repair: rank 3, and rank 0 (the scheduler), give the clean result.
+    for inject in ["worker=3,bias=0.5", "worker=0,scale=1.5"] {
+        let repaired = mpi_common::mpirun_env(
+            4,
+            &["-x", "DLS_INJECT", "-x", "DLS_CHECK"],
+            &[("DLS_INJECT", inject), ("DLS_CHECK", "repair")],
+            "checked_loop",
+            &[],
+            Duration::from_secs(120),
+        );
+        assert!(repaired.success, "{}", repaired.stderr);
+        assert_eq!(
+            field(&repaired.stdout, "repaired="),
+            vec!["true"; 3],
+            "{inject}"
+        );
+        assert_eq!(
+            field(&repaired.stdout, "area="),
+            field(&clean.stdout, "area="),
+            "{inject}"
+        );
+    }
 }

@@ -37,6 +37,10 @@ pub enum CheckMode {
     /// Test, and report a rejection (the loop report's `check`, and a line on stderr).
     #[default]
     Warn,
+    /// Test; on a rejection that names a suspect worker, run the suspect's iterates again on
+    /// the other workers, test again, and return the corrected result, or an error when the
+    /// check still fails (never a result that failed its test).
+    Repair,
 }
 
 /// How a loop is checked.
@@ -78,6 +82,54 @@ struct Part<T> {
     worker: usize,
     value: T,
     stats: AnovaStats,
+    /// The positions (in the permuted order) this part's iterates ran at, as runs `[start, end)`.
+    runs: Vec<(u64, u64)>,
+}
+
+/// Runs `body` (checked: it returns the iterate's value) for one position, into this worker's
+/// part of `parts`, noting the position's run.
+#[allow(clippy::too_many_arguments)]
+fn run_position<I: LoopIndex, T>(
+    parts: &mut Vec<Part<T>>,
+    position: u64,
+    first: I,
+    permutation: Option<&Permutation>,
+    mpi_rank: Option<usize>,
+    identity: &dyn Fn() -> T,
+    body: &dyn Fn(I, &mut T) -> f64,
+) {
+    let index = match permutation {
+        Some(pi) => I::offset_from(first, pi.apply(position)),
+        None => I::offset_from(first, position),
+    };
+    if parts.is_empty() {
+        let worker = mpi_rank
+            .or_else(panic_ctx::current_worker)
+            .unwrap_or_default();
+        parts.push(Part {
+            worker,
+            value: identity(),
+            stats: AnovaStats::default(),
+            runs: Vec::new(),
+        });
+    }
+    let part = &mut parts[0];
+    let y = body(index, &mut part.value);
+    part.stats.push(y);
+    match part.runs.last_mut() {
+        Some((_, end)) if *end == position => *end += 1,
+        _ => part.runs.push((position, position + 1)),
+    }
+}
+
+/// One summary per worker (a worker may hold several parts when its values were exchanged).
+fn summaries<T>(parts: &[Part<T>]) -> Vec<AnovaStats> {
+    let workers = parts.iter().map(|p| p.worker + 1).max().unwrap_or(0);
+    let mut per = vec![AnovaStats::default(); workers];
+    for part in parts {
+        per[part.worker] = AnovaStats::merge(per[part.worker], part.stats);
+    }
+    per
 }
 
 impl Runtime {
@@ -143,50 +195,31 @@ impl Runtime {
             Backend::Mpi { rank, .. } => Some(rank),
             _ => None,
         };
-        let (parts, mut stats) = self.doall_reduce(
+        let concat = |mut a: Vec<Part<T>>, mut b: Vec<Part<T>>| {
+            a.append(&mut b);
+            a
+        };
+        let (mut parts, mut stats) = self.doall_reduce(
             name,
             range,
-            technique,
+            technique.clone(),
             Vec::new,
             |i, parts: &mut Vec<Part<T>>| {
-                let index = match &permutation {
-                    Some(pi) => {
-                        let position = R::Index::span(first, i) as u64;
-                        R::Index::offset_from(first, pi.apply(position))
-                    }
-                    None => i,
-                };
-                if parts.is_empty() {
-                    let worker = mpi_rank
-                        .or_else(panic_ctx::current_worker)
-                        .unwrap_or_default();
-                    parts.push(Part {
-                        worker,
-                        value: identity(),
-                        stats: AnovaStats::default(),
-                    });
-                }
-                let part = &mut parts[0];
-                let y = body(index, &mut part.value);
-                part.stats.push(y);
+                let position = R::Index::span(first, i) as u64;
+                run_position(
+                    parts,
+                    position,
+                    first,
+                    permutation.as_ref(),
+                    mpi_rank,
+                    &identity,
+                    &body,
+                );
             },
-            |mut a, mut b| {
-                a.append(&mut b);
-                a
-            },
+            concat,
         )?;
-        // One summary and one partial result per worker (a worker may hold several parts when a
-        // process's threads merged theirs).
-        let workers = parts.iter().map(|p| p.worker + 1).max().unwrap_or(0);
-        let mut per_worker = vec![AnovaStats::default(); workers];
-        let mut total = None;
-        for part in parts {
-            per_worker[part.worker] = AnovaStats::merge(per_worker[part.worker], part.stats);
-            total = Some(match total {
-                None => part.value,
-                Some(t) => combine(t, part.value),
-            });
-        }
+        let per_worker = summaries(&parts);
+        let workers = per_worker.len();
         let verdict = anova(&per_worker);
         let rejected = verdict.rejects(alpha);
         let report = CheckReport {
@@ -206,6 +239,7 @@ impl Runtime {
             suspect_p: verdict.suspect.as_ref().map(|s| s.p()),
             worker_means: per_worker.iter().map(|s| s.mean()).collect(),
             worker_values: per_worker.iter().map(|s| s.values()).collect(),
+            ..CheckReport::default()
         };
         if rejected && self.rank() == 0 {
             if let Outcome::Malformed(bad) = &verdict.outcome {
@@ -228,6 +262,88 @@ impl Runtime {
                     }
                 ));
             }
+        }
+        let mut report = report;
+        if rejected && mode == CheckMode::Repair {
+            let Some(suspect) = report.suspect else {
+                return Err(DlsError::FaultCheck(format!(
+                    "loop `{name}`: the workers disagree (p = {:e}) but no single worker is to \
+                     blame, so there is nothing to re-execute",
+                    report.p.unwrap_or(0.0)
+                )));
+            };
+            // The suspect's positions, in order, and a loop over them on the other workers.
+            let mut runs: Vec<(u64, u64)> = parts
+                .iter()
+                .filter(|p| p.worker == suspect)
+                .flat_map(|p| p.runs.iter().copied())
+                .collect();
+            runs.sort_unstable();
+            let starts: Vec<u64> = runs
+                .iter()
+                .scan(0, |acc, (a, b)| {
+                    let at = *acc;
+                    *acc += b - a;
+                    Some(at)
+                })
+                .collect();
+            let m: u64 = runs.iter().map(|(a, b)| b - a).sum();
+            let (again, _) = self.doall_reduce_without(
+                &format!("{name} (re-execution)"),
+                0..m,
+                technique,
+                suspect,
+                Vec::new,
+                |j: u64, parts: &mut Vec<Part<T>>| {
+                    let r = starts.partition_point(|&s| s <= j) - 1;
+                    let position = runs[r].0 + (j - starts[r]);
+                    run_position(
+                        parts,
+                        position,
+                        first,
+                        permutation.as_ref(),
+                        mpi_rank,
+                        &identity,
+                        &body,
+                    );
+                },
+                concat,
+            )?;
+            parts.retain(|p| p.worker != suspect);
+            parts.extend(again);
+            let after = anova(
+                &summaries(&parts)
+                    .into_iter()
+                    .filter(|s| s.values() > 0)
+                    .collect::<Vec<_>>(),
+            );
+            report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
+            report.p_after = after.global.map(|t| t.p);
+            report.f_after = after.global.map(|t| t.f);
+            if after.rejects(alpha) {
+                return Err(DlsError::FaultCheck(format!(
+                    "loop `{name}`: the workers disagree (p = {:e}); after re-executing worker \
+                     {suspect}'s {m} iterates elsewhere they still do (p = {:e})",
+                    report.p.unwrap_or(0.0),
+                    after.global.map_or(0.0, |t| t.p)
+                )));
+            }
+            report.repaired = true;
+            if self.rank() == 0 {
+                panic_ctx::say_line(&format!(
+                    "dls: loop `{name}`: worker {suspect}'s {m} iterates ran again on the other \
+                     workers; the check now passes (p = {:e})",
+                    after.global.map_or(1.0, |t| t.p)
+                ));
+            }
+        }
+        // The result: every remaining part's value (the suspect's replaced after a repair).
+        let mut total = None;
+        for part in parts {
+            total = Some(match total {
+                None => part.value,
+                Some(t) => combine(t, part.value),
+            });
         }
         stats.report.check = Some(report);
         Ok((total.unwrap_or_else(identity), stats))

@@ -48,6 +48,9 @@ pub enum DlsError {
     Threads(String),
     /// An unknown reduction strategy was named (see [`Strategy`](crate::Strategy)).
     UnknownStrategy(String),
+    /// A checked loop's workers disagree and re-executing the suspect's iterates did not clear
+    /// the check: the result may be wrong, so none is returned.
+    FaultCheck(String),
 }
 
 impl fmt::Display for DlsError {
@@ -78,6 +81,7 @@ impl fmt::Display for DlsError {
             DlsError::Mpi(m) => write!(f, "MPI: {m}"),
             DlsError::Wire(m) => write!(f, "reduction value: {m}"),
             DlsError::Threads(m) => write!(f, "threads: {m}"),
+            DlsError::FaultCheck(m) => write!(f, "fault check: {m}"),
             DlsError::UnknownStrategy(s) => write!(
                 f,
                 "unknown reduction strategy `{s}`; valid strategies: {}",

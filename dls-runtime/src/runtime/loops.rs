@@ -213,6 +213,7 @@ impl Runtime {
             |i, _| body(i),
             |_, _| (),
             Reach::ThisProcess,
+            None,
         )
         .map(|(_, stats)| stats)
     }
@@ -253,6 +254,40 @@ impl Runtime {
             body,
             combine,
             Reach::AllProcesses,
+            None,
+        )
+    }
+
+    /// [`doall_reduce`](Runtime::doall_reduce) in which worker `skip` (an MPI rank, or a thread
+    /// of the threads backend) takes no chunk: the others run every iterate (the re-execution of
+    /// a faulty worker's iterates, `checked.rs`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn doall_reduce_without<R, T, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        skip: usize,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        self.reduce_impl(
+            name,
+            range,
+            technique,
+            identity,
+            body,
+            combine,
+            Reach::AllProcesses,
+            Some(skip),
         )
     }
 
@@ -266,6 +301,7 @@ impl Runtime {
         body: B,
         combine: C,
         reach: Reach,
+        skip: Option<usize>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -280,8 +316,8 @@ impl Runtime {
             Placement::AllWorkers => self.shared.platform.panics(),
         };
         let strategy = self.effective_strategy();
-        if let (Placement::AllWorkers, Reach::AllProcesses, Strategy::Pipeline) =
-            (placement, reach, strategy)
+        if let (Placement::AllWorkers, Reach::AllProcesses, Strategy::Pipeline, None) =
+            (placement, reach, strategy, skip)
         {
             let source = lp.core().source();
             if let Some(x) = source.exchange().filter(|x| x.size() > 1) {
@@ -295,7 +331,18 @@ impl Runtime {
         let slots: Vec<Mutex<Option<Result<T, Failure>>>> = (0..lp.core().source().local_slots())
             .map(|_| Mutex::new(None))
             .collect();
+        let mpi_rank = match self.backend() {
+            super::Backend::Mpi { rank, .. } => Some(rank),
+            _ => None,
+        };
         let worker = |slot: usize| {
+            if placement == Placement::AllWorkers
+                && skip.is_some()
+                && skip == Some(mpi_rank.unwrap_or(slot))
+            {
+                // This worker takes no chunk; the others run the loop.
+                return;
+            }
             let mut acc = identity();
             let done = drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc);
             *lock(&slots[slot]) = Some(done);

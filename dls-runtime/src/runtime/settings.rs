@@ -4,7 +4,7 @@
 //! |----------|--------|--------|
 //! | `DLS_SCHEDULE` | a technique with parameters, e.g. `fac2`, `fsc,h=200us,sigma=50us` | overrides the technique of every loop (like `OMP_SCHEDULE`) |
 //! | `DLS_REDUCTION` | `auto`, `allgather`, `master`, `tree`, `pipeline` (any case) | overrides how every loop's partial results travel between ranks (see [`Strategy`]; default `auto`, or the program's `reduction = "..."`) |
-//! | `DLS_CHECK` | `off`, `warn` (any case) | what a checked loop (`Runtime::doall_reduce_checked`) does: `warn` (default) runs its iterates in a seeded random order and tests across workers that their values agree, reporting a rejection; `off` runs it unchecked |
+//! | `DLS_CHECK` | `off`, `warn`, `repair` (any case) | what a checked loop (`Runtime::doall_reduce_checked`) does: `warn` (default) runs its iterates in a seeded random order and tests across workers that their values agree, reporting a rejection; `repair` also runs a suspect worker's iterates again on the others and returns the corrected result, or an error if the check still fails; `off` runs it unchecked |
 //! | `DLS_CHECK_ALPHA` | a number above 0 and below 0.5 | the significance level of checked loops (default 1e-4) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
@@ -149,11 +149,12 @@ impl Settings {
             s.check = Some(match v.trim().to_ascii_lowercase().as_str() {
                 "off" | "0" => super::checked::CheckMode::Off,
                 "warn" | "on" | "1" => super::checked::CheckMode::Warn,
+                "repair" => super::checked::CheckMode::Repair,
                 _ => {
                     return Err(DlsError::Setting {
                         name: "DLS_CHECK",
                         value: v.clone(),
-                        message: "expected off or warn (what a checked loop does)".into(),
+                        message: "expected off, warn or repair (what a checked loop does)".into(),
                     })
                 }
             });

@@ -1,7 +1,8 @@
 //! A checked loop (`Runtime::doall_reduce_checked`): the midpoint rule for ∫₀¹ 4/(1+x²) dx = π
 //! over `n` strips (default 4,000, about 20 µs each), each strip's area the checked value, run `loops` times. With `DLS_INJECT`
 //! (e.g. `worker=2,bias=3`) one worker's values go wrong through `dls::inject`. Prints one line
-//! per loop on rank 0: `check: rejected=<bool> suspect=<worker or none> p=<p> area=<area>`.
+//! per loop on rank 0: `check: rejected=<bool> suspect=<worker or none> p=<p> area=<area> …`.
+//! With `DLS_CHECK=repair` the suspect's iterates run again elsewhere (`repaired=true`).
 //!
 //! ```text
 //! DLS_THREADS=4 DLS_INJECT=worker=2,bias=3 target/debug/checked_loop 20000 3
@@ -45,11 +46,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .expect("a checked loop reports its check");
         if dls::is_root() {
             println!(
-                "check: rejected={} suspect={} p={:e} area={area:.12} outcome={}",
+                "check: rejected={} suspect={} p={:e} area={area:.12} outcome={} repaired={} \
+                 reexecuted={}",
                 c.rejected,
                 c.suspect.map_or("none".to_string(), |w| w.to_string()),
                 c.p.unwrap_or(f64::NAN),
-                c.outcome
+                c.outcome,
+                c.repaired,
+                c.reexecuted.iter().map(|r| r[1]).sum::<u64>()
             );
         }
     }
