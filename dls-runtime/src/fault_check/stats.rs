@@ -61,8 +61,14 @@ impl AnovaStats {
     /// s.push(4.0);
     /// assert_eq!((s.values(), s.iterates(), s.mean(), s.centred_ss()), (2, 2, 3.0, 2.0));
     /// ```
+    #[inline]
     pub fn push(&mut self, y: f64) {
-        self.push_chunk(1, y);
+        // Welford's update with weight 1 (one division; a checked loop calls this per iterate).
+        self.values = self.values.saturating_add(1);
+        self.iterates = self.iterates.saturating_add(1);
+        let delta = y - self.mean;
+        self.mean += delta / self.iterates as f64;
+        self.m2 += delta * (y - self.mean);
     }
 
     /// Adds one chunk of `size` iterates whose values sum to `sum` (its contribution to a `+`
