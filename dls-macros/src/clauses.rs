@@ -49,6 +49,15 @@ pub(crate) struct Reduction {
     pub unordered: bool,
 }
 
+/// `check(anova: y)` or `check(anova, exchangeable: y)`: a one-way ANOVA across workers of the
+/// values of the body's local `y` at the end of each iterate (Wegman, c. 2000).
+pub(crate) struct CheckClause {
+    /// The body's variable whose value each iterate yields.
+    pub var: Ident,
+    /// The iterates may run in their own order (their values do not depend on the index).
+    pub exchangeable: bool,
+}
+
 /// Everything written inside `#[par_doall(...)]`.
 #[derive(Default)]
 pub(crate) struct Clauses {
@@ -58,6 +67,8 @@ pub(crate) struct Clauses {
     pub name: Option<LitStr>,
     /// `reduction = "..."`: how the partial results travel between ranks; `None` means `"auto"`.
     pub reduction: Option<LitStr>,
+    /// `check(anova: y)`: the loop checks itself on the values of the body's `y`.
+    pub check: Option<CheckClause>,
     /// Reduction variables, in the order written.
     pub reductions: Vec<Reduction>,
     /// Gathered variables, in the order written.
@@ -71,7 +82,8 @@ pub(crate) struct Clauses {
 
 const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), \
                              reduce(<merge>, identity = <expr>, unordered: <vars>), gather(<vars>), \
-                             shared(<vars>), reduction = \"<strategy>\", name = \"<text>\", \
+                             shared(<vars>), reduction = \"<strategy>\", check(anova: <var>), \
+                             name = \"<text>\", \
                              group(min = <ranks>, max = <ranks>)";
 
 /// The forms of `reduce`, for its error messages.
@@ -194,6 +206,46 @@ impl Parse for Clauses {
                         note_name(&mut named, &var, "gather")?;
                         clauses.gathers.push(var);
                     }
+                }
+                "check" => {
+                    let content;
+                    syn::parenthesized!(content in input);
+                    if clauses.check.is_some() {
+                        return Err(syn::Error::new_spanned(&key, "`check` is given twice"));
+                    }
+                    let test: Ident = content.call(syn::ext::IdentExt::parse_any)?;
+                    if test != "anova" {
+                        return Err(syn::Error::new_spanned(
+                            &test,
+                            format!(
+                                "unknown check `{test}`; valid checks: check(anova: <var>), \
+                                 check(anova, exchangeable: <var>)"
+                            ),
+                        ));
+                    }
+                    let mut exchangeable = false;
+                    if content.peek(Token![,]) {
+                        content.parse::<Token![,]>()?;
+                        let option: Ident = content.call(syn::ext::IdentExt::parse_any)?;
+                        if option != "exchangeable" {
+                            return Err(syn::Error::new_spanned(
+                                &option,
+                                "unknown check option; the only one is `exchangeable` (the \
+                                 iterates' values do not depend on the index, so they may run \
+                                 in their own order)",
+                            ));
+                        }
+                        exchangeable = true;
+                    }
+                    content.parse::<Token![:]>().map_err(|e| {
+                        syn::Error::new(
+                            e.span(),
+                            "expected `:` and the body's variable whose value each iterate \
+                             yields, as in check(anova: y)",
+                        )
+                    })?;
+                    let var: Ident = content.parse()?;
+                    clauses.check = Some(CheckClause { var, exchangeable });
                 }
                 "shared" => {
                     let content;

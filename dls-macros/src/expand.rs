@@ -24,6 +24,21 @@ pub(crate) fn expand(
     kind: LoopKind,
 ) -> syn::Result<TokenStream> {
     let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
+    let private_path = quote!(::dls::__private);
+    if let Some(check) = &clauses.check {
+        // The iterate's value of the checked variable, at the end of the body (an iterate that
+        // ends early with `continue` yields none).
+        let var = &check.var;
+        if let Some(syn::Stmt::Expr(_, semi @ None)) = for_loop.body.stmts.last_mut() {
+            *semi = Some(Default::default());
+        }
+        for_loop
+            .body
+            .stmts
+            .push(syn::parse_quote_spanned!(var.span()=>
+                __dls_y = ::core::option::Option::Some(#private_path::checked_value(#var));
+            ));
+    }
     let span = for_loop.for_token.span;
     let private = quote_spanned!(span=> ::dls::__private);
 
@@ -233,9 +248,29 @@ pub(crate) fn expand(
         extra_param,
         takes_reduction,
     } = call_shape(kind, &private);
+    let checked = match (&clauses.check, kind) {
+        (None, _) => None,
+        (Some(check), LoopKind::OneLevel) => {
+            if let Some(path) = clauses.ordered_merge() {
+                return Err(syn::Error::new_spanned(
+                    path,
+                    "a checked loop combines its workers' results in any order: if this merge \
+                     does not depend on order, say so with `, unordered` before the `:`",
+                ));
+            }
+            Some(check.exchangeable)
+        }
+        (Some(check), _) => {
+            return Err(syn::Error::new_spanned(
+                &check.var,
+                "check(...) goes on a one-level loop (not on the loops of a two-level loop)",
+            ))
+        }
+    };
     // A merge function without `unordered` may depend on order: the loop then combines its
     // partial results in the iterates' order (one-level loops).
     let function = match (clauses.ordered_merge(), kind) {
+        _ if checked.is_some() => quote!(#private::run_loop_checked),
         (None, _) => function,
         (Some(_), LoopKind::OneLevel) => quote!(#private::run_loop_ordered),
         (Some(path), _) => {
@@ -260,6 +295,14 @@ pub(crate) fn expand(
         }
         (None, false) => quote!(),
     };
+    let (check_arg, y_init, y_return) = match checked {
+        Some(exchangeable) => (
+            quote!(#exchangeable,),
+            quote!(let mut __dls_y: ::core::option::Option<f64> = ::core::option::Option::None;),
+            quote!(__dls_y),
+        ),
+        None => (quote!(), quote!(), quote!()),
+    };
     Ok(quote_spanned! {span=> {
         #(#attrs)*
         let () = {
@@ -269,6 +312,7 @@ pub(crate) fn expand(
                 #name,
                 #schedule,
                 #reduction
+                #check_arg
                 #group_args
                 #range,
                 #identity,
@@ -276,8 +320,10 @@ pub(crate) fn expand(
                     #bind
                     #(#take)*
                     #(#slots)*
+                    #y_init
                     let () = #body;
                     #(#put_back)*
+                    #y_return
                 },
                 |__dls_a, __dls_b| (#(#combine,)*),
             );

@@ -205,6 +205,64 @@ where
     or_exit(name, run()).0
 }
 
+/// [`run_loop`] for a loop with a `check(anova: y)` clause: [`Runtime::doall_reduce_checked`];
+/// the body returns the iterate's value of `y` (`None` when the iterate ended early). The
+/// iterates run in a seeded random order unless `exchangeable`.
+///
+/// ```
+/// let (s,): (f64,) = dls_runtime::__private::run_loop_checked("sum", "fac2", None, false,
+///     0..1000u32, || (0.0,),
+///     |i, acc| { let y = (i % 7) as f64; acc.0 += y; Some(y) },
+///     |a, b| (a.0 + b.0,));
+/// assert_eq!(s, (0..1000u32).map(|i| (i % 7) as f64).sum::<f64>());
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn run_loop_checked<R, T, Id, B, C>(
+    name: &str,
+    schedule: &str,
+    reduction: Option<&str>,
+    exchangeable: bool,
+    range: R,
+    identity: Id,
+    body: B,
+    combine: C,
+) -> T
+where
+    R: LoopRange,
+    T: Send + Wire,
+    Id: Fn() -> T + Sync,
+    B: Fn(R::Index, &mut T) -> Option<f64> + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
+    let run = || {
+        let technique = technique(schedule)?;
+        let check = crate::runtime::checked::Check {
+            exchangeable,
+            seed: seed_of(name),
+            ..crate::runtime::checked::Check::default()
+        };
+        runtime_for(reduction)?
+            .doall_reduce_checked_some(name, range, technique, &check, identity, body, combine)
+    };
+    or_exit(name, run()).0
+}
+
+/// A checked loop's permutation seed, from its name (the same on every rank and every run).
+fn seed_of(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The value a `check(anova: y)` clause tests, as `f64`.
+///
+/// ```
+/// assert_eq!(dls_runtime::__private::checked_value(3_u32), 3.0);
+/// ```
+pub fn checked_value<V: Into<f64>>(value: V) -> f64 {
+    value.into()
+}
+
 /// The current runtime, with the loop's `reduction = "..."` strategy if it names one (checked by
 /// the macro).
 fn runtime_for(reduction: Option<&str>) -> Result<Runtime, DlsError> {

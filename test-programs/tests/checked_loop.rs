@@ -134,3 +134,47 @@ fn a_faulty_rank_is_named() {
         );
     }
 }
+
+/// The `check(anova: y)` clause of `#[par_doall]`: the same detection and repair, on threads and
+/// (with the mpi feature) under mpirun at P = 4.
+#[test]
+fn the_check_clause_detects_and_repairs() {
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(mpi_common::program("checked_loop"));
+        cmd.arg("clause")
+            .env("DLS_THREADS", "4")
+            .env_remove("DLS_INJECT")
+            .env_remove("DLS_CHECK");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (clean, quiet) = run(&[]);
+    assert!(!quiet.contains("rejects"), "{quiet}");
+    let (_, warned) = run(&[("DLS_INJECT", "worker=2,bias=3")]);
+    assert_eq!(warned.matches("suspect: worker 2").count(), 3, "{warned}");
+    let (repaired, said) = run(&[("DLS_INJECT", "worker=2,bias=3"), ("DLS_CHECK", "repair")]);
+    assert_eq!(repaired, clean, "{said}");
+    assert_eq!(said.matches("the check now passes").count(), 3, "{said}");
+    #[cfg(feature = "mpi")]
+    {
+        use std::time::Duration;
+        let job = mpi_common::mpirun_env(
+            4,
+            &["-x", "DLS_INJECT", "-x", "DLS_CHECK"],
+            &[("DLS_INJECT", "worker=1,bias=1"), ("DLS_CHECK", "repair")],
+            "checked_loop",
+            &["clause"],
+            Duration::from_secs(120),
+        );
+        assert!(job.success, "{}", job.stderr);
+        assert_eq!(job.stdout, clean, "{}", job.stderr);
+        assert_eq!(job.stderr.matches("the check now passes").count(), 3);
+    }
+}

@@ -96,7 +96,7 @@ fn run_position<I: LoopIndex, T>(
     permutation: Option<&Permutation>,
     mpi_rank: Option<usize>,
     identity: &dyn Fn() -> T,
-    body: &dyn Fn(I, &mut T) -> f64,
+    body: &dyn Fn(I, &mut T) -> Option<f64>,
 ) {
     let index = match permutation {
         Some(pi) => I::offset_from(first, pi.apply(position)),
@@ -114,8 +114,9 @@ fn run_position<I: LoopIndex, T>(
         });
     }
     let part = &mut parts[0];
-    let y = body(index, &mut part.value);
-    part.stats.push(y);
+    if let Some(y) = body(index, &mut part.value) {
+        part.stats.push(y);
+    }
     match part.runs.last_mut() {
         Some((_, end)) if *end == position => *end += 1,
         _ => part.runs.push((position, position + 1)),
@@ -173,6 +174,37 @@ impl Runtime {
         T: Send + Wire,
         Id: Fn() -> T + Sync,
         B: Fn(R::Index, &mut T) -> f64 + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        self.doall_reduce_checked_some(
+            name,
+            range,
+            technique,
+            check,
+            identity,
+            |i, acc: &mut T| Some(body(i, acc)),
+            combine,
+        )
+    }
+
+    /// [`doall_reduce_checked`](Runtime::doall_reduce_checked) whose iterates may yield no value
+    /// (`None`: an iterate that ended early, `continue` in a `#[par_doall]` body).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn doall_reduce_checked_some<R, T, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        check: &Check,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Option<f64> + Sync,
         C: Fn(T, T) -> T + Sync,
     {
         let mode = self.settings().check.unwrap_or_default();

@@ -11,7 +11,34 @@
 
 use dls::runtime::checked::Check;
 
+/// The same loop with the `check(anova: y)` clause of `#[par_doall]`.
+#[dls::parallel]
+fn area_clause(n: u64) -> f64 {
+    let h = 1.0 / n as f64;
+    let mut area = 0.0;
+    #[par_doall(schedule = "fac2", reduce(+: area), check(anova: y))]
+    for i in 0..n {
+        let x = (i as f64 + 0.5) * h;
+        let f = (0..2000).fold(0.0, |acc, k| {
+            acc + std::hint::black_box(4.0 / (1.0 + x * x) + k as f64 * 0.0)
+        }) / 2000.0;
+        let y = dls::inject(f * h);
+        area += y;
+    }
+    area
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("clause") {
+        let rt = dls::init()?;
+        for _ in 0..3 {
+            let area = area_clause(4000);
+            if rt.rank() == 0 {
+                println!("clause: area={area:.12}");
+            }
+        }
+        return Ok(());
+    }
     let mut args = std::env::args().skip(1);
     let n: u64 = args.next().map_or(Ok(4_000), |a| a.parse())?;
     let loops: u64 = args.next().map_or(Ok(3), |a| a.parse())?;

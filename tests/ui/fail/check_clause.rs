@@ -1,0 +1,42 @@
+// The check clause: an unknown test, an unknown option, and a merge that depends on order.
+fn cat(a: String, b: String) -> String {
+    a + &b
+}
+
+#[dls::parallel]
+fn unknown_test(n: u64) -> f64 {
+    let mut s = 0.0;
+    #[par_doall(reduce(+: s), check(kruskal: y))]
+    for i in 0..n {
+        let y = i as f64;
+        s += y;
+    }
+    s
+}
+
+#[dls::parallel]
+fn unknown_option(n: u64) -> f64 {
+    let mut s = 0.0;
+    #[par_doall(reduce(+: s), check(anova, fast: y))]
+    for i in 0..n {
+        let y = i as f64;
+        s += y;
+    }
+    s
+}
+
+#[dls::parallel]
+fn ordered(n: u64) -> String {
+    let mut t = String::new();
+    #[par_doall(reduce(cat: t), check(anova: y))]
+    for i in 0..n {
+        let y = i as f64;
+        t.push('x');
+        let _ = y;
+    }
+    t
+}
+
+fn main() {
+    println!("{} {} {}", unknown_test(3), unknown_option(3), ordered(3));
+}
