@@ -130,10 +130,28 @@ pub fn inject(y: f64) -> f64 {
     }
 }
 
-/// [`inject`] with a given injection (for tests).
-pub(crate) fn inject_with(injection: &Injection, y: f64) -> f64 {
-    let worker = panic_ctx::mpi_rank().or_else(panic_ctx::current_worker);
-    if worker != Some(injection.worker) {
+/// The worker this thread works for, as a checked loop groups values: the MPI rank, or the
+/// thread's worker slot on the threads backend; `None` outside a loop's chunk on threads.
+///
+/// ```
+/// // Outside a loop on the threads backend: no worker.
+/// let _ = dls_runtime::runtime::inject::current_worker();
+/// ```
+pub fn current_worker() -> Option<usize> {
+    panic_ctx::mpi_rank().or_else(panic_ctx::current_worker)
+}
+
+/// [`inject`] with a given injection instead of `DLS_INJECT` (for studies of the check, such as
+/// `benches/src/bin/check_rates.rs`).
+///
+/// ```
+/// use dls_runtime::runtime::inject::{inject_with, Fault, Injection};
+/// // Outside a loop this thread works for no worker: nothing is injected.
+/// let i = Injection { worker: 0, fault: Fault::Scale(2.0), prob: 1.0 };
+/// assert_eq!(inject_with(&i, 1.5), 1.5);
+/// ```
+pub fn inject_with(injection: &Injection, y: f64) -> f64 {
+    if current_worker() != Some(injection.worker) {
         return y;
     }
     let (n, mean, m2, calls) = SEEN.with(Cell::get);
