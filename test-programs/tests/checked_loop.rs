@@ -178,3 +178,34 @@ fn the_check_clause_detects_and_repairs() {
         assert_eq!(job.stderr.matches("the check now passes").count(), 3);
     }
 }
+
+/// The example `examples/fault_check.rs` on 4 threads: clean, warned (exit 1, worker 1 named),
+/// repaired (the serial result); on 2 threads a repair cannot name a worker and stops with an
+/// error instead of returning a result that failed its check.
+#[test]
+fn the_example_detects_repairs_and_refuses() {
+    let run = |threads: &str, env: &[(&str, &str)]| {
+        let mut cmd = Command::new(mpi_common::program("fault_check"));
+        cmd.env("DLS_THREADS", threads)
+            .env_remove("DLS_INJECT")
+            .env_remove("DLS_CHECK");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(run("4", &[]).0, Some(0));
+    let (code, said) = run("4", &[("DLS_INJECT", "worker=1,bias=0.5")]);
+    assert_eq!(code, Some(1));
+    assert!(said.contains("suspect: worker 1"), "{said}");
+    let repair = [("DLS_INJECT", "worker=1,bias=0.5"), ("DLS_CHECK", "repair")];
+    let (code, said) = run("4", &repair);
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = run("2", &repair);
+    assert_eq!(code, Some(1));
+    assert!(said.contains("cannot be trusted"), "{said}");
+}

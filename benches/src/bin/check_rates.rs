@@ -42,7 +42,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let faulty = workers - 1;
     let per_value = bias_mean_sd / ((n / workers as u64) as f64).sqrt();
     if rt.rank() == 0 && workers > 2 {
-        println!("note: {workers} workers on this machine's 2 cores (the rates do not depend on it)");
+        println!(
+            "note: {workers} workers on this machine's 2 cores (the rates do not depend on it)"
+        );
     }
     for (label, bias) in [("clean", 0.0), ("faulty", per_value)] {
         // [rejected, named] at alpha 0.01, then at 1e-4.

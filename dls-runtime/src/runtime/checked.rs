@@ -267,7 +267,12 @@ impl Runtime {
                 other => format!("{other:?}"),
             },
             rejected,
-            suspect: verdict.flagged(alpha),
+            // With two workers a disagreement cannot say which one is wrong (each differs from
+            // the other alike), unless one's values are not finite.
+            suspect: verdict.flagged(alpha).filter(|_| {
+                matches!(verdict.outcome, Outcome::Malformed(_))
+                    || per_worker.iter().filter(|s| s.values() > 0).count() >= 3
+            }),
             suspect_p: verdict.suspect.as_ref().map(|s| s.p()),
             worker_means: per_worker.iter().map(|s| s.mean()).collect(),
             worker_values: per_worker.iter().map(|s| s.values()).collect(),
@@ -299,8 +304,9 @@ impl Runtime {
         if rejected && mode == CheckMode::Repair {
             let Some(suspect) = report.suspect else {
                 return Err(DlsError::FaultCheck(format!(
-                    "loop `{name}`: the workers disagree (p = {:e}) but no single worker is to \
-                     blame, so there is nothing to re-execute",
+                    "loop `{name}`: the workers disagree (p = {:e}) but no single worker can be \
+                     blamed (that needs at least 3 workers, or one with values that are not \
+                     finite), so there is nothing to re-execute and the result cannot be trusted",
                     report.p.unwrap_or(0.0)
                 )));
             };
@@ -352,6 +358,15 @@ impl Runtime {
             report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
             report.p_after = after.global.map(|t| t.p);
             report.f_after = after.global.map(|t| t.f);
+            if after.global.is_none() {
+                return Err(DlsError::FaultCheck(format!(
+                    "loop `{name}`: the workers disagree (p = {:e}); worker {suspect}'s {m} \
+                     iterates ran again elsewhere, but the workers left cannot be tested ({:?}), \
+                     so the result cannot be trusted",
+                    report.p.unwrap_or(0.0),
+                    after.outcome
+                )));
+            }
             if after.rejects(alpha) {
                 return Err(DlsError::FaultCheck(format!(
                     "loop `{name}`: the workers disagree (p = {:e}); after re-executing worker \

@@ -43,6 +43,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "mpi_big_values" => env!("CARGO_BIN_EXE_mpi_big_values"),
         "mpi_strategies" => env!("CARGO_BIN_EXE_mpi_strategies"),
         "checked_loop" => env!("CARGO_BIN_EXE_checked_loop"),
+        "fault_check" => env!("CARGO_BIN_EXE_fault_check"),
         "mpi_disagree" => env!("CARGO_BIN_EXE_mpi_disagree"),
         "mpi_merges" => env!("CARGO_BIN_EXE_mpi_merges"),
         "mpi_user_hook" => env!("CARGO_BIN_EXE_mpi_user_hook"),
