@@ -49,6 +49,9 @@ mod book_clauses {}
 #[doc = include_str!("../book/src/big_results.md")]
 mod book_big_results {}
 #[cfg(doctest)]
+#[doc = include_str!("../book/src/fault_checks.md")]
+mod book_fault_checks {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}
 #[cfg(doctest)]
