@@ -76,6 +76,34 @@ fn a_faulty_thread_is_repaired() {
     }
 }
 
+/// The loop report (`DLS_REPORT` as JSON Lines) carries each checked loop's check, with the
+/// permutation's seed; after a repair the re-execution loop's report says so.
+#[test]
+fn the_report_file_has_the_check() {
+    let path = std::env::temp_dir().join(format!("dls-check-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let file = path.to_string_lossy().into_owned();
+    run_threads(&[
+        ("DLS_REPORT", &file),
+        ("DLS_CHECK", "repair"),
+        ("DLS_INJECT", "worker=3,bias=3"),
+    ]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let lines: Vec<&str> = text.lines().collect();
+    // Three loops, each followed by its re-execution.
+    assert_eq!(lines.len(), 6, "{text}");
+    for pair in lines.chunks(2) {
+        assert!(
+            pair[0].contains("\"check\":") && pair[0].contains("\"seed\":"),
+            "{}",
+            pair[0]
+        );
+        assert!(pair[0].contains("\"rejected\":true"), "{}", pair[0]);
+        assert!(pair[1].contains("(re-execution)") && pair[1].contains("\"repaired\":true"));
+    }
+}
+
 #[test]
 fn a_faulty_thread_is_named() {
     assert_eq!(on_threads(None), vec![(false, "none".into()); 3]);

@@ -13,12 +13,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::DlsError;
+use super::loops::Extra;
 use super::panic_ctx;
 use super::range::{LoopIndex, LoopRange};
 use super::stats::LoopStats;
 use super::wire::Wire;
 use super::{Backend, Runtime};
-use crate::fault_check::{anova, AnovaStats, Outcome, Permutation};
+use crate::fault_check::{anova, AnovaStats, Outcome, Permutation, Verdict};
 use crate::report::CheckReport;
 use crate::Technique;
 
@@ -121,6 +122,37 @@ fn run_position<I: LoopIndex, T>(
         Some((_, end)) if *end == position => *end += 1,
         _ => part.runs.push((position, position + 1)),
     }
+}
+
+/// The test of the workers' summaries at `alpha`, and its report (`seed`: the permutation's).
+fn judge(per_worker: &[AnovaStats], alpha: f64, seed: Option<u64>) -> (Verdict, CheckReport) {
+    let verdict = anova(per_worker);
+    let rejected = verdict.rejects(alpha);
+    let report = CheckReport {
+        test: "anova".into(),
+        seed,
+        alpha,
+        f: verdict.global.map(|t| t.f),
+        df1: verdict.global.map(|t| t.df1),
+        df2: verdict.global.map(|t| t.df2),
+        p: verdict.global.map(|t| t.p),
+        outcome: match &verdict.outcome {
+            Outcome::Tested => "tested".into(),
+            other => format!("{other:?}"),
+        },
+        rejected,
+        // With two workers a disagreement cannot say which one is wrong (each differs from the
+        // other alike), unless one's values are not finite.
+        suspect: verdict.flagged(alpha).filter(|_| {
+            matches!(verdict.outcome, Outcome::Malformed(_))
+                || per_worker.iter().filter(|s| s.values() > 0).count() >= 3
+        }),
+        suspect_p: verdict.suspect.as_ref().map(|s| s.p()),
+        worker_means: per_worker.iter().map(|s| s.mean()).collect(),
+        worker_values: per_worker.iter().map(|s| s.values()).collect(),
+        ..CheckReport::default()
+    };
+    (verdict, report)
 }
 
 /// One summary per worker (a worker may hold several parts when its values were exchanged).
@@ -231,10 +263,16 @@ impl Runtime {
             a.append(&mut b);
             a
         };
-        let (mut parts, mut stats) = self.doall_reduce(
+        let seed = permutation.as_ref().map(|_| check.seed);
+        let look = |parts: &Vec<Part<T>>| Some(judge(&summaries(parts), alpha, seed).1);
+        let (mut parts, mut stats) = self.doall_reduce_extra(
             name,
             range,
             technique.clone(),
+            Extra {
+                skip: None,
+                inspect: Some(&look),
+            },
             Vec::new,
             |i, parts: &mut Vec<Part<T>>| {
                 let position = R::Index::span(first, i) as u64;
@@ -250,35 +288,9 @@ impl Runtime {
             },
             concat,
         )?;
-        let per_worker = summaries(&parts);
-        let workers = per_worker.len();
-        let verdict = anova(&per_worker);
-        let rejected = verdict.rejects(alpha);
-        let report = CheckReport {
-            test: "anova".into(),
-            seed: permutation.map(|_| check.seed),
-            alpha,
-            f: verdict.global.map(|t| t.f),
-            df1: verdict.global.map(|t| t.df1),
-            df2: verdict.global.map(|t| t.df2),
-            p: verdict.global.map(|t| t.p),
-            outcome: match &verdict.outcome {
-                Outcome::Tested => "tested".into(),
-                other => format!("{other:?}"),
-            },
-            rejected,
-            // With two workers a disagreement cannot say which one is wrong (each differs from
-            // the other alike), unless one's values are not finite.
-            suspect: verdict.flagged(alpha).filter(|_| {
-                matches!(verdict.outcome, Outcome::Malformed(_))
-                    || per_worker.iter().filter(|s| s.values() > 0).count() >= 3
-            }),
-            suspect_p: verdict.suspect.as_ref().map(|s| s.p()),
-            worker_means: per_worker.iter().map(|s| s.mean()).collect(),
-            worker_values: per_worker.iter().map(|s| s.values()).collect(),
-            ..CheckReport::default()
-        };
-        if rejected && self.rank() == 0 {
+        let (verdict, mut report) = judge(&summaries(&parts), alpha, seed);
+        let workers = report.worker_values.len();
+        if report.rejected && self.rank() == 0 {
             if let Outcome::Malformed(bad) = &verdict.outcome {
                 panic_ctx::say_line(&format!(
                     "dls: loop `{name}`: the fault check finds values that are not finite (NaN \
@@ -288,7 +300,7 @@ impl Runtime {
             } else {
                 panic_ctx::say_line(&format!(
                     "dls: loop `{name}`: the fault check rejects that the {workers} workers agree \
-                 (F = {:.4}, df = ({}, {}), p = {:.3e} < alpha = {alpha:e}){}",
+                     (F = {:.4}, df = ({}, {}), p = {:.3e} < alpha = {alpha:e}){}",
                     report.f.unwrap_or(f64::NAN),
                     report.df1.unwrap_or(0),
                     report.df2.unwrap_or(0),
@@ -300,8 +312,7 @@ impl Runtime {
                 ));
             }
         }
-        let mut report = report;
-        if rejected && mode == CheckMode::Repair {
+        if report.rejected && mode == CheckMode::Repair {
             let Some(suspect) = report.suspect else {
                 return Err(DlsError::FaultCheck(format!(
                     "loop `{name}`: the workers disagree (p = {:e}) but no single worker can be \
@@ -326,11 +337,39 @@ impl Runtime {
                 })
                 .collect();
             let m: u64 = runs.iter().map(|(a, b)| b - a).sum();
-            let (again, _) = self.doall_reduce_without(
+            parts.retain(|p| p.worker != suspect);
+            report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
+            // The test after the re-execution: the other workers' first values and the
+            // re-executed ones (the re-execution loop's report carries it).
+            let kept = summaries(&parts);
+            let after_of = |again: &Vec<Part<T>>| {
+                let mut all = kept.clone();
+                for (w, s) in summaries(again).into_iter().enumerate() {
+                    if w < all.len() {
+                        all[w] = AnovaStats::merge(all[w], s);
+                    } else {
+                        all.push(s);
+                    }
+                }
+                let present: Vec<AnovaStats> = all.into_iter().filter(|s| s.values() > 0).collect();
+                anova(&present)
+            };
+            let report_after = |again: &Vec<Part<T>>| {
+                let after = after_of(again);
+                let mut r = report.clone();
+                r.f_after = after.global.map(|t| t.f);
+                r.p_after = after.global.map(|t| t.p);
+                r.repaired = after.global.is_some() && !after.rejects(alpha);
+                Some(r)
+            };
+            let (again, _) = self.doall_reduce_extra(
                 &format!("{name} (re-execution)"),
                 0..m,
                 technique,
-                suspect,
+                Extra {
+                    skip: Some(suspect),
+                    inspect: Some(&report_after),
+                },
                 Vec::new,
                 |j: u64, parts: &mut Vec<Part<T>>| {
                     let r = starts.partition_point(|&s| s <= j) - 1;
@@ -347,15 +386,8 @@ impl Runtime {
                 },
                 concat,
             )?;
-            parts.retain(|p| p.worker != suspect);
+            let after = after_of(&again);
             parts.extend(again);
-            let after = anova(
-                &summaries(&parts)
-                    .into_iter()
-                    .filter(|s| s.values() > 0)
-                    .collect::<Vec<_>>(),
-            );
-            report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
             report.p_after = after.global.map(|t| t.p);
             report.f_after = after.global.map(|t| t.f);
             if after.global.is_none() {

@@ -14,7 +14,7 @@ use super::source::{ChunkSource, Tally};
 use super::stats::{emit, LoopStats};
 use super::sync::lock;
 use super::Runtime;
-use crate::report::{LoopReport, ReductionReport};
+use crate::report::{CheckReport, LoopReport, ReductionReport};
 use crate::{Chunk, ChunkTiming, Technique};
 
 /// A chunk handed to a caller and not yet finished.
@@ -85,6 +85,8 @@ pub(crate) struct UntypedLoop {
     running: Option<Running>,
     /// How the loop's partial results were combined, for its report.
     reduction: Mutex<Option<ReductionReport>>,
+    /// A checked loop's fault check, for its report.
+    check: Mutex<Option<CheckReport>>,
 }
 
 /// Counts a loop over all workers as running while it exists (dropped with the loop, also when a
@@ -125,6 +127,7 @@ impl UntypedLoop {
             enclosing: Mutex::new(None),
             running: None,
             reduction: Mutex::new(None),
+            check: Mutex::new(None),
         }
     }
 
@@ -234,6 +237,7 @@ impl UntypedLoop {
             .finish(open, Some((&self.name, self.started)))
             .expect("a source asked for a report returns one");
         report.reduction = lock(&self.reduction).take();
+        report.check = lock(&self.check).take();
         let rank = self.source.rank();
         if rank == 0 {
             emit(&report, mode);
@@ -251,6 +255,11 @@ impl UntypedLoop {
     /// Records how the loop's partial results were combined (before `finish`, which reports it).
     pub(crate) fn note_reduction(&self, reduction: ReductionReport) {
         *lock(&self.reduction) = Some(reduction);
+    }
+
+    /// Records a checked loop's fault check (before `finish`, which reports it).
+    pub(crate) fn note_check(&self, check: CheckReport) {
+        *lock(&self.check) = Some(check);
     }
 
     /// Number of ranks or threads that execute iterates.

@@ -16,6 +16,7 @@ use super::stats::LoopStats;
 use super::sync::lock;
 use super::wire::Wire;
 use super::{pipeline, Runtime};
+use crate::report::CheckReport;
 use crate::{Strategy, Technique};
 
 impl Runtime {
@@ -213,7 +214,7 @@ impl Runtime {
             |i, _| body(i),
             |_, _| (),
             Reach::ThisProcess,
-            None,
+            Extra::default(),
         )
         .map(|(_, stats)| stats)
     }
@@ -254,20 +255,21 @@ impl Runtime {
             body,
             combine,
             Reach::AllProcesses,
-            None,
+            Extra::default(),
         )
     }
 
-    /// [`doall_reduce`](Runtime::doall_reduce) in which worker `skip` (an MPI rank, or a thread
-    /// of the threads backend) takes no chunk: the others run every iterate (the re-execution of
-    /// a faulty worker's iterates, `checked.rs`).
+    /// [`doall_reduce`](Runtime::doall_reduce) with `extra`: a worker that takes no chunk (an MPI
+    /// rank, or a thread of the threads backend; the others run every iterate: the re-execution
+    /// of a faulty worker's iterates), and a look at the total before the loop's report is made
+    /// (a checked loop's test, `checked.rs`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn doall_reduce_without<R, T, Id, B, C>(
+    pub(crate) fn doall_reduce_extra<R, T, Id, B, C>(
         &self,
         name: &str,
         range: R,
         technique: Technique,
-        skip: usize,
+        extra: Extra<'_, T>,
         identity: Id,
         body: B,
         combine: C,
@@ -287,7 +289,7 @@ impl Runtime {
             body,
             combine,
             Reach::AllProcesses,
-            Some(skip),
+            extra,
         )
     }
 
@@ -301,7 +303,7 @@ impl Runtime {
         body: B,
         combine: C,
         reach: Reach,
-        skip: Option<usize>,
+        extra: Extra<'_, T>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -310,6 +312,7 @@ impl Runtime {
         B: Fn(R::Index, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
+        let Extra { skip, inspect } = extra;
         let (lp, placement) = self.make_loop(name, range, technique)?;
         let panics = match placement {
             Placement::Nested => Panics::Unwind,
@@ -386,7 +389,31 @@ impl Runtime {
             self.record_merge_time(lp.name(), reduction.merge_time_s);
         }
         lp.core().note_reduction(reduction);
+        if let Some(check) = inspect.and_then(|look| look(&value)) {
+            lp.core().note_check(check);
+        }
         Ok((value, lp.finish()))
+    }
+}
+
+/// What a loop may do beyond [`Runtime::doall_reduce`] (see
+/// [`Runtime::doall_reduce_extra`]).
+pub(crate) struct Extra<'a, T> {
+    /// The worker that takes no chunk.
+    pub skip: Option<usize>,
+    /// Looks at the total before the report is made; its result goes in the report's `check`.
+    pub inspect: Option<&'a Inspect<T>>,
+}
+
+/// See [`Extra::inspect`].
+pub(crate) type Inspect<T> = dyn Fn(&T) -> Option<CheckReport>;
+
+impl<T> Default for Extra<'_, T> {
+    fn default() -> Self {
+        Extra {
+            skip: None,
+            inspect: None,
+        }
     }
 }
 
