@@ -402,11 +402,11 @@ pub(crate) struct Extra<'a, T> {
     /// The worker that takes no chunk.
     pub skip: Option<usize>,
     /// Looks at the total before the report is made; its result goes in the report's `check`.
-    pub inspect: Option<&'a Inspect<T>>,
+    pub inspect: Option<&'a Inspect<'a, T>>,
 }
 
 /// See [`Extra::inspect`].
-pub(crate) type Inspect<T> = dyn Fn(&T) -> Option<CheckReport>;
+pub(crate) type Inspect<'a, T> = dyn Fn(&T) -> Option<CheckReport> + 'a;
 
 impl<T> Default for Extra<'_, T> {
     fn default() -> Self {
