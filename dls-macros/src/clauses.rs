@@ -54,6 +54,8 @@ pub(crate) struct Reduction {
 pub(crate) struct CheckClause {
     /// The body's variable whose value each iterate yields.
     pub var: Ident,
+    /// `check(regression(x1, x2): y)`: the body's predictor variables (none for `anova`).
+    pub predictors: Vec<Ident>,
     /// The iterates may run in their own order (their values do not depend on the index).
     pub exchangeable: bool,
 }
@@ -83,7 +85,7 @@ pub(crate) struct Clauses {
 const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), \
                              reduce(<merge>, identity = <expr>, unordered: <vars>), gather(<vars>), \
                              shared(<vars>), reduction = \"<strategy>\", check(anova: <var>), \
-                             name = \"<text>\", \
+                             check(regression(<vars>): <var>), name = \"<text>\", \
                              group(min = <ranks>, max = <ranks>)";
 
 /// The forms of `reduce`, for its error messages.
@@ -214,12 +216,24 @@ impl Parse for Clauses {
                         return Err(syn::Error::new_spanned(&key, "`check` is given twice"));
                     }
                     let test: Ident = content.call(syn::ext::IdentExt::parse_any)?;
-                    if test != "anova" {
+                    let mut predictors = Vec::new();
+                    if test == "regression" {
+                        let inner;
+                        syn::parenthesized!(inner in content);
+                        predictors = parse_vars(&inner, "regression")?;
+                        if predictors.len() > 8 {
+                            return Err(syn::Error::new_spanned(
+                                &predictors[8],
+                                "a regression check takes at most 8 predictors",
+                            ));
+                        }
+                    } else if test != "anova" {
                         return Err(syn::Error::new_spanned(
                             &test,
                             format!(
                                 "unknown check `{test}`; valid checks: check(anova: <var>), \
-                                 check(anova, exchangeable: <var>)"
+                                 check(regression(<x1>, <x2>, ...): <y>), each optionally with \
+                                 `, exchangeable` before the `:`"
                             ),
                         ));
                     }
@@ -245,7 +259,11 @@ impl Parse for Clauses {
                         )
                     })?;
                     let var: Ident = content.parse()?;
-                    clauses.check = Some(CheckClause { var, exchangeable });
+                    clauses.check = Some(CheckClause {
+                        var,
+                        predictors,
+                        exchangeable,
+                    });
                 }
                 "shared" => {
                     let content;

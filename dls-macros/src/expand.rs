@@ -32,11 +32,20 @@ pub(crate) fn expand(
         if let Some(syn::Stmt::Expr(_, semi @ None)) = for_loop.body.stmts.last_mut() {
             *semi = Some(Default::default());
         }
+        let observation = if check.predictors.is_empty() {
+            quote_spanned!(var.span()=> #private_path::observe_value(#var))
+        } else {
+            let xs = check
+                .predictors
+                .iter()
+                .map(|x| quote_spanned!(x.span()=> #private_path::checked_value(#x)));
+            quote_spanned!(var.span()=> #private_path::observe_row([#(#xs),*], #var))
+        };
         for_loop
             .body
             .stmts
             .push(syn::parse_quote_spanned!(var.span()=>
-                __dls_y = ::core::option::Option::Some(#private_path::checked_value(#var));
+                __dls_y = ::core::option::Option::Some(#observation);
             ));
     }
     let span = for_loop.for_token.span;
@@ -298,7 +307,7 @@ pub(crate) fn expand(
     let (check_arg, y_init, y_return) = match checked {
         Some(exchangeable) => (
             quote!(#exchangeable,),
-            quote!(let mut __dls_y: ::core::option::Option<f64> = ::core::option::Option::None;),
+            quote!(let mut __dls_y = ::core::option::Option::None;),
             quote!(__dls_y),
         ),
         None => (quote!(), quote!(), quote!()),

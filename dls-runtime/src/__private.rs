@@ -37,6 +37,7 @@ use std::marker::PhantomData;
 
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
+use crate::runtime::checked::Observation;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
 pub use crate::gather::{GatherBuf, GatherSlot, GatherTarget};
@@ -205,14 +206,15 @@ where
     or_exit(name, run()).0
 }
 
-/// [`run_loop`] for a loop with a `check(anova: y)` clause: [`Runtime::doall_reduce_checked`];
-/// the body returns the iterate's value of `y` (`None` when the iterate ended early). The
-/// iterates run in a seeded random order unless `exchangeable`.
+/// [`run_loop`] for a loop with a `check(...)` clause: [`Runtime::doall_reduce_checked`]; the
+/// body returns the iterate's observation (`None` when the iterate ended early). The iterates
+/// run in a seeded random order unless `exchangeable`.
 ///
 /// ```
-/// let (s,): (f64,) = dls_runtime::__private::run_loop_checked("sum", "fac2", None, false,
+/// use dls_runtime::__private::{observe_value, run_loop_checked};
+/// let (s,): (f64,) = run_loop_checked("sum", "fac2", None, false,
 ///     0..1000u32, || (0.0,),
-///     |i, acc| { let y = (i % 7) as f64; acc.0 += y; Some(y) },
+///     |i, acc| { let y = (i % 7) as f64; acc.0 += y; Some(observe_value(y)) },
 ///     |a, b| (a.0 + b.0,));
 /// assert_eq!(s, (0..1000u32).map(|i| (i % 7) as f64).sum::<f64>());
 /// ```
@@ -231,7 +233,7 @@ where
     R: LoopRange,
     T: Send + Wire,
     Id: Fn() -> T + Sync,
-    B: Fn(R::Index, &mut T) -> Option<f64> + Sync,
+    B: Fn(R::Index, &mut T) -> Option<Observation> + Sync,
     C: Fn(T, T) -> T + Sync,
 {
     let run = || {
@@ -254,7 +256,26 @@ fn seed_of(name: &str) -> u64 {
     })
 }
 
-/// The value a `check(anova: y)` clause tests, as `f64`.
+/// The observation of a `check(anova: y)` clause.
+///
+/// ```
+/// assert_eq!(dls_runtime::__private::observe_value(2_u8).predictors(), 0);
+/// ```
+pub fn observe_value<V: Into<f64>>(y: V) -> Observation {
+    Observation::value(y.into())
+}
+
+/// The observation of a `check(regression(x1, …): y)` clause.
+///
+/// ```
+/// let o = dls_runtime::__private::observe_row([1.0, 2.0], 3_i32);
+/// assert_eq!(o.predictors(), 2);
+/// ```
+pub fn observe_row<const N: usize, V: Into<f64>>(x: [f64; N], y: V) -> Observation {
+    Observation::row(&x, y.into())
+}
+
+/// The value a `check(...)` clause tests, as `f64`.
 ///
 /// ```
 /// assert_eq!(dls_runtime::__private::checked_value(3_u32), 3.0);

@@ -237,3 +237,51 @@ fn the_example_detects_repairs_and_refuses() {
     assert_eq!(code, Some(1));
     assert!(said.contains("cannot be trusted"), "{said}");
 }
+
+/// The regression check, `check(regression(x): y)` (Wegman c. 2000 §3.3): a worker whose
+/// responses are scaled by 1.05 is named, and a repair gives the clean fit, on threads and (with
+/// the mpi feature) under mpirun at P = 4.
+#[test]
+fn the_regression_check_detects_and_repairs() {
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(mpi_common::program("checked_loop"));
+        cmd.arg("rows")
+            .env("DLS_THREADS", "4")
+            .env_remove("DLS_INJECT")
+            .env_remove("DLS_CHECK");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (clean, quiet) = run(&[]);
+    assert!(!quiet.contains("rejects"), "{quiet}");
+    assert!(clean.contains("slope=3.000"), "{clean}");
+    let (wrong, warned) = run(&[("DLS_INJECT", "worker=2,scale=1.05")]);
+    assert_ne!(wrong, clean);
+    assert_eq!(warned.matches("suspect: worker 2").count(), 3, "{warned}");
+    let (repaired, said) = run(&[
+        ("DLS_INJECT", "worker=2,scale=1.05"),
+        ("DLS_CHECK", "repair"),
+    ]);
+    assert_eq!(repaired, clean, "{said}");
+    #[cfg(feature = "mpi")]
+    {
+        use std::time::Duration;
+        let job = mpi_common::mpirun_env(
+            4,
+            &["-x", "DLS_INJECT", "-x", "DLS_CHECK"],
+            &[("DLS_INJECT", "worker=1,bias=1"), ("DLS_CHECK", "repair")],
+            "checked_loop",
+            &["rows"],
+            Duration::from_secs(120),
+        );
+        assert!(job.success, "{}", job.stderr);
+        assert_eq!(job.stdout, clean, "{}", job.stderr);
+    }
+}

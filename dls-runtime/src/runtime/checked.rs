@@ -19,7 +19,9 @@ use super::range::{LoopIndex, LoopRange};
 use super::stats::LoopStats;
 use super::wire::Wire;
 use super::{Backend, Runtime};
-use crate::fault_check::{anova, AnovaStats, Outcome, Permutation, Verdict};
+use crate::fault_check::{
+    anova, regression, AnovaStats, Outcome, Permutation, RegressionStats, Verdict,
+};
 use crate::report::CheckReport;
 use crate::Technique;
 
@@ -72,6 +74,89 @@ impl Default for Check {
     }
 }
 
+/// The most predictors a regression check takes.
+pub const MAX_PREDICTORS: usize = 8;
+
+/// What one iterate of a checked loop yields: a value (the ANOVA check), or a row of predictors
+/// and a response (the regression check, Wegman c. 2000 §3.3).
+///
+/// ```
+/// use dls_runtime::runtime::checked::Observation;
+/// let v: Observation = 2.5.into();
+/// let r = Observation::row(&[1.0, 2.0], 3.0);
+/// assert_eq!((v.predictors(), r.predictors()), (0, 2));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Observation {
+    x: [f64; MAX_PREDICTORS],
+    p: u8,
+    y: f64,
+}
+
+impl Observation {
+    /// A value for the ANOVA check.
+    pub fn value(y: f64) -> Observation {
+        Observation {
+            x: [0.0; MAX_PREDICTORS],
+            p: 0,
+            y,
+        }
+    }
+
+    /// A row (predictors `x`, response `y`) for the regression check; at most
+    /// [`MAX_PREDICTORS`] predictors (more panic).
+    pub fn row(x: &[f64], y: f64) -> Observation {
+        assert!(
+            !x.is_empty() && x.len() <= MAX_PREDICTORS,
+            "a regression check takes 1 to {MAX_PREDICTORS} predictors, not {}",
+            x.len()
+        );
+        let mut row = [0.0; MAX_PREDICTORS];
+        row[..x.len()].copy_from_slice(x);
+        Observation {
+            x: row,
+            p: x.len() as u8,
+            y,
+        }
+    }
+
+    /// Number of predictors (0 for a value).
+    pub fn predictors(&self) -> usize {
+        usize::from(self.p)
+    }
+}
+
+impl From<f64> for Observation {
+    fn from(y: f64) -> Observation {
+        Observation::value(y)
+    }
+}
+
+impl<const N: usize> From<([f64; N], f64)> for Observation {
+    fn from((x, y): ([f64; N], f64)) -> Observation {
+        Observation::row(&x, y)
+    }
+}
+
+/// One worker's summaries: its values' (ANOVA) and, for a regression check, its rows'.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct WorkerStats {
+    values: AnovaStats,
+    rows: Option<RegressionStats>,
+}
+
+impl WorkerStats {
+    fn merge(a: WorkerStats, b: WorkerStats) -> WorkerStats {
+        WorkerStats {
+            values: AnovaStats::merge(a.values, b.values),
+            rows: match (a.rows, b.rows) {
+                (Some(x), Some(y)) => Some(RegressionStats::merge(&x, &y)),
+                (x, y) => x.or(y),
+            },
+        }
+    }
+}
+
 /// One worker's part of a checked loop: its key (rank or thread), its partial result and the
 /// summary of its iterates' values.
 #[derive(Debug, Serialize, Deserialize)]
@@ -82,7 +167,7 @@ impl Default for Check {
 struct Part<T> {
     worker: usize,
     value: T,
-    stats: AnovaStats,
+    stats: WorkerStats,
     /// The positions (in the permuted order) this part's iterates ran at, as runs `[start, end)`.
     runs: Vec<(u64, u64)>,
 }
@@ -97,7 +182,7 @@ fn run_position<I: LoopIndex, T>(
     permutation: Option<&Permutation>,
     mpi_rank: Option<usize>,
     identity: &dyn Fn() -> T,
-    body: &dyn Fn(I, &mut T) -> Option<f64>,
+    body: &dyn Fn(I, &mut T) -> Option<Observation>,
 ) {
     let index = match permutation {
         Some(pi) => I::offset_from(first, pi.apply(position)),
@@ -110,13 +195,20 @@ fn run_position<I: LoopIndex, T>(
         parts.push(Part {
             worker,
             value: identity(),
-            stats: AnovaStats::default(),
+            stats: WorkerStats::default(),
             runs: Vec::new(),
         });
     }
     let part = &mut parts[0];
-    if let Some(y) = body(index, &mut part.value) {
-        part.stats.push(y);
+    if let Some(o) = body(index, &mut part.value) {
+        match o.predictors() {
+            0 => part.stats.values.push(o.y),
+            p => part
+                .stats
+                .rows
+                .get_or_insert_with(|| RegressionStats::new(p))
+                .push(&o.x[..p], o.y),
+        }
     }
     match part.runs.last_mut() {
         Some((_, end)) if *end == position => *end += 1,
@@ -125,11 +217,31 @@ fn run_position<I: LoopIndex, T>(
 }
 
 /// The test of the workers' summaries at `alpha`, and its report (`seed`: the permutation's).
-fn judge(per_worker: &[AnovaStats], alpha: f64, seed: Option<u64>) -> (Verdict, CheckReport) {
-    let verdict = anova(per_worker);
+fn judge(per_worker: &[WorkerStats], alpha: f64, seed: Option<u64>) -> (Verdict, CheckReport) {
+    // A regression check when the iterates yielded rows, else the ANOVA of their values.
+    let predictors = per_worker
+        .iter()
+        .find_map(|w| w.rows.as_ref().map(RegressionStats::predictors));
+    let (test, verdict) = match predictors {
+        Some(p) => {
+            let rows: Vec<RegressionStats> = per_worker
+                .iter()
+                .map(|w| w.rows.clone().unwrap_or_else(|| RegressionStats::new(p)))
+                .collect();
+            ("regression", regression(&rows).homogeneity)
+        }
+        None => {
+            let values: Vec<AnovaStats> = per_worker.iter().map(|w| w.values).collect();
+            ("anova", anova(&values))
+        }
+    };
+    let counted = |w: &WorkerStats| match &w.rows {
+        Some(r) => r.rows(),
+        None => w.values.values(),
+    };
     let rejected = verdict.rejects(alpha);
     let report = CheckReport {
-        test: "anova".into(),
+        test: test.into(),
         seed,
         alpha,
         f: verdict.global.map(|t| t.f),
@@ -145,22 +257,26 @@ fn judge(per_worker: &[AnovaStats], alpha: f64, seed: Option<u64>) -> (Verdict, 
         // other alike), unless one's values are not finite.
         suspect: verdict.flagged(alpha).filter(|_| {
             matches!(verdict.outcome, Outcome::Malformed(_))
-                || per_worker.iter().filter(|s| s.values() > 0).count() >= 3
+                || per_worker.iter().filter(|w| counted(w) > 0).count() >= 3
         }),
         suspect_p: verdict.suspect.as_ref().map(|s| s.p()),
-        worker_means: per_worker.iter().map(|s| s.mean()).collect(),
-        worker_values: per_worker.iter().map(|s| s.values()).collect(),
+        worker_means: per_worker
+            .iter()
+            .map(|w| w.rows.as_ref().map_or(w.values.mean(), |r| r.mean_y()))
+            .collect(),
+        worker_values: per_worker.iter().map(counted).collect(),
         ..CheckReport::default()
     };
     (verdict, report)
 }
 
 /// One summary per worker (a worker may hold several parts when its values were exchanged).
-fn summaries<T>(parts: &[Part<T>]) -> Vec<AnovaStats> {
+fn summaries<T>(parts: &[Part<T>]) -> Vec<WorkerStats> {
     let workers = parts.iter().map(|p| p.worker + 1).max().unwrap_or(0);
-    let mut per = vec![AnovaStats::default(); workers];
+    let mut per = vec![WorkerStats::default(); workers];
     for part in parts {
-        per[part.worker] = AnovaStats::merge(per[part.worker], part.stats);
+        per[part.worker] =
+            WorkerStats::merge(std::mem::take(&mut per[part.worker]), part.stats.clone());
     }
     per
 }
@@ -214,7 +330,60 @@ impl Runtime {
             technique,
             check,
             identity,
-            |i, acc: &mut T| Some(body(i, acc)),
+            |i, acc: &mut T| Some(Observation::value(body(i, acc))),
+            combine,
+        )
+    }
+
+    /// [`doall_reduce_checked`](Runtime::doall_reduce_checked) with the regression check
+    /// (Wegman, c. 2000, §3.3): each iterate yields a row, `N` predictors and a response, each
+    /// worker fits its rows by least squares, and an F test across workers (the pooled fit
+    /// against one fit per worker) tests that they fit the same line; leave-one-out tests name a
+    /// worker that disagrees.
+    ///
+    /// ```
+    /// use dls_runtime::runtime::checked::Check;
+    /// let rt = dls_runtime::init().unwrap();
+    /// // y = 2 + 3x with a deterministic wiggle; the result is the sum of y.
+    /// let (sum, stats) = rt.doall_reduce_checked_rows("fit", 0..2000u32, "gss".parse().unwrap(),
+    ///     &Check::default(), || 0.0,
+    ///     |i, s: &mut f64| {
+    ///         let x = i as f64 / 2000.0;
+    ///         let y = 2.0 + 3.0 * x + ((i * 7919) % 13) as f64 * 0.01;
+    ///         *s += y;
+    ///         ([x], y)
+    ///     },
+    ///     |a, b| a + b).unwrap();
+    /// assert!(sum > 0.0);
+    /// let check = stats.report.check.unwrap();
+    /// assert_eq!(check.test, "regression");
+    /// assert!(!check.rejected, "{check:?}");
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn doall_reduce_checked_rows<R, T, Id, B, C, const N: usize>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        check: &Check,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> ([f64; N], f64) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        self.doall_reduce_checked_some(
+            name,
+            range,
+            technique,
+            check,
+            identity,
+            |i, acc: &mut T| Some(Observation::from(body(i, acc))),
             combine,
         )
     }
@@ -236,7 +405,7 @@ impl Runtime {
         R: LoopRange,
         T: Send + Wire,
         Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) -> Option<f64> + Sync,
+        B: Fn(R::Index, &mut T) -> Option<Observation> + Sync,
         C: Fn(T, T) -> T + Sync,
     {
         let mode = self.settings().check.unwrap_or_default();
@@ -346,13 +515,16 @@ impl Runtime {
                 let mut all = kept.clone();
                 for (w, s) in summaries(again).into_iter().enumerate() {
                     if w < all.len() {
-                        all[w] = AnovaStats::merge(all[w], s);
+                        all[w] = WorkerStats::merge(std::mem::take(&mut all[w]), s);
                     } else {
                         all.push(s);
                     }
                 }
-                let present: Vec<AnovaStats> = all.into_iter().filter(|s| s.values() > 0).collect();
-                anova(&present)
+                // The suspect took no part: test the workers that did.
+                all.retain(|w| {
+                    w.values.values() > 0 || w.rows.as_ref().is_some_and(|r| r.rows() > 0)
+                });
+                judge(&all, alpha, seed).0
             };
             let report_after = |again: &Vec<Part<T>>| {
                 let after = after_of(again);

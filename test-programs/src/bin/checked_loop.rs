@@ -28,7 +28,41 @@ fn area_clause(n: u64) -> f64 {
     area
 }
 
+/// A regression job with the `check(regression(x): y)` clause: rows (x, y = 2 + 3x + noise),
+/// the result is the sums (Σx, Σy, Σxy, Σx²) a least-squares fit needs.
+#[dls::parallel]
+fn fit_clause(n: u64) -> [f64; 4] {
+    let mut sums = [0.0_f64; 4];
+    #[par_doall(schedule = "gss", reduce(+: sums), check(regression(x): y))]
+    for i in 0..n {
+        let x = i as f64 / n as f64;
+        let noise = (((i.wrapping_mul(2_654_435_761)) % 1000) as f64 / 1000.0 - 0.5) * 0.2;
+        let f = (0..2000).fold(0.0, |acc, k| acc + std::hint::black_box(k as f64 * 0.0));
+        let y = dls::inject(2.0 + 3.0 * x + noise + f);
+        sums[0] += x;
+        sums[1] += y;
+        sums[2] += x * y;
+        sums[3] += x * x;
+    }
+    sums
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("rows") {
+        let rt = dls::init()?;
+        for _ in 0..3 {
+            let [sx, sy, sxy, sxx] = fit_clause(4000);
+            let n = 4000.0;
+            let slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+            if rt.rank() == 0 {
+                println!(
+                    "rows: slope={slope:.9} intercept={:.9}",
+                    (sy - slope * sx) / n
+                );
+            }
+        }
+        return Ok(());
+    }
     if std::env::args().nth(1).as_deref() == Some("clause") {
         let rt = dls::init()?;
         for _ in 0..3 {
