@@ -269,16 +269,30 @@ pub(crate) fn expand(
             }
             Some(check.exchangeable)
         }
+        (Some(check), LoopKind::Inner) => {
+            if let Some(path) = clauses.ordered_merge() {
+                return Err(syn::Error::new_spanned(
+                    path,
+                    "a checked loop combines its workers' results in any order: if this merge \
+                     does not depend on order, say so with `, unordered` before the `:`",
+                ));
+            }
+            Some(check.exchangeable)
+        }
         (Some(check), _) => {
             return Err(syn::Error::new_spanned(
                 &check.var,
-                "check(...) goes on a one-level loop (not on the loops of a two-level loop)",
+                "check(...) goes on a one-level loop or on an inner loop of a two-level loop \
+                 (whose group's ranks it compares), not on the outer loop",
             ))
         }
     };
     // A merge function without `unordered` may depend on order: the loop then combines its
     // partial results in the iterates' order (one-level loops).
     let function = match (clauses.ordered_merge(), kind) {
+        _ if checked.is_some() && kind == LoopKind::Inner => {
+            quote!(#private::inner_run_loop_checked)
+        }
         _ if checked.is_some() => quote!(#private::run_loop_checked),
         (None, _) => function,
         (Some(_), LoopKind::OneLevel) => quote!(#private::run_loop_ordered),

@@ -369,6 +369,47 @@ where
     or_exit(name, run())
 }
 
+/// An inner loop of a two-level `#[par_doall]` loop with a `check(...)` clause:
+/// [`InnerLoops::fold_checked`] across the group's ranks; an error ends the program with status
+/// 1 and a message naming the loop.
+///
+/// ```
+/// use dls_runtime::__private::{inner_run_loop_checked, observe_value};
+/// let mut inner = dls_runtime::group::InnerLoops::solo();
+/// let (s,): (u32,) = inner_run_loop_checked(&mut inner, "count", "gss", false, 0..7u8,
+///     || (0,), |i, acc| { acc.0 += 1; Some(observe_value(i)) }, |a, b| (a.0 + b.0,));
+/// assert_eq!(s, 7);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn inner_run_loop_checked<R, T, Id, B, C>(
+    inner: &mut InnerLoops<'_>,
+    name: &str,
+    schedule: &str,
+    exchangeable: bool,
+    range: R,
+    identity: Id,
+    body: B,
+    combine: C,
+) -> T
+where
+    R: LoopRange,
+    T: Wire,
+    Id: Fn() -> T,
+    B: Fn(R::Index, &mut T) -> Option<Observation>,
+    C: Fn(T, T) -> T,
+{
+    let run = || {
+        let technique = technique(schedule)?;
+        let check = crate::runtime::checked::Check {
+            exchangeable,
+            seed: seed_of(name),
+            ..crate::runtime::checked::Check::default()
+        };
+        inner.fold_checked(range, &technique, &check, identity, combine, body)
+    };
+    or_exit(name, run()).0
+}
+
 /// A zero-sized token of the type of `value`: lets generated code name the type of a reduction
 /// variable without spelling it.
 ///

@@ -285,3 +285,35 @@ fn the_regression_check_detects_and_repairs() {
         assert_eq!(job.stdout, clean, "{}", job.stderr);
     }
 }
+
+/// The inner loop of a two-level loop checks itself across its group's ranks (issue 11 item 6):
+/// under mpirun at P = 4 (a coordinator and a group of 3), a bias on world rank 2 (group rank 1)
+/// is named in every inner loop, and a repair gives the clean total (6π).
+#[cfg(feature = "mpi")]
+#[test]
+fn an_inner_loop_checks_its_group() {
+    use std::time::Duration;
+    let run = |env: &[(&str, &str)]| {
+        let job = mpi_common::mpirun_env(
+            4,
+            &["-x", "DLS_INJECT", "-x", "DLS_CHECK"],
+            env,
+            "checked_loop",
+            &["inner"],
+            Duration::from_secs(120),
+        );
+        assert!(job.success, "{}", job.stderr);
+        (job.stdout, job.stderr)
+    };
+    let (clean, quiet) = run(&[("DLS_INJECT", ""), ("DLS_CHECK", "warn")]);
+    assert!(clean.contains("total=18.849556"), "{clean}");
+    assert!(!quiet.contains("rejects"), "{quiet}");
+    let (_, warned) = run(&[("DLS_INJECT", "worker=2,bias=3"), ("DLS_CHECK", "warn")]);
+    assert_eq!(
+        warned.matches("suspect: group rank 1").count(),
+        3,
+        "{warned}"
+    );
+    let (repaired, said) = run(&[("DLS_INJECT", "worker=2,bias=3"), ("DLS_CHECK", "repair")]);
+    assert_eq!(repaired, clean, "{said}");
+}

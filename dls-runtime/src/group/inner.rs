@@ -3,6 +3,12 @@
 
 use std::time::Instant;
 
+use crate::fault_check::Permutation;
+use crate::report::CheckReport;
+use crate::runtime::checked::{
+    judge, position_at, positions_of, run_position, summaries, Check, CheckMode, Observation, Part,
+};
+use crate::runtime::combine::gather_values;
 use crate::runtime::{
     combine_partials, drive, panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop, LoopIndex,
     LoopRange, Panics, Tally, UntypedLoop, Wire,
@@ -190,6 +196,163 @@ impl<'a> InnerLoops<'a> {
             &combine,
         )
         .map(|(value, _)| value)
+    }
+
+    /// [`fold`](InnerLoops::fold) that checks itself across the ranks of the group, as
+    /// `Runtime::doall_reduce_checked` does across a loop's workers: the iterates run in a seeded
+    /// random order, `body` returns each iterate's observation (a value, or a regression row;
+    /// `None`: none), and after the inner loop a test across the group's ranks names a rank that
+    /// disagrees; with `DLS_CHECK=repair` its iterates run again on the group's other ranks.
+    /// Returns the total and the check; in a one-level fallback (one rank) nothing can be
+    /// compared and the check says so.
+    ///
+    /// ```
+    /// use dls_runtime::runtime::checked::{Check, Observation};
+    /// let mut inner = dls_runtime::group::InnerLoops::solo();
+    /// let (sum, check) = inner.fold_checked(0..100u32, &"gss".parse().unwrap(), &Check::default(),
+    ///     || 0.0, |a, b| a + b,
+    ///     |i, s: &mut f64| { *s += i as f64; Some(Observation::value(i as f64)) }).unwrap();
+    /// assert_eq!(sum, 4950.0);
+    /// assert_eq!(check.outcome, "TooFewRanks");
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn fold_checked<R, T, B>(
+        &mut self,
+        range: R,
+        technique: &Technique,
+        check: &Check,
+        identity: impl Fn() -> T,
+        combine: impl Fn(T, T) -> T,
+        body: B,
+    ) -> Result<(T, CheckReport), DlsError>
+    where
+        R: LoopRange,
+        T: Wire,
+        B: Fn(R::Index, &mut T) -> Option<Observation>,
+    {
+        let settings = crate::current()?.settings().clone();
+        let mode = settings.check.unwrap_or_default();
+        let alpha = settings.check_alpha.unwrap_or(check.alpha);
+        let (first, n) = range.first_and_len()?;
+        let technique = self.schedule.unwrap_or(technique);
+        let permutation = (mode != CheckMode::Off && !check.exchangeable)
+            .then(|| Permutation::new(n, check.seed));
+        let seed = permutation.as_ref().map(|_| check.seed);
+        let me = self.team.map_or(0, |t| t.rank());
+        let name = match panic_ctx::current_iterate() {
+            Some((ctx, j)) => format!("{} (inner loop of outer iterate {j})", ctx.loop_name),
+            None => "inner loop".to_string(),
+        };
+        // Runs the positions `count` maps to, on this rank (unless it is `skip`), as one inner
+        // loop over the group: this rank's parts.
+        let mut run = |count: u64,
+                       position: &dyn Fn(u64) -> u64,
+                       skip: Option<usize>|
+         -> Result<Vec<Part<T>>, DlsError> {
+            let mut parts: Vec<Part<T>> = Vec::new();
+            let step = |k: u64, parts: &mut Vec<Part<T>>| {
+                run_position(
+                    parts,
+                    position(k),
+                    first,
+                    permutation.as_ref(),
+                    Some(me),
+                    &identity,
+                    &body,
+                )
+            };
+            let Some(team) = self.team else {
+                let t0 = Instant::now();
+                for k in 0..count {
+                    step(k, &mut parts);
+                }
+                if let Some(t) = self.tally.as_deref_mut() {
+                    let done = Tally {
+                        iterates: count,
+                        chunks: u64::from(count > 0),
+                        work_s: t0.elapsed().as_secs_f64(),
+                    };
+                    t.note(technique, &done);
+                }
+                return Ok(parts);
+            };
+            let source = team.start(technique, count)?;
+            let lp = UntypedLoop::new(
+                name.as_str().into(),
+                technique.clone(),
+                count,
+                source,
+                Ending::Quiet,
+            )
+            .nested_in(panic_ctx::save());
+            let lp = Loop::new(0_u64, lp);
+            if skip != Some(me) {
+                let _ = drive(&lp, Some(0), &mut parts, |k, p| step(k, p), Panics::Unwind);
+            }
+            let done = lp.finish_quietly();
+            if let Some(t) = self.tally.as_deref_mut() {
+                t.note(technique, &done);
+            }
+            Ok(parts)
+        };
+        // Every rank's parts, on every rank of the group.
+        let everyone =
+            |mine: Vec<Part<T>>, team: Option<&dyn Team>| -> Result<Vec<Part<T>>, DlsError> {
+                match team {
+                    None => Ok(mine),
+                    Some(t) => Ok(gather_values(t.exchange(), &mine)?
+                        .into_iter()
+                        .flatten()
+                        .collect()),
+                }
+            };
+        let team = self.team;
+        let mine = run(n, &|k| k, None)?;
+        let mut parts = everyone(mine, team)?;
+        let (verdict, mut report) = judge(&summaries(&parts), alpha, seed);
+        if report.rejected && me == 0 {
+            panic_ctx::say_line(&format!(
+                "dls: {name}: the fault check rejects that the group's ranks agree ({:?}, p = \
+                 {:e}){}",
+                verdict.outcome,
+                report.p.unwrap_or(0.0),
+                report
+                    .suspect
+                    .map_or(String::new(), |w| format!("; suspect: group rank {w}"))
+            ));
+        }
+        if report.rejected && mode == CheckMode::Repair {
+            let Some(suspect) = report.suspect else {
+                return Err(DlsError::FaultCheck(format!(
+                    "{name}: the group's ranks disagree (p = {:e}) but no single rank can be \
+                     blamed (that needs at least 3 ranks, or one with values that are not \
+                     finite): the result cannot be trusted",
+                    report.p.unwrap_or(0.0)
+                )));
+            };
+            let (runs, starts, m) = positions_of(&parts, suspect);
+            parts.retain(|p| p.worker != suspect);
+            let again = run(m, &|j| position_at(&runs, &starts, j), Some(suspect))?;
+            parts.extend(everyone(again, team)?);
+            let (after, after_report) = judge(&summaries(&parts), alpha, seed);
+            report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
+            report.f_after = after_report.f;
+            report.p_after = after_report.p;
+            if after.global.is_none() || after.rejects(alpha) {
+                return Err(DlsError::FaultCheck(format!(
+                    "{name}: the group's ranks disagree (p = {:e}); after re-executing group rank \
+                     {suspect}'s {m} iterates on the others the check does not pass ({:?})",
+                    report.p.unwrap_or(0.0),
+                    after.outcome
+                )));
+            }
+            report.repaired = true;
+        }
+        let mut total = identity();
+        for part in parts {
+            total = combine(total, part.value);
+        }
+        Ok((total, report))
     }
 
     /// An inner loop without a result.

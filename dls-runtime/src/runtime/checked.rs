@@ -140,13 +140,13 @@ impl<const N: usize> From<([f64; N], f64)> for Observation {
 
 /// One worker's summaries: its values' (ANOVA) and, for a regression check, its rows'.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct WorkerStats {
+pub(crate) struct WorkerStats {
     values: AnovaStats,
     rows: Option<RegressionStats>,
 }
 
 impl WorkerStats {
-    fn merge(a: WorkerStats, b: WorkerStats) -> WorkerStats {
+    pub(crate) fn merge(a: WorkerStats, b: WorkerStats) -> WorkerStats {
         WorkerStats {
             values: AnovaStats::merge(a.values, b.values),
             rows: match (a.rows, b.rows) {
@@ -164,18 +164,18 @@ impl WorkerStats {
     serialize = "T: Serialize",
     deserialize = "T: serde::de::DeserializeOwned"
 ))]
-struct Part<T> {
-    worker: usize,
-    value: T,
-    stats: WorkerStats,
+pub(crate) struct Part<T> {
+    pub(crate) worker: usize,
+    pub(crate) value: T,
+    pub(crate) stats: WorkerStats,
     /// The positions (in the permuted order) this part's iterates ran at, as runs `[start, end)`.
-    runs: Vec<(u64, u64)>,
+    pub(crate) runs: Vec<(u64, u64)>,
 }
 
 /// Runs `body` (checked: it returns the iterate's value) for one position, into this worker's
 /// part of `parts`, noting the position's run.
 #[allow(clippy::too_many_arguments)]
-fn run_position<I: LoopIndex, T>(
+pub(crate) fn run_position<I: LoopIndex, T>(
     parts: &mut Vec<Part<T>>,
     position: u64,
     first: I,
@@ -216,8 +216,42 @@ fn run_position<I: LoopIndex, T>(
     }
 }
 
+/// Worker `suspect`'s positions, as sorted runs, with the index of each run's first position in
+/// the re-execution (`starts`) and their count.
+pub(crate) fn positions_of<T>(
+    parts: &[Part<T>],
+    suspect: usize,
+) -> (Vec<(u64, u64)>, Vec<u64>, u64) {
+    let mut runs: Vec<(u64, u64)> = parts
+        .iter()
+        .filter(|p| p.worker == suspect)
+        .flat_map(|p| p.runs.iter().copied())
+        .collect();
+    runs.sort_unstable();
+    let starts: Vec<u64> = runs
+        .iter()
+        .scan(0, |acc, (a, b)| {
+            let at = *acc;
+            *acc += b - a;
+            Some(at)
+        })
+        .collect();
+    let m = runs.iter().map(|(a, b)| b - a).sum();
+    (runs, starts, m)
+}
+
+/// The position of re-execution iterate `j` (see [`positions_of`]).
+pub(crate) fn position_at(runs: &[(u64, u64)], starts: &[u64], j: u64) -> u64 {
+    let r = starts.partition_point(|&s| s <= j) - 1;
+    runs[r].0 + (j - starts[r])
+}
+
 /// The test of the workers' summaries at `alpha`, and its report (`seed`: the permutation's).
-fn judge(per_worker: &[WorkerStats], alpha: f64, seed: Option<u64>) -> (Verdict, CheckReport) {
+pub(crate) fn judge(
+    per_worker: &[WorkerStats],
+    alpha: f64,
+    seed: Option<u64>,
+) -> (Verdict, CheckReport) {
     // A regression check when the iterates yielded rows, else the ANOVA of their values.
     let predictors = per_worker
         .iter()
@@ -271,7 +305,7 @@ fn judge(per_worker: &[WorkerStats], alpha: f64, seed: Option<u64>) -> (Verdict,
 }
 
 /// One summary per worker (a worker may hold several parts when its values were exchanged).
-fn summaries<T>(parts: &[Part<T>]) -> Vec<WorkerStats> {
+pub(crate) fn summaries<T>(parts: &[Part<T>]) -> Vec<WorkerStats> {
     let workers = parts.iter().map(|p| p.worker + 1).max().unwrap_or(0);
     let mut per = vec![WorkerStats::default(); workers];
     for part in parts {

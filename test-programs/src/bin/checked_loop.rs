@@ -47,7 +47,37 @@ fn fit_clause(n: u64) -> [f64; 4] {
     sums
 }
 
+/// A two-level loop whose inner loop checks itself across its group's ranks.
+#[dls::parallel]
+fn inner_clause(m: u64, n: u64) -> f64 {
+    let mut total = 0.0;
+    #[par_doall(schedule = "ss", group(min = 3, max = 3), reduce(+: total))]
+    for j in 0..m {
+        let mut area = 0.0;
+        let h = 1.0 / n as f64;
+        #[par_doall(schedule = "fac2", reduce(+: area), check(anova: y))]
+        for i in 0..n {
+            let x = (i as f64 + 0.5) * h;
+            let f = (0..2000).fold(0.0, |acc, k| {
+                acc + std::hint::black_box(4.0 / (1.0 + x * x) + k as f64 * 0.0)
+            }) / 2000.0;
+            let y = dls::inject(f * h * (j + 1) as f64);
+            area += y;
+        }
+        total += area;
+    }
+    total
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("inner") {
+        let rt = dls::init()?;
+        let total = inner_clause(3, 2000);
+        if rt.rank() == 0 {
+            println!("inner: total={total:.10}");
+        }
+        return Ok(());
+    }
     if std::env::args().nth(1).as_deref() == Some("rows") {
         let rt = dls::init()?;
         for _ in 0..3 {

@@ -1,4 +1,5 @@
-// The check clause: an unknown test, an unknown option, and a merge that depends on order.
+// The check clause: an unknown test, an unknown option, a merge that depends on order, and a check
+// on the outer loop of a two-level loop.
 fn cat(a: String, b: String) -> String {
     a + &b
 }
@@ -37,6 +38,28 @@ fn ordered(n: u64) -> String {
     t
 }
 
+#[dls::parallel]
+fn on_the_outer_loop(m: u64) -> f64 {
+    let mut total = 0.0;
+    #[par_doall(group(min = 1, max = 2), reduce(+: total), check(anova: y))]
+    for j in 0..m {
+        let mut s = 0.0;
+        #[par_doall(reduce(+: s))]
+        for i in 0..j {
+            s += i as f64;
+        }
+        let y = s;
+        total += y;
+    }
+    total
+}
+
 fn main() {
-    println!("{} {} {}", unknown_test(3), unknown_option(3), ordered(3));
+    println!(
+        "{} {} {} {}",
+        unknown_test(3),
+        unknown_option(3),
+        ordered(3),
+        on_the_outer_loop(3)
+    );
 }
