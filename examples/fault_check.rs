@@ -1,5 +1,6 @@
-//! A loop that checks itself: a Monte Carlo estimate of ∫∫ over the unit square of
-//! exp(−(x² + y²)) (about 0.5577), with `check(anova: value)`. The samples run in a seeded
+//! Loops that check themselves: a Monte Carlo estimate of ∫∫ over the unit square of
+//! exp(−(x² + y²)) (about 0.5577), with `check(anova: value)`, and a regression job (a
+//! least-squares line through noisy measurements), with `check(regression(x): y)`. The samples run in a seeded
 //! random order, so each worker's samples are a random sample of the loop's; after the loop a
 //! one-way ANOVA across the workers (ranks under mpirun, threads otherwise) tests that their
 //! values agree, as Wegman (c. 2000) proposes, and names a worker that computes wrongly.
@@ -62,17 +63,64 @@ fn parallel() -> f64 {
     sum / SAMPLES as f64
 }
 
+/// Number of measurements of the regression job.
+const POINTS: u64 = 200_000;
+
+/// Measurement `i`: (x, y) with y = 1.5 + 0.8x plus noise.
+fn measurement(i: u64) -> (f64, f64) {
+    let (u, v) = uniform_pair(1_000_000_000 + i);
+    let x = 10.0 * u;
+    (x, 1.5 + 0.8 * x + (v - 0.5))
+}
+
+/// The least-squares line (intercept, slope) from Σx, Σy, Σxy, Σx² of n points.
+fn line(sums: [f64; 4], n: f64) -> (f64, f64) {
+    let [sx, sy, sxy, sxx] = sums;
+    let slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    ((sy - slope * sx) / n, slope)
+}
+
+fn serial_fit() -> (f64, f64) {
+    let mut sums = [0.0_f64; 4];
+    for i in 0..POINTS {
+        let (x, y) = measurement(i);
+        sums[0] += x;
+        sums[1] += y;
+        sums[2] += x * y;
+        sums[3] += x * x;
+    }
+    line(sums, POINTS as f64)
+}
+
+#[dls::parallel]
+fn parallel_fit() -> (f64, f64) {
+    let mut sums = [0.0_f64; 4];
+    #[par_doall(schedule = "gss", reduce(+: sums), check(regression(x): y))]
+    for i in 0..POINTS {
+        let (x, measured) = measurement(i);
+        let y = dls::inject(measured);
+        sums[0] += x;
+        sums[1] += y;
+        sums[2] += x * y;
+        sums[3] += x * x;
+    }
+    line(sums, POINTS as f64)
+}
+
 #[dls::main]
 fn main() {
     let p = parallel();
     let s = serial();
+    let (a, b) = parallel_fit();
+    let (sa, sb) = serial_fit();
     if dls::is_root() {
         println!("estimate {p:.9} (serial {s:.9})");
+        println!("line y = {a:.6} + {b:.6} x (serial {sa:.6} + {sb:.6} x)");
     }
     // The sums run in different orders: equal up to rounding.
-    if (p - s).abs() > 1e-12 {
+    if (p - s).abs() > 1e-12 || (a - sa).abs() > 1e-9 || (b - sb).abs() > 1e-9 {
         if dls::is_root() {
-            eprintln!("the parallel estimate differs from the serial one");
+            eprintln!("the parallel results differ from the serial ones");
         }
         std::process::exit(1);
     }
