@@ -8,6 +8,7 @@ use std::thread::{self, ThreadId};
 use std::time::Instant;
 
 use super::panic_ctx::{self, ChunkCtx};
+use super::progress::{Progress, ProgressMode};
 use super::range::{format_index, LoopIndex};
 use super::settings::ReportMode;
 use super::source::{ChunkSource, Tally};
@@ -87,6 +88,9 @@ pub(crate) struct UntypedLoop {
     reduction: Mutex<Option<ReductionReport>>,
     /// A checked loop's fault check, for its report.
     check: Mutex<Option<CheckReport>>,
+    /// The progress display (`DLS_PROGRESS`), on the process that schedules the loop; stopped
+    /// when the loop finishes (or is dropped).
+    progress: Mutex<Option<Progress>>,
 }
 
 /// Counts a loop over all workers as running while it exists (dropped with the loop, also when a
@@ -128,7 +132,17 @@ impl UntypedLoop {
             running: None,
             reduction: Mutex::new(None),
             check: Mutex::new(None),
+            progress: Mutex::new(None),
         }
+    }
+
+    /// Shows the loop's progress as `mode` says, if this process schedules the loop (see
+    /// `runtime/progress.rs`).
+    pub(crate) fn with_progress(self, mode: ProgressMode) -> Self {
+        if let Some(done) = self.source.done_counter() {
+            *lock(&self.progress) = Progress::start(mode, &self.name, self.n, done);
+        }
+        self
     }
 
     /// Marks the loop as one over all workers (see [`Running`]).
@@ -230,12 +244,16 @@ impl UntypedLoop {
         } = &self.ending
         else {
             self.source.finish(open, None);
+            self.stop_progress();
             return (None, tally);
         };
         let mut report: LoopReport = self
             .source
             .finish(open, Some((&self.name, self.started)))
             .expect("a source asked for a report returns one");
+        // After the source's finish: every process has ended the loop, so the last line (100%,
+        // the loop's time) comes at its end and before its report.
+        self.stop_progress();
         report.reduction = lock(&self.reduction).take();
         report.check = lock(&self.check).take();
         let rank = self.source.rank();
@@ -250,6 +268,13 @@ impl UntypedLoop {
             Some(LoopStats::from_report(report, rank, whole_process)),
             tally,
         )
+    }
+
+    /// Stops the progress display, if any (its last line or bar is drawn).
+    fn stop_progress(&self) {
+        if let Some(mut p) = lock(&self.progress).take() {
+            p.stop();
+        }
     }
 
     /// Records how the loop's partial results were combined (before `finish`, which reports it).

@@ -86,7 +86,8 @@ impl Runtime {
                 source,
                 self.shared.settings.report.clone(),
             )
-            .over_all_workers();
+            .over_all_workers()
+            .with_progress(self.shared.settings.progress);
         Ok((Loop::new(first, lp), Placement::AllWorkers))
     }
 

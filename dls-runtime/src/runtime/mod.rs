@@ -62,6 +62,7 @@ mod ordered;
 pub(crate) mod panic_ctx;
 mod pipeline;
 mod platform;
+pub mod progress;
 mod range;
 pub(crate) mod reporting_scheduler;
 pub mod settings;

@@ -9,7 +9,8 @@
 //! scheduler-side state (fault checks, checkpoints) extend this struct, the sources
 //! (`runtime/source.rs`) and the messages of `mpi_backend/messages.rs`.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use crate::report::{LoopReport, RankReport};
 
@@ -36,6 +37,9 @@ pub(crate) struct ReportingScheduler {
     chunk_map_dropped: u64,
     /// Per rank: chunks handed out, iterates and work time reported.
     ranks: Vec<RankReport>,
+    /// Iterates of finished chunks, as recorded: what the progress display reads
+    /// (`runtime/progress.rs`).
+    done: Arc<AtomicU64>,
 }
 
 impl ReportingScheduler {
@@ -55,6 +59,7 @@ impl ReportingScheduler {
                     ..RankReport::default()
                 })
                 .collect(),
+            done: Arc::new(AtomicU64::new(0)),
         })
     }
 
@@ -86,6 +91,12 @@ impl ReportingScheduler {
         let r = &mut self.ranks[rank];
         r.iterates += t.iterates;
         r.work_time_s += t.work_s;
+        self.done.fetch_add(t.iterates, Ordering::Relaxed);
+    }
+
+    /// The counter of iterates of finished chunks (for the progress display).
+    pub(crate) fn done_counter(&self) -> Arc<AtomicU64> {
+        self.done.clone()
     }
 
     /// Iterates not yet handed out.

@@ -7,6 +7,7 @@
 //! | `DLS_CHECK` | `off`, `warn`, `repair` (any case) | what a checked loop (`Runtime::doall_reduce_checked`) does: `warn` (default) runs its iterates in a seeded random order and tests across workers that their values agree, reporting a rejection; `repair` also runs a suspect worker's iterates again on the others and returns the corrected result, or an error if the check still fails; `off` runs it unchecked |
 //! | `DLS_CHECK_ALPHA` | a number above 0 and below 0.5 | the significance level of checked loops (default 1e-4) |
 //! | `DLS_INJECT` | `worker=<w>,bias=<k>` or `scale=<f>` or `nan`, optionally `prob=<p>` | for testing fault checks only: `dls::inject(y)` makes worker w's values wrong (read when first used; see `runtime::inject`) |
+//! | `DLS_PROGRESS` | `auto`, `bar`, `lines`, `off` (any case) | progress of running loops on stderr, from rank 0: iterates done (of finished chunks), rate and ETA. `auto` (default): a bar (`indicatif`) when stderr is a terminal, shown once a loop has run 1 s; otherwise a line every 5 s, so loops shorter than 5 s print nothing. `bar`: a bar from the start (nothing without a terminal). `lines`: a line every second for any loop. `off`: nothing. See `runtime::progress` |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
@@ -111,6 +112,8 @@ pub struct Settings {
     pub check: Option<super::checked::CheckMode>,
     /// `DLS_CHECK_ALPHA`: the significance level of checked loops.
     pub check_alpha: Option<f64>,
+    /// `DLS_PROGRESS`: how the progress of long loops is shown.
+    pub progress: super::progress::ProgressMode,
 }
 
 impl Settings {
@@ -176,6 +179,9 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_REDUCTION").filter(|v| !v.trim().is_empty()) {
             s.reduction = Some(parse_reduction(&v)?);
+        }
+        if let Some(v) = lookup("DLS_PROGRESS") {
+            s.progress = super::progress::ProgressMode::parse(&v)?;
         }
         if let Some(v) = lookup("DLS_REPORT") {
             s.report = ReportMode::parse(&v)?;
@@ -360,6 +366,20 @@ mod tests {
         })
         .unwrap();
         assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn progress_is_read_and_a_bad_value_names_the_setting() {
+        use crate::runtime::progress::ProgressMode;
+        let get = |v: &'static str| {
+            Settings::from_lookup(move |k| (k == "DLS_PROGRESS").then(|| v.to_string()))
+        };
+        assert_eq!(Settings::default().progress, ProgressMode::Auto);
+        assert_eq!(get("LINES").unwrap().progress, ProgressMode::Lines);
+        assert_eq!(get("off").unwrap().progress, ProgressMode::Off);
+        let e = get("always").unwrap_err().to_string();
+        assert!(e.starts_with("DLS_PROGRESS=`always`"), "{e}");
+        assert!(e.contains("auto, bar, lines or off"), "{e}");
     }
 
     #[test]

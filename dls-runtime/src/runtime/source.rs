@@ -34,7 +34,7 @@
 //!   it. A loop started by a thread that executes no iterate while a loop over all workers runs
 //!   (a thread spawned inside an iterate) runs serially on that thread too (case 9a).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -79,6 +79,13 @@ pub(crate) trait ChunkSource: Send + Sync {
     /// How partial results travel between the loop's processes; `None` when the loop runs in one
     /// process.
     fn exchange(&self) -> Option<&dyn Exchange>;
+
+    /// The scheduler's counter of iterates of finished chunks, where this process runs the
+    /// scheduler of the loop (threads; MPI rank 0); `None` elsewhere. The progress display
+    /// (`runtime/progress.rs`) reads it.
+    fn done_counter(&self) -> Option<Arc<AtomicU64>> {
+        None
+    }
 }
 
 /// What one worker (or one process) did in a loop: chunks, iterates and work time.
@@ -181,5 +188,9 @@ impl ChunkSource for SharedSource {
 
     fn exchange(&self) -> Option<&dyn Exchange> {
         None
+    }
+
+    fn done_counter(&self) -> Option<Arc<AtomicU64>> {
+        Some(lock(&self.scheduler).done_counter())
     }
 }

@@ -1,6 +1,6 @@
 //! One loop on an MPI communicator: the scheduler side (rank 0) and the worker side.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
@@ -280,6 +280,13 @@ impl ChunkSource for MpiLoop {
 
     fn exchange(&self) -> Option<&dyn Exchange> {
         Some(&*self.comm)
+    }
+
+    fn done_counter(&self) -> Option<Arc<AtomicU64>> {
+        match &self.side {
+            Side::Scheduler { core, .. } => Some(lock(core).done_counter()),
+            Side::Worker { .. } => None,
+        }
     }
 }
 

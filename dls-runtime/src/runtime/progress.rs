@@ -1,0 +1,403 @@
+//! Progress of long loops (`DLS_PROGRESS`): iterates done, rate and ETA of the running loop,
+//! shown by the scheduler's process (rank 0 on MPI; the process itself on threads).
+//!
+//! **What is counted.** The iterates of *finished* chunks, as the scheduler records them
+//! ([`ReportingScheduler::record`](super::reporting_scheduler::ReportingScheduler::record) adds
+//! each finished chunk's size to an atomic counter). A chunk is known to be finished when its
+//! worker asks for the next one (the request carries its timing), so the count lags by at most
+//! the chunks in flight, one per worker; it reaches the loop's size when the loop ends. No work is
+//! done per iterate: one relaxed atomic add per chunk, on the scheduler, under the lock it holds
+//! anyway.
+//!
+//! **Who prints.** Only loops over all workers started by the runtime (`start_loop`, `doall`,
+//! ...), on the process that schedules them: a background thread ([`Progress`]) wakes every
+//! [`BAR_TICK`] (bar) or period (lines), reads the counter and draws; it is stopped when the loop
+//! finishes. Loops nested in an iterate, loops on a sub-communicator (`start_loop_on`, inner
+//! loops of a group) and the outer loop of a two-level loop show no progress.
+//!
+//! **Modes** ([`ProgressMode`], `DLS_PROGRESS`):
+//!
+//! | value | stderr is a terminal | stderr is not a terminal (mpirun, Slurm, a pipe) |
+//! |-------|----------------------|--------------------------------------------------|
+//! | `auto` (default) | a bar (the `indicatif` crate), drawn from [`BAR_DELAY`] on, cleared at the end | a line every [`AUTO_LINE_PERIOD`] (5 s) from the first period on, so a loop shorter than 5 s prints nothing |
+//! | `bar` | a bar from the start | nothing (`indicatif` hides itself when stderr is not a terminal) |
+//! | `lines` | a line every [`LINES_PERIOD`] (1 s) for any loop | the same |
+//! | `off` | nothing | nothing |
+//!
+//! After at least one line, a last line at 100% gives the loop's time. A line reads:
+//!
+//! ```text
+//! dls: loop `name`: 45% (4500/10000 iterates), 1.2e4 it/s, ETA 0.5 s
+//! ```
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use super::error::DlsError;
+
+/// How the progress of long loops is shown (`DLS_PROGRESS`); see the [module docs](self).
+///
+/// ```
+/// use dls_runtime::runtime::progress::ProgressMode;
+/// assert_eq!(ProgressMode::parse(" Lines ").unwrap(), ProgressMode::Lines);
+/// assert_eq!(ProgressMode::parse("").unwrap(), ProgressMode::Auto);
+/// let e = ProgressMode::parse("yes").unwrap_err().to_string();
+/// assert!(e.starts_with("DLS_PROGRESS=`yes`") && e.contains("auto, bar, lines or off"), "{e}");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ProgressMode {
+    /// A bar when stderr is a terminal, else lines for loops longer than [`AUTO_LINE_PERIOD`].
+    #[default]
+    Auto,
+    /// A bar (nothing when stderr is not a terminal).
+    Bar,
+    /// A line every [`LINES_PERIOD`], for any loop.
+    Lines,
+    /// Nothing.
+    Off,
+}
+
+impl ProgressMode {
+    /// Parses a `DLS_PROGRESS` value (any case; empty means `auto`); the error names the
+    /// variable and the allowed values.
+    pub fn parse(value: &str) -> Result<Self, DlsError> {
+        Ok(match value.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => ProgressMode::Auto,
+            "bar" => ProgressMode::Bar,
+            "lines" => ProgressMode::Lines,
+            "off" | "0" => ProgressMode::Off,
+            _ => {
+                return Err(DlsError::Setting {
+                    name: "DLS_PROGRESS",
+                    value: value.to_string(),
+                    message: "expected auto, bar, lines or off (how the progress of long loops \
+                              is shown on rank 0)"
+                        .into(),
+                })
+            }
+        })
+    }
+}
+
+/// How often the bar is redrawn.
+pub const BAR_TICK: Duration = Duration::from_millis(250);
+/// In `auto` mode on a terminal, the bar appears only once the loop has run this long.
+pub const BAR_DELAY: Duration = Duration::from_secs(1);
+/// The period of lines with `DLS_PROGRESS=lines`.
+pub const LINES_PERIOD: Duration = Duration::from_secs(1);
+/// The period of lines in `auto` mode when stderr is not a terminal (the first line comes after
+/// one period, so shorter loops print nothing).
+pub const AUTO_LINE_PERIOD: Duration = Duration::from_secs(5);
+
+/// A rate in iterates per second, with two significant digits: `850 it/s`, `1.2e4 it/s`.
+///
+/// ```
+/// use dls_runtime::runtime::progress::format_rate;
+/// assert_eq!(format_rate(12_345.0), "1.2e4 it/s");
+/// assert_eq!(format_rate(850.0), "850 it/s");
+/// assert_eq!(format_rate(0.5), "0.5 it/s");
+/// ```
+pub fn format_rate(per_s: f64) -> String {
+    if !per_s.is_finite() || per_s <= 0.0 {
+        "0 it/s".into()
+    } else if per_s >= 1000.0 {
+        format!("{per_s:.1e} it/s")
+    } else if per_s >= 10.0 {
+        format!("{per_s:.0} it/s")
+    } else {
+        format!("{per_s:.1} it/s")
+    }
+}
+
+/// A duration for an ETA: `0.5 s`, `42 s`, `3 min 20 s`, `2 h 05 min`.
+///
+/// ```
+/// use dls_runtime::runtime::progress::format_duration;
+/// assert_eq!(format_duration(0.46), "0.5 s");
+/// assert_eq!(format_duration(42.2), "42 s");
+/// assert_eq!(format_duration(200.0), "3 min 20 s");
+/// assert_eq!(format_duration(7500.0), "2 h 05 min");
+/// ```
+pub fn format_duration(s: f64) -> String {
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else if s < 60.0 {
+        format!("{s:.0} s")
+    } else if s < 3600.0 {
+        let s = s.round() as u64;
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        let m = (s / 60.0).round() as u64;
+        format!("{} h {:02} min", m / 60, m % 60)
+    }
+}
+
+/// The percentage of `done` out of `n`, rounded down (so 100% only when all are done).
+///
+/// ```
+/// use dls_runtime::runtime::progress::percent;
+/// assert_eq!(percent(4500, 10_000), 45);
+/// assert_eq!(percent(9999, 10_000), 99);
+/// assert_eq!(percent(0, 0), 100);
+/// ```
+pub fn percent(done: u64, n: u64) -> u64 {
+    if n == 0 {
+        100
+    } else {
+        (u128::from(done.min(n)) * 100 / u128::from(n)) as u64
+    }
+}
+
+/// One progress line of loop `name`: `done` of `n` iterates after `elapsed_s` seconds; the rate
+/// is the mean since the start, the ETA the remaining iterates at that rate (unknown before the
+/// first finished chunk).
+///
+/// ```
+/// use dls_runtime::runtime::progress::format_line;
+/// assert_eq!(
+///     format_line("name", 4500, 10_000, 0.375),
+///     "dls: loop `name`: 45% (4500/10000 iterates), 1.2e4 it/s, ETA 0.5 s"
+/// );
+/// assert!(format_line("x", 0, 10, 1.0).ends_with("ETA ?"));
+/// ```
+pub fn format_line(name: &str, done: u64, n: u64, elapsed_s: f64) -> String {
+    let rate = if elapsed_s > 0.0 {
+        done as f64 / elapsed_s
+    } else {
+        0.0
+    };
+    let mut line = format!(
+        "dls: loop `{name}`: {}% ({done}/{n} iterates), {}",
+        percent(done, n),
+        format_rate(rate)
+    );
+    if done >= n {
+        let _ = write!(line, ", done in {}", format_duration(elapsed_s));
+    } else if rate > 0.0 {
+        let _ = write!(line, ", ETA {}", format_duration((n - done) as f64 / rate));
+    } else {
+        line.push_str(", ETA ?");
+    }
+    line
+}
+
+/// What the background thread draws, resolved from the mode and whether stderr is a terminal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Display {
+    Bar { delay: Duration },
+    Lines { period: Duration },
+}
+
+impl Display {
+    fn resolve(mode: ProgressMode, terminal: bool) -> Option<Display> {
+        match mode {
+            ProgressMode::Off => None,
+            ProgressMode::Lines => Some(Display::Lines {
+                period: LINES_PERIOD,
+            }),
+            ProgressMode::Bar => terminal.then_some(Display::Bar {
+                delay: Duration::ZERO,
+            }),
+            ProgressMode::Auto if terminal => Some(Display::Bar { delay: BAR_DELAY }),
+            ProgressMode::Auto => Some(Display::Lines {
+                period: AUTO_LINE_PERIOD,
+            }),
+        }
+    }
+}
+
+/// The progress display of one running loop: a background thread that reads the scheduler's
+/// counter of iterates done; stopped (and joined) by [`Progress::stop`] or on drop.
+pub(crate) struct Progress {
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Progress {
+    /// Starts showing the progress of loop `name` of `n` iterates, whose finished iterates
+    /// `done` counts; `None` when `mode` shows nothing here (or the thread cannot start).
+    pub(crate) fn start(
+        mode: ProgressMode,
+        name: &str,
+        n: u64,
+        done: Arc<AtomicU64>,
+    ) -> Option<Progress> {
+        let display = Display::resolve(mode, std::io::stderr().is_terminal())?;
+        let name = name.to_string();
+        let started = Instant::now();
+        let (tx, rx) = mpsc::channel::<()>();
+        let thread = thread::Builder::new()
+            .name("dls-progress".into())
+            .spawn(move || match display {
+                Display::Lines { period } => {
+                    let mut printed = false;
+                    // Wakes once per period; a message or the sender's drop ends the loop.
+                    while let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(period) {
+                        let d = done.load(Ordering::Relaxed);
+                        let t = started.elapsed().as_secs_f64();
+                        eprintln!("{}", format_line(&name, d, n, t));
+                        printed = true;
+                    }
+                    if printed {
+                        let t = started.elapsed().as_secs_f64();
+                        eprintln!("{}", format_line(&name, n, n, t));
+                    }
+                }
+                Display::Bar { delay } => {
+                    let mut bar: Option<indicatif::ProgressBar> = None;
+                    while let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(BAR_TICK) {
+                        if started.elapsed() < delay {
+                            continue;
+                        }
+                        let bar = bar.get_or_insert_with(|| new_bar(&name, n));
+                        let d = done.load(Ordering::Relaxed).min(n);
+                        bar.set_position(d);
+                        bar.set_message(rate_and_eta(d, n, started.elapsed().as_secs_f64()));
+                    }
+                    if let Some(bar) = bar {
+                        bar.set_position(n);
+                        bar.finish_and_clear();
+                    }
+                }
+            })
+            .ok()?;
+        Some(Progress {
+            stop: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops the display (its last line or bar is drawn) and waits for its thread.
+    pub(crate) fn stop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The bar's rate and ETA, as in the lines (the mean rate since the start; `indicatif`'s own
+/// `{per_sec}` and `{eta}` follow the last few updates, which jump when chunks finish in bursts).
+fn rate_and_eta(done: u64, n: u64, elapsed_s: f64) -> String {
+    let line = format_line("", done, n, elapsed_s);
+    match line.split_once("iterates), ") {
+        Some((_, tail)) => tail.to_string(),
+        None => line,
+    }
+}
+
+/// The bar of loop `name`: ``dls: loop `name` [=====>    ]  45% (4500/10000 it), 1.2e4 it/s, ETA
+/// 0.5 s``.
+fn new_bar(name: &str, n: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(n),
+        indicatif::ProgressDrawTarget::stderr_with_hz(4),
+    );
+    let style = indicatif::ProgressStyle::with_template(
+        "dls: loop `{prefix}` [{bar:30}] {percent:>3}% ({pos}/{len} it), {msg}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(name.to_string());
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_durations_and_percentages() {
+        assert_eq!(format_rate(0.0), "0 it/s");
+        assert_eq!(format_rate(f64::INFINITY), "0 it/s");
+        assert_eq!(format_rate(1.0e6), "1.0e6 it/s");
+        assert_eq!(format_rate(99.4), "99 it/s");
+        assert_eq!(format_duration(0.0), "0.0 s");
+        assert_eq!(format_duration(59.4), "59 s");
+        assert_eq!(format_duration(61.0), "1 min 1 s");
+        assert_eq!(format_duration(3600.0), "1 h 00 min");
+        assert_eq!(percent(1, 3), 33);
+        assert_eq!(percent(u64::MAX - 1, u64::MAX), 99);
+        assert_eq!(percent(20, 10), 100);
+    }
+
+    #[test]
+    fn lines_give_eta_then_the_loop_time() {
+        assert_eq!(
+            format_line("a", 250, 1000, 2.0),
+            "dls: loop `a`: 25% (250/1000 iterates), 125 it/s, ETA 6.0 s"
+        );
+        assert_eq!(
+            format_line("a", 1000, 1000, 8.0),
+            "dls: loop `a`: 100% (1000/1000 iterates), 125 it/s, done in 8.0 s"
+        );
+        assert_eq!(
+            format_line("a", 0, 1000, 0.0),
+            "dls: loop `a`: 0% (0/1000 iterates), 0 it/s, ETA ?"
+        );
+    }
+
+    #[test]
+    fn the_bar_shows_the_lines_rate_and_eta() {
+        assert_eq!(rate_and_eta(250, 1000, 2.0), "125 it/s, ETA 6.0 s");
+    }
+
+    #[test]
+    fn the_setting_parses_and_names_itself() {
+        for (v, m) in [
+            ("auto", ProgressMode::Auto),
+            ("BAR", ProgressMode::Bar),
+            ("lines", ProgressMode::Lines),
+            ("Off", ProgressMode::Off),
+            (" ", ProgressMode::Auto),
+        ] {
+            assert_eq!(ProgressMode::parse(v).unwrap(), m, "{v}");
+        }
+        let e = ProgressMode::parse("line").unwrap_err().to_string();
+        assert!(e.contains("DLS_PROGRESS") && e.contains("auto, bar, lines or off"));
+    }
+
+    #[test]
+    fn the_display_follows_the_mode_and_the_terminal() {
+        use ProgressMode::*;
+        assert_eq!(Display::resolve(Off, true), None);
+        assert_eq!(Display::resolve(Bar, false), None);
+        assert_eq!(
+            Display::resolve(Auto, false),
+            Some(Display::Lines {
+                period: AUTO_LINE_PERIOD
+            })
+        );
+        assert_eq!(
+            Display::resolve(Auto, true),
+            Some(Display::Bar { delay: BAR_DELAY })
+        );
+        assert_eq!(
+            Display::resolve(Lines, true),
+            Some(Display::Lines {
+                period: LINES_PERIOD
+            })
+        );
+    }
+
+    #[test]
+    fn a_stopped_display_ends_its_thread() {
+        let done = Arc::new(AtomicU64::new(0));
+        let mut p = Progress::start(ProgressMode::Lines, "t", 10, done).unwrap();
+        p.stop();
+        assert!(p.thread.is_none());
+    }
+}
