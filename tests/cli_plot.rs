@@ -302,3 +302,33 @@ fn a_missing_file_or_one_without_loops_is_an_error_naming_it() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn format_png_writes_png_files_with_the_bundled_font() {
+    let dir = temp_dir("png");
+    let run = dir.join("run.jsonl");
+    write_jsonl(&run, &[two_level()]);
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--format",
+        "png",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for chart in ["work_idle", "chunk_sizes", "groups"] {
+        let path = dir.join(format!("outer_{chart}.png"));
+        let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{}", path.display());
+        // IHDR: width and height, big-endian, at bytes 16..24.
+        assert_eq!(
+            &bytes[16..24],
+            &[0, 0, 3, 132, 0, 0, 2, 28],
+            "{}",
+            path.display()
+        );
+    }
+    assert!(!dir.join("outer_work_idle.svg").exists());
+    let _ = fs::remove_dir_all(&dir);
+}

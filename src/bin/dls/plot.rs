@@ -2,7 +2,8 @@
 //!
 //! Per loop: the work and idle time of each rank (Cariño & Banicescu 2007, fig. 4.2), the chunk
 //! sizes in the order they were handed out, and for two-level loops the work of each group
-//! (fig. 4.5). Drawn with `plotters`' SVG backend, which needs no system fonts.
+//! (fig. 4.5). Drawn with `plotters`: SVG needs no fonts; PNG text is drawn with a bundled subset of
+//! DejaVu Sans (`fonts/`), so neither looks up a system font.
 
 use std::collections::HashMap;
 use std::fs;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use dls::LoopReport;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -22,10 +24,11 @@ use crate::output::{print, CliError};
 /// the output of `dls simulate --json`. Writes one file per chart and loop into --out, named from
 /// the loop name (characters other than letters, digits, '-' and '_' become '_'; a repeated name
 /// gets -2, -3, ...) and the chart: NAME_work_idle.svg, NAME_chunk_sizes.svg (when the report has
-/// a chunk_map) and NAME_groups.svg (two-level loops), and prints their paths.
+/// a chunk_map) and NAME_groups.svg (two-level loops), or .png with --format png, and prints
+/// their paths.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  DLS_REPORT=run.jsonl cargo run --release --example mandelbrot && dls plot run.jsonl --out plots\n  dls simulate -t fac2 --n 10000 --p 4 --iterate-time exp:1ms --json --chunk-map > sim.json && dls plot sim.json\n  dls plot run.jsonl --loop 'src/main.rs:12:5'\n\nOnly SVG is written: PNG would need a bundled font for the text of bitmaps. Open an SVG in a web browser, or convert it (e.g. rsvg-convert -o chart.png chart.svg)."
+    after_help = "Examples:\n  DLS_REPORT=run.jsonl cargo run --release --example mandelbrot && dls plot run.jsonl --out plots\n  dls simulate -t fac2 --n 10000 --p 4 --iterate-time exp:1ms --json --chunk-map > sim.json && dls plot sim.json\n  dls plot run.jsonl --loop 'src/main.rs:12:5'\n  dls plot run.jsonl --format png\n\nSVG (the default) opens in a web browser; PNG text uses a font bundled with dls (DejaVu Sans, ASCII only), so no system fonts are needed."
 )]
 pub(crate) struct PlotArgs {
     /// The report file: JSON Lines of loop reports, as written with DLS_REPORT=FILE.
@@ -40,7 +43,7 @@ pub(crate) struct PlotArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out: PathBuf,
 
-    /// The image format (only svg: PNG needs a font for the text of bitmaps, not bundled).
+    /// The image format.
     #[arg(long, value_enum, default_value_t = Format::Svg)]
     pub format: Format,
 }
@@ -48,9 +51,47 @@ pub(crate) struct PlotArgs {
 /// The image formats `dls plot` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
-    /// Scalable vector graphics: text, needs no fonts to write.
+    /// Scalable vector graphics (text; the viewer draws the letters).
     Svg,
+    /// Portable network graphics, 900 x 540 pixels.
+    Png,
 }
+
+impl Format {
+    /// The file-name extension.
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Svg => "svg",
+            Format::Png => "png",
+        }
+    }
+}
+
+/// The charts of one loop.
+#[derive(Debug, Clone, Copy)]
+enum Chart {
+    /// Work and idle time per rank.
+    WorkIdle,
+    /// Chunk size against chunk number.
+    ChunkSizes,
+    /// Work time per group (two-level loops).
+    Groups,
+}
+
+impl Chart {
+    /// The chart's part of the file name.
+    fn suffix(self) -> &'static str {
+        match self {
+            Chart::WorkIdle => "work_idle",
+            Chart::ChunkSizes => "chunk_sizes",
+            Chart::Groups => "groups",
+        }
+    }
+}
+
+/// DejaVu Sans, printable ASCII and a few symbols (licence in `fonts/LICENSE-DejaVu`): the font
+/// of every text, registered as "sans-serif" for plotters' ab_glyph text.
+const FONT: &[u8] = include_bytes!("fonts/DejaVuSans-subset.ttf");
 
 /// Fill of the work part of a bar.
 const WORK: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
@@ -64,6 +105,8 @@ const LEGEND_RANKS: usize = 16;
 /// Runs `dls plot`.
 pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
     let reports = read_reports(&a.file)?;
+    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+        .map_err(|_| CliError::Message("the bundled font is not a valid TrueType font".into()))?;
     let chosen: Vec<&LoopReport> = match &a.loop_name {
         Some(name) => {
             let found: Vec<&LoopReport> = reports.iter().filter(|r| &r.name == name).collect();
@@ -97,22 +140,38 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
         } else {
             format!("{base}-{count}")
         };
-        let path = a.out.join(format!("{stem}_work_idle.svg"));
-        draw_work_idle(report, &path)?;
-        written.push_str(&format!("{}\n", path.display()));
+        let mut charts = vec![Chart::WorkIdle];
         if report.chunk_map.is_empty() {
             eprintln!(
                 "note: loop {:?} has no chunk_map: no chunk-size chart (dls simulate needs --chunk-map)",
                 report.name
             );
         } else {
-            let path = a.out.join(format!("{stem}_chunk_sizes.svg"));
-            draw_chunk_sizes(report, &path)?;
-            written.push_str(&format!("{}\n", path.display()));
+            charts.push(Chart::ChunkSizes);
         }
         if !report.groups.is_empty() {
-            let path = a.out.join(format!("{stem}_groups.svg"));
-            draw_groups(report, &path)?;
+            charts.push(Chart::Groups);
+        }
+        for chart in charts {
+            let path = a.out.join(format!(
+                "{stem}_{}.{}",
+                chart.suffix(),
+                a.format.extension()
+            ));
+            match a.format {
+                Format::Svg => draw(
+                    SVGBackend::new(&path, SIZE).into_drawing_area(),
+                    chart,
+                    report,
+                    &path,
+                )?,
+                Format::Png => draw(
+                    BitMapBackend::new(&path, SIZE).into_drawing_area(),
+                    chart,
+                    report,
+                    &path,
+                )?,
+            }
             written.push_str(&format!("{}\n", path.display()));
         }
     }
@@ -181,14 +240,28 @@ fn title(report: &LoopReport, what: &str) -> String {
     format!("{what}: {} ({})", report.name, report.technique)
 }
 
+/// Draws one chart of `report` on `root`, a new drawing area of the file `path`.
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    chart: Chart,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
+    match chart {
+        Chart::WorkIdle => draw_work_idle(root, report, path),
+        Chart::ChunkSizes => draw_chunk_sizes(root, report, path),
+        Chart::Groups => draw_groups(root, report, path),
+    }
+}
+
 /// Draws stacked work-and-idle bars, one per entry of `bars` as (label, work, idle) seconds.
-fn draw_stacked_bars(
+fn draw_stacked_bars<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
     path: &Path,
     caption: &str,
     x_desc: &str,
     bars: &[(String, f64, f64)],
 ) -> Result<(), CliError> {
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
     let top = time_top(bars.iter().map(|b| b.1 + b.2).fold(0.0, f64::max));
     let n = bars.len().max(1) as f64;
@@ -247,7 +320,11 @@ fn draw_stacked_bars(
 
 /// Chart 1: per rank, its work time with its idle time stacked on top (Cariño & Banicescu 2007,
 /// fig. 4.2).
-fn draw_work_idle(report: &LoopReport, path: &Path) -> Result<(), CliError> {
+fn draw_work_idle<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
     let bars: Vec<(String, f64, f64)> = report
         .ranks
         .iter()
@@ -259,12 +336,16 @@ fn draw_work_idle(report: &LoopReport, path: &Path) -> Result<(), CliError> {
         report.parallel_time_s,
         report.efficiency
     );
-    draw_stacked_bars(path, &caption, "rank", &bars)
+    draw_stacked_bars(root, path, &caption, "rank", &bars)
 }
 
 /// Chart 3 (two-level loops): per group, its work time (the leader's clock) with the rest of the
 /// loop's parallel time stacked on top (Cariño & Banicescu 2007, fig. 4.5).
-fn draw_groups(report: &LoopReport, path: &Path) -> Result<(), CliError> {
+fn draw_groups<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
     let bars: Vec<(String, f64, f64)> = report
         .groups
         .iter()
@@ -276,14 +357,23 @@ fn draw_groups(report: &LoopReport, path: &Path) -> Result<(), CliError> {
             )
         })
         .collect();
-    draw_stacked_bars(path, &title(report, "group work time"), "group", &bars)
+    draw_stacked_bars(
+        root,
+        path,
+        &title(report, "group work time"),
+        "group",
+        &bars,
+    )
 }
 
 /// Chart 2: the size of each chunk against its number in hand-out order, one colour per rank, a
 /// grey line joining them in order.
-fn draw_chunk_sizes(report: &LoopReport, path: &Path) -> Result<(), CliError> {
+fn draw_chunk_sizes<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
     let map = &report.chunk_map;
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
     let largest = map.iter().map(|c| c[1]).max().unwrap_or(1).max(1) as f64;
     let mut caption = title(report, "chunk sizes");
