@@ -5,13 +5,15 @@
 //! - `dls compare` simulates the same loop under several techniques, side by side;
 //! - `dls hsf` reproduces Hummel, Schonberg & Flynn's (CACM 1992) comparison;
 //! - `dls predict` predicts the run time of a parallel-pipeline reduction (Kuntraruk, Pottenger &
-//!   Ross 2005).
+//!   Ross 2005);
+//! - `dls plot` draws the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts.
 
 mod args;
 mod chunks;
 mod compare;
 mod hsf;
 mod output;
+mod plot;
 mod predict;
 mod simulate;
 
@@ -25,7 +27,7 @@ use clap::{Parser, Subcommand};
     name = "dls",
     version,
     about,
-    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n\nRun `dls <command> --help` for every option of a command."
+    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls plot run.jsonl --out plots\n\nRun `dls <command> --help` for every option of a command."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -39,6 +41,7 @@ enum Command {
     Compare(compare::CompareArgs),
     Hsf(hsf::HsfArgs),
     Predict(predict::PredictArgs),
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => compare::run(&a),
         Command::Hsf(a) => hsf::run(&a),
         Command::Predict(a) => predict::run(&a),
+        Command::Plot(a) => plot::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,448 @@
+//! `dls plot`: draw the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts.
+//!
+//! Per loop: the work and idle time of each rank (Cariño & Banicescu 2007, fig. 4.2), the chunk
+//! sizes in the order they were handed out, and for two-level loops the work of each group
+//! (fig. 4.5). Drawn with `plotters`: SVG needs no fonts; PNG text is drawn with a bundled subset of
+//! DejaVu Sans (`fonts/`), so neither looks up a system font.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use dls::LoopReport;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::output::{print, CliError};
+
+/// Draw the loops of a report file: per-rank work and idle bars, the chunk-size sequence, and
+/// per-group bars for two-level loops.
+///
+/// Reads the loop reports a run wrote with DLS_REPORT=FILE (JSON Lines, one report per loop), or
+/// the output of `dls simulate --json`. Writes one file per chart and loop into --out, named from
+/// the loop name (characters other than letters, digits, '-' and '_' become '_'; a repeated name
+/// gets -2, -3, ...) and the chart: NAME_work_idle.svg, NAME_chunk_sizes.svg (when the report has
+/// a chunk_map) and NAME_groups.svg (two-level loops), or .png with --format png, and prints
+/// their paths.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  DLS_REPORT=run.jsonl cargo run --release --example mandelbrot && dls plot run.jsonl --out plots\n  dls simulate -t fac2 --n 10000 --p 4 --iterate-time exp:1ms --json --chunk-map > sim.json && dls plot sim.json\n  dls plot run.jsonl --loop 'src/main.rs:12:5'\n  dls plot run.jsonl --format png\n\nSVG (the default) opens in a web browser; PNG text uses a font bundled with dls (DejaVu Sans, ASCII only), so no system fonts are needed."
+)]
+pub(crate) struct PlotArgs {
+    /// The report file: JSON Lines of loop reports, as written with DLS_REPORT=FILE.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Draw only the loop(s) of this name (as in the report's "name" field).
+    #[arg(long = "loop", value_name = "NAME")]
+    pub loop_name: Option<String>,
+
+    /// The directory to write the charts into (created if missing).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub out: PathBuf,
+
+    /// The image format.
+    #[arg(long, value_enum, default_value_t = Format::Svg)]
+    pub format: Format,
+}
+
+/// The image formats `dls plot` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Scalable vector graphics (text; the viewer draws the letters).
+    Svg,
+    /// Portable network graphics, 900 x 540 pixels.
+    Png,
+}
+
+impl Format {
+    /// The file-name extension.
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Svg => "svg",
+            Format::Png => "png",
+        }
+    }
+}
+
+/// The charts of one loop.
+#[derive(Debug, Clone, Copy)]
+enum Chart {
+    /// Work and idle time per rank.
+    WorkIdle,
+    /// Chunk size against chunk number.
+    ChunkSizes,
+    /// Work time per group (two-level loops).
+    Groups,
+}
+
+impl Chart {
+    /// The chart's part of the file name.
+    fn suffix(self) -> &'static str {
+        match self {
+            Chart::WorkIdle => "work_idle",
+            Chart::ChunkSizes => "chunk_sizes",
+            Chart::Groups => "groups",
+        }
+    }
+}
+
+/// DejaVu Sans, printable ASCII and a few symbols (licence in `fonts/LICENSE-DejaVu`): the font
+/// of every text, registered as "sans-serif" for plotters' ab_glyph text.
+const FONT: &[u8] = include_bytes!("fonts/DejaVuSans-subset.ttf");
+
+/// Fill of the work part of a bar.
+const WORK: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
+/// Fill of the idle part of a bar.
+const IDLE: RGBColor = RGBColor(0xC8, 0xC8, 0xC8);
+/// Size of every chart, pixels.
+const SIZE: (u32, u32) = (900, 540);
+/// At most this many ranks are named in the legend of the chunk-size chart.
+const LEGEND_RANKS: usize = 16;
+
+/// Runs `dls plot`.
+pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
+    let reports = read_reports(&a.file)?;
+    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+        .map_err(|_| CliError::Message("the bundled font is not a valid TrueType font".into()))?;
+    let chosen: Vec<&LoopReport> = match &a.loop_name {
+        Some(name) => {
+            let found: Vec<&LoopReport> = reports.iter().filter(|r| &r.name == name).collect();
+            if found.is_empty() {
+                let mut names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
+                names.dedup();
+                return Err(CliError::Message(format!(
+                    "{}: no loop named {name:?} (its loops: {})",
+                    a.file.display(),
+                    names.join(", ")
+                )));
+            }
+            found
+        }
+        None => reports.iter().collect(),
+    };
+    fs::create_dir_all(&a.out).map_err(|e| {
+        CliError::Message(format!(
+            "cannot create the directory {}: {e}",
+            a.out.display()
+        ))
+    })?;
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut written = String::new();
+    for report in chosen {
+        let base = sanitise(&report.name);
+        let count = seen.entry(base.clone()).or_insert(0);
+        *count += 1;
+        let stem = if *count == 1 {
+            base
+        } else {
+            format!("{base}-{count}")
+        };
+        let mut charts = vec![Chart::WorkIdle];
+        if report.chunk_map.is_empty() {
+            eprintln!(
+                "note: loop {:?} has no chunk_map: no chunk-size chart (dls simulate needs --chunk-map)",
+                report.name
+            );
+        } else {
+            charts.push(Chart::ChunkSizes);
+        }
+        if !report.groups.is_empty() {
+            charts.push(Chart::Groups);
+        }
+        for chart in charts {
+            let path = a.out.join(format!(
+                "{stem}_{}.{}",
+                chart.suffix(),
+                a.format.extension()
+            ));
+            match a.format {
+                Format::Svg => draw(
+                    SVGBackend::new(&path, SIZE).into_drawing_area(),
+                    chart,
+                    report,
+                    &path,
+                )?,
+                Format::Png => draw(
+                    BitMapBackend::new(&path, SIZE).into_drawing_area(),
+                    chart,
+                    report,
+                    &path,
+                )?,
+            }
+            written.push_str(&format!("{}\n", path.display()));
+        }
+    }
+    print(&written)
+}
+
+/// Reads every loop report of `path`: JSON Lines, or JSON values one after another (pretty
+/// printed, as `dls simulate --json` writes them). An unreadable file, a value that is not a loop
+/// report, or no report at all is an error naming the file.
+fn read_reports(path: &Path) -> Result<Vec<LoopReport>, CliError> {
+    let text = fs::read_to_string(path)
+        .map_err(|e| CliError::Message(format!("cannot read {}: {e}", path.display())))?;
+    let mut reports = Vec::new();
+    for value in serde_json::Deserializer::from_str(&text).into_iter::<LoopReport>() {
+        let report = value.map_err(|e| {
+            CliError::Message(format!("{}: not a loop report: {e}", path.display()))
+        })?;
+        reports.push(report);
+    }
+    if reports.is_empty() {
+        return Err(CliError::Message(format!(
+            "{}: no loop reports (write them with DLS_REPORT={} when running the program)",
+            path.display(),
+            path.display()
+        )));
+    }
+    Ok(reports)
+}
+
+/// The loop name as a file-name stem: letters, digits, `-` and `_` kept, anything else `_`
+/// ("loop" for an empty name).
+fn sanitise(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "loop".to_string()
+    } else {
+        s
+    }
+}
+
+/// A drawing error as a message naming the file.
+fn draw_error(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::Message(format!("cannot draw {}: {e}", path.display()))
+}
+
+/// The top of a time axis: room above the largest value for the legend (1 when all are zero).
+fn time_top(max: f64) -> f64 {
+    if max > 0.0 && max.is_finite() {
+        max * 1.22
+    } else {
+        1.0
+    }
+}
+
+/// The loop's name and technique, for a caption.
+fn title(report: &LoopReport, what: &str) -> String {
+    format!("{what}: {} ({})", report.name, report.technique)
+}
+
+/// Draws one chart of `report` on `root`, a new drawing area of the file `path`.
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    chart: Chart,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
+    match chart {
+        Chart::WorkIdle => draw_work_idle(root, report, path),
+        Chart::ChunkSizes => draw_chunk_sizes(root, report, path),
+        Chart::Groups => draw_groups(root, report, path),
+    }
+}
+
+/// Draws stacked work-and-idle bars, one per entry of `bars` as (label, work, idle) seconds.
+fn draw_stacked_bars<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    path: &Path,
+    caption: &str,
+    x_desc: &str,
+    bars: &[(String, f64, f64)],
+) -> Result<(), CliError> {
+    root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
+    let top = time_top(bars.iter().map(|b| b.1 + b.2).fold(0.0, f64::max));
+    let n = bars.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(caption, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(-0.5..n - 0.5, 0.0..top)
+        .map_err(|e| draw_error(path, e))?;
+    // The x axis is bar numbers: its ticks would fall between bars, so the bars are labelled
+    // below by hand (every one, or evenly spaced ones when there are more than 32).
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .x_desc(x_desc)
+        .y_desc("time (s)")
+        .draw()
+        .map_err(|e| draw_error(path, e))?;
+    let every = bars.len().div_ceil(32).max(1);
+    let style =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, b) in bars.iter().enumerate().step_by(every) {
+        let (x, y) = chart.backend_coord(&(i as f64, 0.0));
+        root.draw(&Text::new(b.0.clone(), (x, y + 6), style.clone()))
+            .map_err(|e| draw_error(path, e))?;
+    }
+    let bar = |i: usize, from: f64, to: f64, color: RGBColor| {
+        let i = i as f64;
+        Rectangle::new([(i - 0.42, from), (i + 0.42, to)], color.filled())
+    };
+    chart
+        .draw_series(bars.iter().enumerate().map(|(i, b)| bar(i, 0.0, b.1, WORK)))
+        .map_err(|e| draw_error(path, e))?
+        .label("work")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], WORK.filled()));
+    chart
+        .draw_series(
+            bars.iter()
+                .enumerate()
+                .map(|(i, b)| bar(i, b.1, b.1 + b.2, IDLE)),
+        )
+        .map_err(|e| draw_error(path, e))?
+        .label("idle")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], IDLE.filled()));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| draw_error(path, e))?;
+    root.present().map_err(|e| draw_error(path, e))
+}
+
+/// Chart 1: per rank, its work time with its idle time stacked on top (Cariño & Banicescu 2007,
+/// fig. 4.2).
+fn draw_work_idle<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
+    let bars: Vec<(String, f64, f64)> = report
+        .ranks
+        .iter()
+        .map(|r| (r.rank.to_string(), r.work_time_s, r.idle_time_s))
+        .collect();
+    let caption = format!(
+        "{} — makespan {:.4} s, efficiency {:.3}",
+        title(report, "work and idle time"),
+        report.parallel_time_s,
+        report.efficiency
+    );
+    draw_stacked_bars(root, path, &caption, "rank", &bars)
+}
+
+/// Chart 3 (two-level loops): per group, its work time (the leader's clock) with the rest of the
+/// loop's parallel time stacked on top (Cariño & Banicescu 2007, fig. 4.5).
+fn draw_groups<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
+    let bars: Vec<(String, f64, f64)> = report
+        .groups
+        .iter()
+        .map(|g| {
+            (
+                format!("{} ({} ranks)", g.group, g.ranks.len()),
+                g.work_time_s,
+                (report.parallel_time_s - g.work_time_s).max(0.0),
+            )
+        })
+        .collect();
+    draw_stacked_bars(
+        root,
+        path,
+        &title(report, "group work time"),
+        "group",
+        &bars,
+    )
+}
+
+/// Chart 2: the size of each chunk against its number in hand-out order, one colour per rank, a
+/// grey line joining them in order.
+fn draw_chunk_sizes<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
+    let map = &report.chunk_map;
+    root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
+    let largest = map.iter().map(|c| c[1]).max().unwrap_or(1).max(1) as f64;
+    let mut caption = title(report, "chunk sizes");
+    if report.chunk_map_dropped > 0 {
+        caption.push_str(&format!(
+            " — first {} of {} chunks",
+            map.len(),
+            report.chunks
+        ));
+    }
+    let mut chart = ChartBuilder::on(&root)
+        .caption(caption, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(-0.5..(map.len() as f64 - 0.5), 0.0..largest * 1.22)
+        .map_err(|e| draw_error(path, e))?;
+    chart
+        .configure_mesh()
+        .x_desc("chunk number (hand-out order)")
+        .y_desc("chunk size (iterates)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .draw()
+        .map_err(|e| draw_error(path, e))?;
+    let grey = RGBColor(0x99, 0x99, 0x99);
+    chart
+        .draw_series(LineSeries::new(
+            map.iter().enumerate().map(|(k, c)| (k as f64, c[1] as f64)),
+            grey.stroke_width(1),
+        ))
+        .map_err(|e| draw_error(path, e))?;
+    let mut ranks: Vec<u64> = map.iter().map(|c| c[2]).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    for (i, &rank) in ranks.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let series = chart
+            .draw_series(
+                map.iter()
+                    .enumerate()
+                    .filter(|(_, c)| c[2] == rank)
+                    .map(|(k, c)| Circle::new((k as f64, c[1] as f64), 3, color.filled())),
+            )
+            .map_err(|e| draw_error(path, e))?;
+        if i < LEGEND_RANKS {
+            series.label(format!("rank {rank}")).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+            });
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| draw_error(path, e))?;
+    root.present().map_err(|e| draw_error(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitise;
+
+    #[test]
+    fn names_become_file_stems() {
+        assert_eq!(sanitise("src/main.rs:12:5"), "src_main_rs_12_5");
+        assert_eq!(sanitise("mandel-rows_1"), "mandel-rows_1");
+        assert_eq!(sanitise(""), "loop");
+    }
+}

@@ -1,0 +1,334 @@
+//! `dls plot`: the charts it writes for a report file, and its errors.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use dls::group::GroupReport;
+use dls::{LoopReport, RankReport};
+
+/// Fill of the work bars (and of the legend's "work" marker) in the SVG.
+const WORK_FILL: &str = "fill=\"#1F77B4\"";
+
+fn dls(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dls"))
+        .args(args)
+        .output()
+        .expect("run dls")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh, empty directory for one test.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dls-plot-{}-{test}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn count(svg: &Path, what: &str) -> usize {
+    fs::read_to_string(svg)
+        .unwrap_or_else(|e| panic!("{}: {e}", svg.display()))
+        .matches(what)
+        .count()
+}
+
+/// A loop on 3 ranks with 7 chunks (GSS-like sizes) handed out to ranks 0, 1, 2 in turn.
+fn one_level() -> LoopReport {
+    let chunk_map = vec![
+        [0, 34, 0],
+        [34, 22, 1],
+        [56, 15, 2],
+        [71, 10, 0],
+        [81, 7, 1],
+        [88, 7, 2],
+        [95, 5, 0],
+    ];
+    LoopReport {
+        name: "src/main.rs:12:5".into(),
+        technique: "gss".into(),
+        n: 100,
+        p: 3,
+        parallel_time_s: 1.0,
+        chunks: chunk_map.len() as u64,
+        ranks: vec![
+            RankReport {
+                rank: 0,
+                iterates: 49,
+                work_time_s: 0.9,
+                chunks: 3,
+                idle_time_s: 0.1,
+            },
+            RankReport {
+                rank: 1,
+                iterates: 29,
+                work_time_s: 0.8,
+                chunks: 2,
+                idle_time_s: 0.2,
+            },
+            RankReport {
+                rank: 2,
+                iterates: 22,
+                work_time_s: 1.0,
+                chunks: 2,
+                idle_time_s: 0.0,
+            },
+        ],
+        chunk_map,
+        ..Default::default()
+    }
+}
+
+/// A two-level loop: a coordinator and 2 groups of 2 ranks.
+fn two_level() -> LoopReport {
+    LoopReport {
+        name: "outer".into(),
+        technique: "fac2".into(),
+        n: 10,
+        p: 4,
+        parallel_time_s: 2.0,
+        chunks: 2,
+        ranks: (1..5)
+            .map(|r| RankReport {
+                rank: r,
+                iterates: 5,
+                work_time_s: 1.5,
+                chunks: 1,
+                idle_time_s: 0.5,
+            })
+            .collect(),
+        chunk_map: vec![[0, 5, 1], [5, 5, 3]],
+        coordinator: Some(0),
+        groups: vec![
+            GroupReport {
+                group: 0,
+                ranks: vec![1, 2],
+                outer_iterates: 5,
+                outer_chunks: 1,
+                work_time_s: 1.8,
+                ..Default::default()
+            },
+            GroupReport {
+                group: 1,
+                ranks: vec![3, 4],
+                outer_iterates: 5,
+                outer_chunks: 1,
+                work_time_s: 1.4,
+                ..Default::default()
+            },
+        ],
+        ..Default::default()
+    }
+}
+
+/// Writes the reports as JSON Lines, as `DLS_REPORT` does.
+fn write_jsonl(path: &Path, reports: &[LoopReport]) {
+    let text: String = reports
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    fs::write(path, text).unwrap();
+}
+
+#[test]
+fn draws_work_idle_bars_chunk_sizes_and_groups_per_loop() {
+    let dir = temp_dir("all");
+    let run = dir.join("run.jsonl");
+    write_jsonl(&run, &[one_level(), two_level()]);
+    let out = dir.join("charts");
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let names = [
+        "src_main_rs_12_5_work_idle.svg",
+        "src_main_rs_12_5_chunk_sizes.svg",
+        "outer_work_idle.svg",
+        "outer_chunk_sizes.svg",
+        "outer_groups.svg",
+    ];
+    let printed: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    assert_eq!(printed.len(), names.len(), "{printed:?}");
+    for name in names {
+        let path = out.join(name);
+        assert!(path.is_file(), "{} missing", path.display());
+        assert!(printed.contains(&path.display().to_string()), "{printed:?}");
+    }
+    // The one-level loop has no group chart.
+    assert!(!out.join("src_main_rs_12_5_groups.svg").exists());
+
+    // One work bar per rank, plus the legend's marker.
+    assert_eq!(
+        count(&out.join("src_main_rs_12_5_work_idle.svg"), WORK_FILL),
+        3 + 1
+    );
+    assert_eq!(count(&out.join("outer_work_idle.svg"), WORK_FILL), 4 + 1);
+    // One point per chunk.
+    assert_eq!(
+        count(&out.join("src_main_rs_12_5_chunk_sizes.svg"), "<circle"),
+        7
+    );
+    assert_eq!(count(&out.join("outer_chunk_sizes.svg"), "<circle"), 2);
+    // One bar per group.
+    assert_eq!(count(&out.join("outer_groups.svg"), WORK_FILL), 2 + 1);
+
+    // Axes are labelled.
+    let svg = fs::read_to_string(out.join("src_main_rs_12_5_work_idle.svg")).unwrap();
+    for label in ["rank", "time (s)", "work", "idle", "src/main.rs:12:5"] {
+        assert!(svg.contains(label), "no {label:?} in the work/idle chart");
+    }
+    let svg = fs::read_to_string(out.join("src_main_rs_12_5_chunk_sizes.svg")).unwrap();
+    for label in ["chunk number", "chunk size", "rank 0", "rank 2"] {
+        assert!(svg.contains(label), "no {label:?} in the chunk-size chart");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn loop_selects_one_loop_and_repeated_names_get_numbers() {
+    let dir = temp_dir("select");
+    let run = dir.join("run.jsonl");
+    write_jsonl(&run, &[one_level(), two_level(), two_level()]);
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--loop",
+        "outer",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(dir.join("outer_work_idle.svg").is_file());
+    assert!(dir.join("outer-2_work_idle.svg").is_file());
+    assert!(!dir.join("src_main_rs_12_5_work_idle.svg").exists());
+
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--loop",
+        "inner",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("run.jsonl") && e.contains("\"inner\"") && e.contains("outer"),
+        "{e}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plots_the_json_of_dls_simulate() {
+    let dir = temp_dir("simulate");
+    let o = dls(&[
+        "simulate",
+        "-t",
+        "fac2",
+        "--n",
+        "2000",
+        "--p",
+        "4",
+        "--iterate-time",
+        "exp:1ms",
+        "--json",
+        "--chunk-map",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: LoopReport = serde_json::from_slice(&o.stdout).unwrap();
+    let sim = dir.join("sim.json");
+    fs::write(&sim, &o.stdout).unwrap();
+    let o = dls(&[
+        "plot",
+        sim.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stem = report.name.replace(
+        |c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_',
+        "_",
+    );
+    assert_eq!(
+        count(&dir.join(format!("{stem}_work_idle.svg")), WORK_FILL),
+        4 + 1
+    );
+    assert_eq!(
+        count(&dir.join(format!("{stem}_chunk_sizes.svg")), "<circle"),
+        report.chunk_map.len()
+    );
+    assert_eq!(report.chunk_map.len() as u64, report.chunks);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_file_or_one_without_loops_is_an_error_naming_it() {
+    let dir = temp_dir("errors");
+    let missing = dir.join("missing.jsonl");
+    let empty = dir.join("empty.jsonl");
+    fs::write(&empty, "").unwrap();
+    let other = dir.join("other.jsonl");
+    fs::write(&other, "{\"speed\": 3}\n").unwrap();
+    for (file, why) in [
+        (&missing, "cannot read"),
+        (&empty, "no loop reports"),
+        (&other, "not a loop report"),
+    ] {
+        let o = dls(&[
+            "plot",
+            file.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(!o.status.success(), "{}", file.display());
+        let e = stderr(&o);
+        assert!(
+            e.contains(&file.display().to_string()) && e.contains(why),
+            "{e}"
+        );
+        assert!(stdout(&o).is_empty());
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn format_png_writes_png_files_with_the_bundled_font() {
+    let dir = temp_dir("png");
+    let run = dir.join("run.jsonl");
+    write_jsonl(&run, &[two_level()]);
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--format",
+        "png",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for chart in ["work_idle", "chunk_sizes", "groups"] {
+        let path = dir.join(format!("outer_{chart}.png"));
+        let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{}", path.display());
+        // IHDR: width and height, big-endian, at bytes 16..24.
+        assert_eq!(
+            &bytes[16..24],
+            &[0, 0, 3, 132, 0, 0, 2, 28],
+            "{}",
+            path.display()
+        );
+    }
+    assert!(!dir.join("outer_work_idle.svg").exists());
+    let _ = fs::remove_dir_all(&dir);
+}
