@@ -194,6 +194,16 @@ pub fn init() -> Result<Runtime, DlsError> {
     let settings = Settings::from_env()?;
     let launched = launcher_size(|k| std::env::var(k).ok());
     let platform = if use_mpi(launched, cfg!(feature = "mpi"))? {
+        if let Some(threads) = settings.threads {
+            // Never silently ignored: under mpirun every rank is one worker.
+            return Err(DlsError::Setting {
+                name: "DLS_THREADS",
+                value: threads.to_string(),
+                message: "under mpirun every rank is one worker, so DLS_THREADS does not apply: \
+                          unset it, and choose the number of workers with mpirun -n"
+                    .into(),
+            });
+        }
         mpi_platform()?
     } else {
         Box::new(ThreadsBackend::new(settings.threads, settings.stack)?)

@@ -197,6 +197,7 @@ pub(crate) fn try_mpirun_env(
         .env_remove("DLS_SCHEDULE")
         .env_remove("DLS_REPORT")
         .env_remove("DLS_RACKS")
+        .env_remove("DLS_THREADS")
         .envs(env.iter().copied())
         .arg("--oversubscribe")
         .args(mpirun_args)
