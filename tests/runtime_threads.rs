@@ -614,3 +614,21 @@ fn an_ordered_reduction_keeps_the_serial_order() {
         assert!(w.iter().copied().eq(0..200));
     }
 }
+
+/// Issue 14 item 5: a report says when more workers than cores ran (times then mislead), and
+/// not otherwise.
+#[test]
+fn the_report_says_when_workers_outnumber_cores() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let busy = Runtime::threads(cores + 2, Settings::default()).unwrap();
+    let stats = busy.doall(0..10u32, "ss".parse().unwrap(), |_| {}).unwrap();
+    let o = stats
+        .report
+        .oversubscribed
+        .expect("more workers than cores");
+    assert_eq!((o.workers, o.cores), (cores + 2, cores));
+    assert!(dls::runtime::stats::summary(&stats.report).contains("mislead"));
+    let fits = Runtime::threads(1, Settings::default()).unwrap();
+    let stats = fits.doall(0..10u32, "ss".parse().unwrap(), |_| {}).unwrap();
+    assert_eq!(stats.report.oversubscribed, None);
+}

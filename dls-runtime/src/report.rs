@@ -65,6 +65,10 @@ pub struct LoopReport {
     /// combined, as rank 0 saw it (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduction: Option<ReductionReport>,
+    /// More workers ran on rank 0's node than it has cores (threads, or ranks on one node under
+    /// mpirun): the workers shared cores, so times and efficiency mislead (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversubscribed: Option<Oversubscribed>,
     /// Checked loops only (`Runtime::doall_reduce_checked`): the fault check's result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
@@ -74,6 +78,49 @@ pub struct LoopReport {
     /// Two-level loops only: one entry per group, as in Cariño & Banicescu (2007) fig. 4.5 (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupReport>,
+}
+
+/// Workers sharing a node's cores (the `oversubscribed` entry of a [`LoopReport`]).
+///
+/// ```
+/// let o = dls_runtime::report::Oversubscribed { workers: 8, cores: 2 };
+/// assert!(o.workers > o.cores);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Oversubscribed {
+    /// Workers on the node (threads, or the ranks mpirun started on it).
+    pub workers: usize,
+    /// The node's cores (available parallelism).
+    pub cores: usize,
+}
+
+impl Oversubscribed {
+    /// `Some` when the workers on this node exceed its cores: with `mpi`, the launcher's count of
+    /// ranks on this node (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS`,
+    /// `SLURM_NTASKS_PER_NODE`; `workers` if it gives none), else `workers` (threads).
+    ///
+    /// ```
+    /// use dls_runtime::report::Oversubscribed;
+    /// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    /// assert!(Oversubscribed::on_this_node(cores, false).is_none());
+    /// assert_eq!(Oversubscribed::on_this_node(cores + 1, false).map(|o| o.cores), Some(cores));
+    /// ```
+    pub fn on_this_node(workers: usize, mpi: bool) -> Option<Oversubscribed> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let local = [
+            "OMPI_COMM_WORLD_LOCAL_SIZE",
+            "MPI_LOCALNRANKS",
+            "SLURM_NTASKS_PER_NODE",
+        ]
+        .iter()
+        .filter(|_| mpi)
+        .find_map(|k| std::env::var(k).ok()?.trim().parse::<usize>().ok())
+        .unwrap_or(workers);
+        (local > cores).then_some(Oversubscribed {
+            workers: local,
+            cores,
+        })
+    }
 }
 
 /// The fault check of a checked loop (the `check` entry of a [`LoopReport`]): the one-way ANOVA

@@ -256,6 +256,8 @@ impl UntypedLoop {
         self.stop_progress();
         report.reduction = lock(&self.reduction).take();
         report.check = lock(&self.check).take();
+        report.oversubscribed =
+            crate::report::Oversubscribed::on_this_node(report.p, self.source.exchange().is_some());
         let rank = self.source.rank();
         if rank == 0 {
             emit(&report, mode);

@@ -85,6 +85,13 @@ pub fn summary(r: &LoopReport) -> String {
             k.rank, k.iterates, k.work_time_s, k.idle_time_s, k.chunks
         ));
     }
+    if let Some(o) = r.oversubscribed {
+        s.push_str(&format!(
+            "dls:   note: {} workers shared this node's {} cores, so these times and the \
+             efficiency mislead (run at most one worker per core to measure)\n",
+            o.workers, o.cores
+        ));
+    }
     s
 }
 
