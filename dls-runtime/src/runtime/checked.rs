@@ -18,7 +18,7 @@ use super::panic_ctx;
 use super::range::{LoopIndex, LoopRange};
 use super::stats::LoopStats;
 use super::wire::Wire;
-use super::{Backend, Runtime};
+use super::Runtime;
 use crate::fault_check::{
     anova, regression, AnovaStats, Outcome, Permutation, RegressionStats, Verdict,
 };
@@ -173,14 +173,15 @@ pub(crate) struct Part<T> {
 }
 
 /// Runs `body` (checked: it returns the iterate's value) for one position, into this worker's
-/// part of `parts`, noting the position's run.
+/// part of `parts`, noting the position's run. `worker` names the part's worker (an inner loop's
+/// group rank); `None`: the worker this thread works for (the MPI rank, or the thread's slot).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_position<I: LoopIndex, T>(
     parts: &mut Vec<Part<T>>,
     position: u64,
     first: I,
     permutation: Option<&Permutation>,
-    mpi_rank: Option<usize>,
+    worker: Option<usize>,
     identity: &dyn Fn() -> T,
     body: &dyn Fn(I, &mut T) -> Option<Observation>,
 ) {
@@ -189,8 +190,8 @@ pub(crate) fn run_position<I: LoopIndex, T>(
         None => I::offset_from(first, position),
     };
     if parts.is_empty() {
-        let worker = mpi_rank
-            .or_else(panic_ctx::current_worker)
+        let worker = worker
+            .or_else(super::inject::current_worker)
             .unwrap_or_default();
         parts.push(Part {
             worker,
@@ -458,10 +459,6 @@ impl Runtime {
         let alpha = self.settings().check_alpha.unwrap_or(check.alpha);
         let (first, n) = range.first_and_len()?;
         let permutation = (!check.exchangeable).then(|| Permutation::new(n, check.seed));
-        let mpi_rank = match self.backend() {
-            Backend::Mpi { rank, .. } => Some(rank),
-            _ => None,
-        };
         let concat = |mut a: Vec<Part<T>>, mut b: Vec<Part<T>>| {
             a.append(&mut b);
             a
@@ -484,7 +481,7 @@ impl Runtime {
                     position,
                     first,
                     permutation.as_ref(),
-                    mpi_rank,
+                    None,
                     &identity,
                     &body,
                 );
@@ -525,21 +522,7 @@ impl Runtime {
                 )));
             };
             // The suspect's positions, in order, and a loop over them on the other workers.
-            let mut runs: Vec<(u64, u64)> = parts
-                .iter()
-                .filter(|p| p.worker == suspect)
-                .flat_map(|p| p.runs.iter().copied())
-                .collect();
-            runs.sort_unstable();
-            let starts: Vec<u64> = runs
-                .iter()
-                .scan(0, |acc, (a, b)| {
-                    let at = *acc;
-                    *acc += b - a;
-                    Some(at)
-                })
-                .collect();
-            let m: u64 = runs.iter().map(|(a, b)| b - a).sum();
+            let (runs, starts, m) = positions_of(&parts, suspect);
             parts.retain(|p| p.worker != suspect);
             report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
             // The test after the re-execution: the other workers' first values and the
@@ -578,14 +561,12 @@ impl Runtime {
                 },
                 Vec::new,
                 |j: u64, parts: &mut Vec<Part<T>>| {
-                    let r = starts.partition_point(|&s| s <= j) - 1;
-                    let position = runs[r].0 + (j - starts[r]);
                     run_position(
                         parts,
-                        position,
+                        position_at(&runs, &starts, j),
                         first,
                         permutation.as_ref(),
-                        mpi_rank,
+                        None,
                         &identity,
                         &body,
                     );
