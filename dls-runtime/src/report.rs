@@ -69,6 +69,15 @@ pub struct LoopReport {
     /// mpirun): the workers shared cores, so times and efficiency mislead (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oversubscribed: Option<Oversubscribed>,
+    /// Loops that may re-execute unfinished chunks (`DLS_REEXECUTE=on`, the default, for the
+    /// closure forms and the macro): the copies made and the work they discarded (absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reexecution: Option<ReexecutionReport>,
+    /// Loops with checkpoints (`DLS_CHECKPOINT`): what was restored and written (absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<CheckpointReport>,
     /// Checked loops only (`Runtime::doall_reduce_checked`): the fault check's result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
@@ -201,6 +210,60 @@ pub struct ReductionReport {
     pub value_bytes: u64,
     /// Time from the end of this rank's share of the loop to the total, seconds.
     pub time_s: f64,
+}
+
+/// Re-execution of unfinished chunks in one loop (the `reexecution` entry of a [`LoopReport`]):
+/// once every iterate was handed out, idle workers took copies of chunks that others held for too
+/// long; the first copy of a chunk to finish counted and the others were discarded (Mohammed,
+/// Cavelan & Ciorba 2019).
+///
+/// ```
+/// let r = dls_runtime::report::ReexecutionReport { copies: 1, discarded_chunks: 1,
+///     discarded_iterates: 40, complete_s: Some(0.5) };
+/// assert!(serde_json::to_string(&r).unwrap().contains("\"discarded_iterates\":40"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ReexecutionReport {
+    /// Copies of unfinished chunks handed out. They are not in the chunk map nor in the workers'
+    /// `chunks` (the map lists every chunk once, with the worker it was first handed to); the
+    /// iterates of a copy that counted are in its worker's `iterates` and `work_time_s`.
+    pub copies: u64,
+    /// Executions of a chunk dropped because another copy of it finished first (reported by the
+    /// time the loop ended: a worker stalled past the end of the loop hands its copy in later).
+    pub discarded_chunks: u64,
+    /// Their iterates: work done twice and not counted.
+    pub discarded_iterates: u64,
+    /// Seconds from the start of the loop until every iterate had been executed and confirmed:
+    /// the loop's own time, before the end-of-loop step waits for every worker (a stalled worker
+    /// included).
+    pub complete_s: Option<f64>,
+}
+
+/// Checkpoints of one loop (the `checkpoint` entry of a [`LoopReport`]), as rank 0 saw them.
+///
+/// ```
+/// let c = dls_runtime::report::CheckpointReport { generation: 1, restored_from: Some(0),
+///     restored_iterates: 500, ..Default::default() };
+/// assert!(serde_json::to_string(&c).unwrap().contains("\"restored_iterates\":500"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CheckpointReport {
+    /// The folder (`DLS_CHECKPOINT`).
+    pub dir: String,
+    /// This run's generation of checkpoint files (0 for a first run).
+    pub generation: u64,
+    /// The generation restored from (absent: the loop started from the beginning).
+    pub restored_from: Option<u64>,
+    /// Iterates restored from checkpoints: not executed in this run (the workers' `iterates` add
+    /// up to `n` minus these).
+    pub restored_iterates: u64,
+    /// Generations refused as truncated or corrupt, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// Checkpoints written by rank 0's workers in this run.
+    pub writes: u64,
+    /// Their total time, seconds.
+    pub write_time_s: f64,
 }
 
 impl LoopReport {

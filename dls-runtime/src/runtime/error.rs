@@ -51,6 +51,8 @@ pub enum DlsError {
     /// A checked loop's workers disagree and re-executing the suspect's iterates did not clear
     /// the check: the result may be wrong, so none is returned.
     FaultCheck(String),
+    /// A checkpoint (`DLS_CHECKPOINT`) that cannot be written, or one of another run.
+    Checkpoint(String),
 }
 
 impl fmt::Display for DlsError {
@@ -82,6 +84,7 @@ impl fmt::Display for DlsError {
             DlsError::Wire(m) => write!(f, "reduction value: {m}"),
             DlsError::Threads(m) => write!(f, "threads: {m}"),
             DlsError::FaultCheck(m) => write!(f, "fault check: {m}"),
+            DlsError::Checkpoint(m) => write!(f, "checkpoint: {m}"),
             DlsError::UnknownStrategy(s) => write!(
                 f,
                 "unknown reduction strategy `{s}`; valid strategies: {}",

@@ -5,9 +5,12 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::checkpoint;
 use super::loop_handle::{Loop, Panics};
 use super::panic_ctx::payload_text;
 use super::range::LoopIndex;
+use super::reexecution::Verdict;
+use serde::Serialize;
 
 /// A panicking iterate on the threads backend.
 #[derive(Debug, Clone)]
@@ -58,4 +61,103 @@ where
         }
     }
     Ok(())
+}
+
+/// A worker's checkpoints (`runtime/checkpoint.rs`): the loop's writer and this worker's state.
+pub(crate) type Checkpointing<'a> = Option<(&'a checkpoint::Writer, checkpoint::WorkerState)>;
+
+/// [`drive`] for loops that may re-execute unfinished chunks (rDLB, `runtime/reexecution.rs`):
+/// every chunk is folded into a value of its own, from `identity()`, and kept apart until the
+/// reply to the worker's next request gives its verdict; a confirmed chunk's value is merged into
+/// the worker's result with `combine`, a discarded one (another copy finished first) is dropped.
+/// So every iterate counts exactly once, whichever copy of its chunk counted. The worker's result
+/// starts from `initial` (worker 0 of a restarted loop: what the checkpoints held) and, with
+/// `checkpoints`, is written with its ranges when due and at the end. Returns the worker's result
+/// (`identity()` if it kept nothing).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn drive_apart<I, T, Id, B, C>(
+    lp: &Loop<I>,
+    slot: Option<usize>,
+    identity: &Id,
+    mut body: B,
+    combine: &C,
+    panics: Panics,
+    initial: Option<T>,
+    mut checkpoints: Checkpointing<'_>,
+) -> Result<T, Failure>
+where
+    I: LoopIndex,
+    T: Serialize,
+    Id: Fn() -> T,
+    B: FnMut(I, &mut T),
+    C: Fn(T, T) -> T,
+{
+    let mut kept: Option<T> = initial;
+    let mut pending: Option<(T, u64, u64)> = None;
+    loop {
+        let (next, verdict) = lp.next_chunk_verdict(slot, panics);
+        if let Some((part, start, size)) = pending.take() {
+            if verdict == Verdict::Keep {
+                kept = Some(match kept.take() {
+                    Some(k) => combine(k, part),
+                    None => part,
+                });
+                if let Some((writer, state)) = checkpoints.as_mut() {
+                    state.add(start, size);
+                    if writer.due(state) {
+                        if let Some(k) = &kept {
+                            write_or_panic(writer, state, k);
+                        }
+                    }
+                }
+            }
+        }
+        let Some((chunk, worker)) = next else {
+            break;
+        };
+        let (start, size) = (chunk.start_offset(), chunk.len() as u64);
+        let mut part = identity();
+        if panics == Panics::Unwind {
+            for i in chunk {
+                body(i, &mut part);
+            }
+        } else {
+            let mut current: Option<I> = None;
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                for i in chunk {
+                    current = Some(i);
+                    body(i, &mut part);
+                }
+            }));
+            if let Err(payload) = result {
+                lp.abort();
+                return Err(Failure {
+                    worker,
+                    iterate: current.map(|i| i.to_string()).unwrap_or_default(),
+                    message: payload_text(payload.as_ref()),
+                });
+            }
+        }
+        pending = Some((part, start, size));
+    }
+    let kept = kept.unwrap_or_else(identity);
+    // The loop's end: a complete checkpoint, so that a restart after a later loop skips this one.
+    if let Some((writer, state)) = checkpoints.as_mut() {
+        if state.dirty() {
+            write_or_panic(writer, state, &kept);
+        }
+    }
+    Ok(kept)
+}
+
+/// Writes a checkpoint; a folder that cannot be written ends the loop with the cause (a panic:
+/// on MPI the job ends naming the rank).
+fn write_or_panic<T: Serialize>(
+    writer: &checkpoint::Writer,
+    state: &mut checkpoint::WorkerState,
+    value: &T,
+) {
+    if let Err(e) = writer.write(state, value) {
+        panic!("dls: {e}");
+    }
 }

@@ -10,12 +10,13 @@ use std::time::Instant;
 use super::panic_ctx::{self, ChunkCtx};
 use super::progress::{Progress, ProgressMode};
 use super::range::{format_index, LoopIndex};
+use super::reexecution::Verdict;
 use super::settings::ReportMode;
 use super::source::{ChunkSource, Tally};
 use super::stats::{emit, LoopStats};
 use super::sync::lock;
 use super::Runtime;
-use crate::report::{CheckReport, LoopReport, ReductionReport};
+use crate::report::{CheckReport, CheckpointReport, LoopReport, ReductionReport};
 use crate::{Chunk, ChunkTiming, Technique};
 
 /// A chunk handed to a caller and not yet finished.
@@ -88,6 +89,8 @@ pub(crate) struct UntypedLoop {
     reduction: Mutex<Option<ReductionReport>>,
     /// A checked loop's fault check, for its report.
     check: Mutex<Option<CheckReport>>,
+    /// A loop's checkpoints, for its report.
+    checkpoint: Mutex<Option<CheckpointReport>>,
     /// The progress display (`DLS_PROGRESS`), on the process that schedules the loop; stopped
     /// when the loop finishes (or is dropped).
     progress: Mutex<Option<Progress>>,
@@ -132,6 +135,7 @@ impl UntypedLoop {
             running: None,
             reduction: Mutex::new(None),
             check: Mutex::new(None),
+            checkpoint: Mutex::new(None),
             progress: Mutex::new(None),
         }
     }
@@ -159,9 +163,10 @@ impl UntypedLoop {
     }
 
     /// Ends the caller's previous chunk (its timing goes to the source with the request) and
-    /// returns the next chunk and the caller's slot. `slot: None` means "the slot of the current
-    /// thread" (registered on first use).
-    fn next(&self, slot: Option<usize>) -> Option<(Chunk, usize)> {
+    /// returns the next chunk and the caller's slot, with the verdict on the previous chunk
+    /// (re-execution). `slot: None` means "the slot of the current thread" (registered on first
+    /// use).
+    fn next(&self, slot: Option<usize>) -> (Option<(Chunk, usize)>, Verdict) {
         let now = Instant::now();
         let (slot, finished) = {
             let mut callers = lock(&self.callers);
@@ -192,23 +197,25 @@ impl UntypedLoop {
                     }
                 }
             };
-            let caller = &mut callers[slot];
-            let finished = caller.open.take().map(|o| o.timing(now));
-            if let Some(t) = &finished {
-                caller.tally.finished(t);
-            }
+            let finished = callers[slot].open.take().map(|o| o.timing(now));
             (slot, finished)
         };
-        let chunk = self.source.next(slot, finished)?;
+        let (chunk, verdict) = self.source.next(slot, finished);
         let mut callers = lock(&self.callers);
         let caller = &mut callers[slot];
+        if let (Some(t), Verdict::Keep) = (&finished, verdict) {
+            caller.tally.finished(t);
+        }
+        let Some(chunk) = chunk else {
+            return (None, verdict);
+        };
         caller.tally.chunks += 1;
         caller.open = Some(Open {
             size: chunk.size,
             requested: now,
             handed: Instant::now(),
         });
-        Some((chunk, slot))
+        (Some((chunk, slot)), verdict)
     }
 
     fn terminated(&self) -> bool {
@@ -256,6 +263,7 @@ impl UntypedLoop {
         self.stop_progress();
         report.reduction = lock(&self.reduction).take();
         report.check = lock(&self.check).take();
+        report.checkpoint = lock(&self.checkpoint).take();
         report.oversubscribed =
             crate::report::Oversubscribed::on_this_node(report.p, self.source.exchange().is_some());
         let rank = self.source.rank();
@@ -284,9 +292,21 @@ impl UntypedLoop {
         *lock(&self.reduction) = Some(reduction);
     }
 
+    /// Records a loop's checkpoints (before `finish`, which reports them).
+    pub(crate) fn note_checkpoint(&self, checkpoint: CheckpointReport) {
+        *lock(&self.checkpoint) = Some(checkpoint);
+    }
+
     /// Records a checked loop's fault check (before `finish`, which reports it).
     pub(crate) fn note_check(&self, check: CheckReport) {
         *lock(&self.check) = Some(check);
+    }
+
+    /// Lets idle workers take copies of unfinished chunks (re-execution): every worker of this
+    /// loop must pull its chunks with `execute::drive_apart`, which keeps each chunk's
+    /// contribution apart until its verdict.
+    pub(crate) fn reexecute(&self) {
+        self.source.reexecute();
     }
 
     /// Number of ranks or threads that execute iterates.
@@ -391,10 +411,22 @@ impl<I: LoopIndex> Loop<I> {
         slot: Option<usize>,
         panics: Panics,
     ) -> Option<(ChunkRange<'_, I>, usize)> {
-        let Some((chunk, slot)) = self.core.next(slot) else {
+        self.next_chunk_verdict(slot, panics).0
+    }
+
+    /// [`next_chunk_in`](Self::next_chunk_in) with the verdict on the caller's previous chunk:
+    /// [`Verdict::Discard`] when another copy of it finished first (re-execution; only loops whose
+    /// source was told to [`reexecute`](UntypedLoop::reexecute) hand out copies).
+    pub(crate) fn next_chunk_verdict(
+        &self,
+        slot: Option<usize>,
+        panics: Panics,
+    ) -> (Option<(ChunkRange<'_, I>, usize)>, Verdict) {
+        let (next, verdict) = self.core.next(slot);
+        let Some((chunk, slot)) = next else {
             // No more chunks for this thread: it executes no iterate of this loop any more.
             panic_ctx::leave_loop(self.core.id);
-            return None;
+            return (None, verdict);
         };
         panic_ctx::enter_chunk(ChunkCtx {
             loop_id: self.core.id,
@@ -404,16 +436,19 @@ impl<I: LoopIndex> Loop<I> {
             worker: slot,
             caught: panics == Panics::Catch,
         });
-        Some((
-            ChunkRange {
-                first: self.first,
-                start: chunk.start,
-                next: chunk.start,
-                end: chunk.start + chunk.size,
-                _loop: PhantomData,
-            },
-            slot,
-        ))
+        (
+            Some((
+                ChunkRange {
+                    first: self.first,
+                    start: chunk.start,
+                    next: chunk.start,
+                    end: chunk.start + chunk.size,
+                    _loop: PhantomData,
+                },
+                slot,
+            )),
+            verdict,
+        )
     }
 
     /// `DLS_Terminated`: true once every iterate has been handed out (threads, and the scheduler

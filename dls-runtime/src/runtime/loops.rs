@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use super::combine::combine_partials;
 use super::error::DlsError;
-use super::execute::{drive, Failure};
+use super::execute::{drive, drive_apart, Failure};
 use super::loop_handle::{Ending, History, Loop, Panics, UntypedLoop};
 use super::panic_ctx;
 use super::range::LoopRange;
@@ -339,6 +339,26 @@ impl Runtime {
             super::Backend::Mpi { rank, .. } => Some(rank),
             _ => None,
         };
+        // Re-execution of unfinished chunks (rDLB) and checkpoints: every worker keeps each
+        // chunk's value apart until the scheduler confirms it (`drive_apart`), so copies never
+        // count twice and a checkpoint holds confirmed work only. Only for loops with a result
+        // that dls combines: a `doall`'s only effects are its body's own (an atomic counter, a
+        // file), which dls could not undo for a discarded copy nor restore.
+        let with_result = placement == Placement::AllWorkers && reach == Reach::AllProcesses;
+        let reexecute = with_result && self.shared.settings.reexecute != Some(false);
+        if reexecute {
+            lp.core().reexecute();
+        }
+        let checkpoints = match (&self.shared.settings.checkpoint, with_result) {
+            (Some(dir), true) => Some(self.checkpoint_start(&lp, dir, &identity, &combine)?),
+            _ => None,
+        };
+        let apart = reexecute || checkpoints.is_some();
+        let restored_value: Mutex<Option<T>> = Mutex::new(None);
+        if let Some(c) = &checkpoints {
+            *lock(&restored_value) = c.restored_value.lock().ok().and_then(|mut v| v.take());
+        }
+        let process_rank = lp.core().source().rank();
         let worker = |slot: usize| {
             if placement == Placement::AllWorkers
                 && skip.is_some()
@@ -347,8 +367,37 @@ impl Runtime {
                 // This worker takes no chunk; the others run the loop.
                 return;
             }
-            let mut acc = identity();
-            let done = drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc);
+            let done = if apart {
+                // Worker 0 of the scheduling process starts from what the checkpoints held.
+                let first = slot == 0 && process_rank == 0;
+                let initial = if first {
+                    lock(&restored_value).take()
+                } else {
+                    None
+                };
+                let ckpt = checkpoints.as_ref().map(|c| {
+                    let me = process_rank + slot;
+                    let ranges = if first {
+                        c.restored_ranges.clone()
+                    } else {
+                        Vec::new()
+                    };
+                    (&c.writer, c.writer.worker(me, ranges))
+                });
+                drive_apart(
+                    &lp,
+                    Some(slot),
+                    &identity,
+                    &body,
+                    &combine,
+                    panics,
+                    initial,
+                    ckpt,
+                )
+            } else {
+                let mut acc = identity();
+                drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc)
+            };
             *lock(&slots[slot]) = Some(done);
         };
         match placement {
@@ -373,6 +422,13 @@ impl Runtime {
                 None => partials.push(None),
             }
         }
+        // Restored results that no worker started from (worker 0 took no chunk: a repair).
+        if let Some(v) = restored_value
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+        {
+            partials.push(Some(v));
+        }
         let across = match reach {
             Reach::AllProcesses => lp.core().source().exchange(),
             Reach::ThisProcess => None,
@@ -390,6 +446,10 @@ impl Runtime {
             self.record_merge_time(lp.name(), reduction.merge_time_s);
         }
         lp.core().note_reduction(reduction);
+        if let Some(c) = &checkpoints {
+            lp.core()
+                .note_checkpoint(c.report(lp.core().source().restored()));
+        }
         if let Some(check) = inspect.and_then(|look| look(&value)) {
             lp.core().note_check(check);
         }

@@ -49,10 +49,12 @@
 //! `combine.rs`: the one function that combines partial results; `platform.rs`: the backends.
 
 pub mod checked;
+pub(crate) mod checkpoint;
 pub(crate) mod combine;
 mod error;
 mod execute;
 mod history;
+mod holes;
 pub mod inject;
 mod loop_handle;
 mod loops;
@@ -64,6 +66,7 @@ mod pipeline;
 mod platform;
 pub mod progress;
 mod range;
+pub(crate) mod reexecution;
 pub(crate) mod reporting_scheduler;
 pub mod settings;
 mod source;
@@ -129,6 +132,9 @@ struct Shared {
     /// The mean merge time of each loop name's last run (for `auto`), at most
     /// `history::MAX_NAMES` names.
     merge_times: Mutex<std::collections::HashMap<String, f64>>,
+    /// How many loops of each name have started with checkpoints on: the k-th run of a loop (a
+    /// time step) has checkpoints of its own.
+    runs: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 /// The dynamic loop scheduling environment (Cariño & Banicescu's (2007) `info` after `DLS_Setup`).
@@ -340,6 +346,7 @@ impl Runtime {
                 platform,
                 history: Mutex::new(crate::technique::History::new()),
                 merge_times: Mutex::new(std::collections::HashMap::new()),
+                runs: Mutex::new(std::collections::HashMap::new()),
             }),
             reduction: None,
         };

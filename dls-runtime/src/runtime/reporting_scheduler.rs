@@ -11,8 +11,11 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
-use crate::report::{LoopReport, RankReport};
+use super::holes::Holes;
+use super::reexecution::{Ledger, Tail, Verdict};
+use crate::report::{LoopReport, RankReport, ReexecutionReport};
 
 /// The most chunks a loop report lists (`DLS_CHUNK_MAP`, default
 /// [`DEFAULT_CHUNK_MAP`](super::settings::DEFAULT_CHUNK_MAP)): set by the runtime from its settings.
@@ -40,6 +43,42 @@ pub(crate) struct ReportingScheduler {
     /// Iterates of finished chunks, as recorded: what the progress display reads
     /// (`runtime/progress.rs`).
     done: Arc<AtomicU64>,
+    /// The chunks handed out and not confirmed (re-execution, `runtime/reexecution.rs`).
+    ledger: Ledger,
+    /// Whether idle workers get copies of unfinished chunks (set for loops whose workers keep
+    /// each chunk's contribution apart until it is confirmed).
+    reexecute: bool,
+    created: Instant,
+    /// A restarted loop: the live iterates around the ranges its checkpoints hold; the technique
+    /// schedules the compressed space of those left.
+    holes: Option<Holes>,
+    /// Pieces of a compressed chunk that spans a hole, handed out before the technique's next.
+    pieces: std::collections::VecDeque<Chunk>,
+    /// Iterates restored from checkpoints.
+    restored: u64,
+    /// The relative speeds given to [`set_weights`](Self::set_weights), applied again on restore.
+    weights: Option<Vec<f64>>,
+}
+
+/// What a worker gets from [`ReportingScheduler::serve`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// A chunk to execute (a copy of an unfinished one when re-executing).
+    Chunk(Chunk),
+    /// Nothing now: ask again at this time, or when the loop completes.
+    Wait(Instant),
+    /// Nothing more: the loop is terminated for this worker.
+    Done,
+}
+
+impl Next {
+    /// The chunk, if any (`Wait` and `Done` give `None`).
+    pub(crate) fn chunk(self) -> Option<Chunk> {
+        match self {
+            Next::Chunk(c) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 impl ReportingScheduler {
@@ -60,33 +99,147 @@ impl ReportingScheduler {
                 })
                 .collect(),
             done: Arc::new(AtomicU64::new(0)),
+            ledger: Ledger::new(p),
+            reexecute: false,
+            created: Instant::now(),
+            holes: None,
+            pieces: std::collections::VecDeque::new(),
+            restored: 0,
+            weights: None,
         })
     }
 
-    /// Records the timing of `rank`'s finished chunk (if any) — adaptive techniques learn from
-    /// it — then hands `rank` its next chunk, or `None` when every iterate has been handed out.
-    pub(crate) fn serve(&mut self, rank: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
-        if let Some(t) = finished {
-            self.record(rank, t);
+    /// A restarted loop: `finished` (sorted, disjoint ranges) are done already; the technique
+    /// schedules the iterates left. Before any chunk is handed out.
+    pub(crate) fn restore(&mut self, finished: &[[u64; 2]]) -> Result<(), TechniqueError> {
+        let holes = Holes::new(self.n, finished);
+        let left = holes.len();
+        let mut sched = ChunkScheduler::new(&self.technique, left, self.ranks.len())?;
+        if let Some(w) = &self.weights {
+            sched.set_weights(w.clone())?;
         }
-        let chunk = self.sched.next_chunk(rank)?;
+        self.sched = sched;
+        self.restored = self.n - left;
+        self.holes = Some(holes);
+        Ok(())
+    }
+
+    /// Iterates restored from checkpoints.
+    pub(crate) fn restored(&self) -> u64 {
+        self.restored
+    }
+
+    /// The technique's next chunk, as iterates of the loop (a chunk of a restarted loop that spans
+    /// a hole comes as its pieces, one per request).
+    fn next_fresh(&mut self, rank: usize) -> Option<Chunk> {
+        if let Some(c) = self.pieces.pop_front() {
+            return Some(c);
+        }
+        let c = self.sched.next_chunk(rank)?;
+        let Some(holes) = &self.holes else {
+            return Some(c);
+        };
+        let mut pieces = holes.pieces(c).into_iter();
+        let first = pieces.next();
+        self.pieces.extend(pieces);
+        first
+    }
+
+    /// Lets idle workers take copies of unfinished chunks once every iterate has been handed out
+    /// (rDLB). Only for loops whose workers keep each chunk's contribution apart until its
+    /// verdict (`execute::drive_apart`).
+    pub(crate) fn reexecute(&mut self) {
+        self.reexecute = true;
+    }
+
+    /// Hands in `rank`'s finished chunk (if any) and returns its verdict, then serves the rank
+    /// its next chunk (see [`serve`](Self::serve)).
+    pub(crate) fn serve_at(
+        &mut self,
+        rank: usize,
+        finished: Option<ChunkTiming>,
+        now: Instant,
+    ) -> (Next, Verdict) {
+        let verdict = match finished {
+            Some(t) => self.hand_in(rank, t, now),
+            None => Verdict::Keep,
+        };
+        if let Some(chunk) = self.next_fresh(rank) {
+            self.handed(rank, chunk, now);
+            return (Next::Chunk(chunk), verdict);
+        }
+        if !self.reexecute {
+            return (Next::Done, verdict);
+        }
+        let ranks = &self.ranks;
+        let mean = {
+            let (w, i) = ranks
+                .iter()
+                .fold((0.0, 0u64), |(w, i), r| (w + r.work_time_s, i + r.iterates));
+            (i > 0).then(|| w / i as f64)
+        };
+        let pace = |r: usize| {
+            let rr = &ranks[r];
+            if rr.iterates > 0 {
+                Some(rr.work_time_s / rr.iterates as f64)
+            } else {
+                mean
+            }
+        };
+        let next = match self.ledger.tail(rank, now, pace) {
+            // A copy is not a chunk of the map (which stays a partition of the iterates, each
+            // chunk with the worker it was first handed to) nor of the worker's `chunks`: the
+            // report's `reexecution` counts copies.
+            Tail::Copy(c) => Next::Chunk(c),
+            Tail::Wait(at) => Next::Wait(at),
+            Tail::Complete => Next::Done,
+        };
+        (next, verdict)
+    }
+
+    fn handed(&mut self, rank: usize, chunk: Chunk, now: Instant) {
+        self.ledger.handed(rank, chunk, now);
+        self.map_chunk(chunk, rank);
+    }
+
+    fn map_chunk(&mut self, chunk: Chunk, rank: usize) {
         if self.chunk_map.len() < self.chunk_map_max {
             self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
         } else {
             self.chunk_map_dropped += 1;
         }
         self.ranks[rank].chunks += 1;
-        Some(chunk)
+    }
+
+    /// Hands in the timing of the chunk `rank` held: recorded if it is the first copy of its chunk
+    /// to finish ([`Verdict::Keep`]), else counted as discarded work.
+    pub(crate) fn hand_in(&mut self, rank: usize, t: ChunkTiming, now: Instant) -> Verdict {
+        match self.ledger.finished(rank, now) {
+            Some(Verdict::Discard) => Verdict::Discard,
+            _ => {
+                self.record(rank, t);
+                Verdict::Keep
+            }
+        }
+    }
+
+    /// Records the timing of `rank`'s finished chunk (if any) — adaptive techniques learn from
+    /// it — then hands `rank` its next chunk, or `None` when every iterate has been handed out
+    /// (without re-execution; see [`serve_at`](Self::serve_at)).
+    #[cfg(test)]
+    pub(crate) fn serve(&mut self, rank: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
+        self.serve_at(rank, finished, Instant::now()).0.chunk()
     }
 
     /// Sets the ranks' relative speeds (AWF's weights from earlier time steps); see
     /// [`ChunkScheduler::set_weights`].
     pub(crate) fn set_weights(&mut self, weights: Vec<f64>) -> Result<(), TechniqueError> {
+        self.weights = Some(weights.clone());
         self.sched.set_weights(weights)
     }
 
-    /// Records the timing of a chunk `rank` executed.
-    pub(crate) fn record(&mut self, rank: usize, t: ChunkTiming) {
+    /// Records the timing of a chunk `rank` executed (and confirmed).
+    fn record(&mut self, rank: usize, t: ChunkTiming) {
         self.sched.record(rank, t);
         let r = &mut self.ranks[rank];
         r.iterates += t.iterates;
@@ -99,9 +252,14 @@ impl ReportingScheduler {
         self.done.clone()
     }
 
+    /// Chunks handed out and not yet confirmed.
+    pub(crate) fn unconfirmed(&self) -> usize {
+        self.ledger.unconfirmed()
+    }
+
     /// Iterates not yet handed out.
     pub(crate) fn remaining(&self) -> u64 {
-        self.sched.remaining()
+        self.sched.remaining() + self.pieces.iter().map(|c| c.size).sum::<u64>()
     }
 
     /// The loop report, given the loop's name and its parallel (wall-clock) time.
@@ -119,6 +277,15 @@ impl ReportingScheduler {
             ranks,
             chunk_map: self.chunk_map.clone(),
             chunk_map_dropped: self.chunk_map_dropped,
+            reexecution: self.reexecute.then(|| ReexecutionReport {
+                copies: self.ledger.copies,
+                discarded_chunks: self.ledger.discarded_chunks,
+                discarded_iterates: self.ledger.discarded_iterates,
+                complete_s: self
+                    .ledger
+                    .completed
+                    .map(|t| t.saturating_duration_since(self.created).as_secs_f64()),
+            }),
             ..LoopReport::default()
         };
         report.summarise();
@@ -151,7 +318,7 @@ mod tests {
             }
             for (r, t) in last.iter().enumerate() {
                 if let Some(t) = t {
-                    core.record(r, *t);
+                    core.hand_in(r, *t, Instant::now());
                 }
             }
             assert!(seen.iter().all(|&s| s == 1), "{kind:?}");

@@ -8,6 +8,9 @@
 //! | `DLS_CHECK_ALPHA` | a number above 0 and below 0.5 | the significance level of checked loops (default 1e-4) |
 //! | `DLS_INJECT` | `worker=<w>,bias=<k>` or `scale=<f>` or `nan`, optionally `prob=<p>` | for testing fault checks only: `dls::inject(y)` makes worker w's values wrong (read when first used; see `runtime::inject`) |
 //! | `DLS_PROGRESS` | `auto`, `bar`, `lines`, `off` (any case) | progress of running loops on stderr, from rank 0: iterates done (of finished chunks), rate and ETA. `auto` (default): a bar (`indicatif`) when stderr is a terminal, shown once a loop has run 1 s; otherwise a line every 5 s, so loops shorter than 5 s print nothing. `bar`: a bar from the start (nothing without a terminal). `lines`: a line every second for any loop. `off`: nothing. See `runtime::progress` |
+//! | `DLS_REEXECUTE` | `on`, `off` (also `1`/`0`, `true`/`false`, `yes`/`no`; any case) | re-execution of unfinished chunks (default `on`): once every iterate has been handed out, an idle worker executes a copy of a chunk another worker holds for too long (a stalled or slowed worker); the first copy to finish counts, so results count every iterate once. For the closure forms and `#[par_doall]` loops; `off`: idle workers wait. See `runtime::reexecution` |
+//! | `DLS_CHECKPOINT` | a folder (created if missing; on a cluster, one every rank can reach) | checkpoint and restart of loops with a result (`doall_reduce`, `#[par_doall]`): every worker writes its confirmed result and the iterates in it there, every `DLS_CHECKPOINT_EVERY` and on SIGUSR1; a run with the same setting skips the iterates the newest checkpoints hold and restores their results. See `runtime::checkpoint` |
+//! | `DLS_CHECKPOINT_EVERY` | a duration: `60s`, `5min`, `500ms`, or seconds | the interval between two checkpoints of a worker (default 60 s) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun an error (every rank is one worker: choose them with `mpirun -n`) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
@@ -114,6 +117,12 @@ pub struct Settings {
     pub check_alpha: Option<f64>,
     /// `DLS_PROGRESS`: how the progress of long loops is shown.
     pub progress: super::progress::ProgressMode,
+    /// `DLS_REEXECUTE`: `Some(false)` turns re-execution of unfinished chunks off (default on).
+    pub reexecute: Option<bool>,
+    /// `DLS_CHECKPOINT`: the folder of loops' checkpoints (none: no checkpoints).
+    pub checkpoint: Option<PathBuf>,
+    /// `DLS_CHECKPOINT_EVERY`: the interval between two checkpoints of a worker.
+    pub checkpoint_every: Option<std::time::Duration>,
 }
 
 impl Settings {
@@ -177,6 +186,27 @@ impl Settings {
                     })?,
             );
         }
+        if let Some(v) = lookup("DLS_CHECKPOINT").filter(|v| !v.trim().is_empty()) {
+            s.checkpoint = Some(PathBuf::from(v.trim()));
+        }
+        if let Some(v) = lookup("DLS_CHECKPOINT_EVERY").filter(|v| !v.trim().is_empty()) {
+            s.checkpoint_every = Some(parse_every(&v)?);
+        }
+        if let Some(v) = lookup("DLS_REEXECUTE").filter(|v| !v.trim().is_empty()) {
+            s.reexecute = Some(match v.trim().to_ascii_lowercase().as_str() {
+                "on" | "1" | "true" | "yes" => true,
+                "off" | "0" | "false" | "no" => false,
+                _ => {
+                    return Err(DlsError::Setting {
+                        name: "DLS_REEXECUTE",
+                        value: v.clone(),
+                        message: "expected on or off (re-execution of unfinished chunks; \
+                                  default on)"
+                            .into(),
+                    })
+                }
+            });
+        }
         if let Some(v) = lookup("DLS_REDUCTION").filter(|v| !v.trim().is_empty()) {
             s.reduction = Some(parse_reduction(&v)?);
         }
@@ -188,6 +218,36 @@ impl Settings {
         }
         Ok(s)
     }
+}
+
+/// Parses a `DLS_CHECKPOINT_EVERY` value: a duration with a unit (`60s`, `5min`, `500ms`) or
+/// seconds; the error names the setting.
+///
+/// ```
+/// use dls_runtime::runtime::settings::parse_every;
+/// assert_eq!(parse_every("90").unwrap().as_secs(), 90);
+/// assert_eq!(parse_every("500ms").unwrap().as_millis(), 500);
+/// assert!(parse_every("soon").unwrap_err().to_string().starts_with("DLS_CHECKPOINT_EVERY=`soon`"));
+/// ```
+pub fn parse_every(value: &str) -> Result<std::time::Duration, DlsError> {
+    let v = value.trim();
+    let minutes = v
+        .strip_suffix("min")
+        .and_then(|m| m.trim().parse::<f64>().ok())
+        .map(|m| m * 60.0);
+    v.parse::<f64>()
+        .ok()
+        .or(minutes)
+        .or_else(|| crate::technique::parse_duration(v))
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| DlsError::Setting {
+            name: "DLS_CHECKPOINT_EVERY",
+            value: value.to_string(),
+            message: "expected a duration above 0: seconds (`90`) or with a unit (`60s`, `5min`, \
+                      `500ms`); default 60 s"
+                .into(),
+        })
 }
 
 /// Parses a `DLS_SCHEDULE` value; the error names the variable and lists the valid techniques.
@@ -360,12 +420,34 @@ mod tests {
     #[test]
     fn empty_values_mean_unset() {
         let s = Settings::from_lookup(|k| match k {
-            "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" | "DLS_CHUNK_MAP"
-            | "DLS_REDUCTION" | "DLS_CHECK" | "DLS_CHECK_ALPHA" => Some(" ".into()),
+            "DLS_SCHEDULE"
+            | "DLS_THREADS"
+            | "DLS_REPORT"
+            | "DLS_STACK"
+            | "DLS_CHUNK_MAP"
+            | "DLS_REDUCTION"
+            | "DLS_CHECK"
+            | "DLS_CHECK_ALPHA"
+            | "DLS_REEXECUTE"
+            | "DLS_CHECKPOINT"
+            | "DLS_CHECKPOINT_EVERY" => Some(" ".into()),
             _ => None,
         })
         .unwrap();
         assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn reexecute_is_read_and_a_bad_value_names_the_setting() {
+        let get = |v: &'static str| {
+            Settings::from_lookup(move |k| (k == "DLS_REEXECUTE").then(|| v.to_string()))
+        };
+        assert_eq!(Settings::default().reexecute, None);
+        assert_eq!(get("OFF").unwrap().reexecute, Some(false));
+        assert_eq!(get("on").unwrap().reexecute, Some(true));
+        let e = get("sometimes").unwrap_err().to_string();
+        assert!(e.starts_with("DLS_REEXECUTE=`sometimes`"), "{e}");
+        assert!(e.contains("on or off"), "{e}");
     }
 
     #[test]

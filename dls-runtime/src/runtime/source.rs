@@ -35,12 +35,13 @@
 //!   (a thread spawned inside an iterate) runs serially on that thread too (case 9a).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use super::combine::Exchange;
 use super::error::DlsError;
-use super::reporting_scheduler::ReportingScheduler;
+use super::reexecution::Verdict;
+use super::reporting_scheduler::{Next, ReportingScheduler};
 use super::sync::lock;
 use crate::report::LoopReport;
 use crate::{Chunk, ChunkTiming, Technique};
@@ -48,8 +49,28 @@ use crate::{Chunk, ChunkTiming, Technique};
 /// Where a loop's chunks come from (one implementation per backend and loop level).
 pub(crate) trait ChunkSource: Send + Sync {
     /// The next chunk for worker `slot` of this process, handing in `finished`, the timing of the
-    /// slot's previous chunk; `None` when the loop has no more for this worker.
-    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> Option<Chunk>;
+    /// slot's previous chunk; `None` when the loop has no more for this worker. With it, the
+    /// verdict on that previous chunk: [`Verdict::Discard`] when another copy of it finished first
+    /// (re-execution, see [`reexecute`](Self::reexecute)).
+    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict);
+
+    /// Lets idle workers take copies of unfinished chunks (rDLB, `runtime/reexecution.rs`): the
+    /// caller's workers keep every chunk's contribution apart until its verdict. A source that
+    /// cannot re-execute ignores it.
+    fn reexecute(&self) {}
+
+    /// A restarted loop (`runtime/checkpoint.rs`): `finished` (sorted, disjoint ranges) are done;
+    /// the scheduler, where this process runs it, hands out only the iterates left. Called before
+    /// any worker asks for a chunk.
+    fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
+        let _ = finished;
+        Ok(())
+    }
+
+    /// Iterates restored from checkpoints (where this process runs the scheduler; else 0).
+    fn restored(&self) -> u64 {
+        0
+    }
 
     /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
     fn terminated(&self) -> bool;
@@ -112,10 +133,15 @@ impl Tally {
     }
 }
 
+/// The longest a worker waiting for a late chunk sleeps before it looks at the stop flag.
+const POLL_STOP: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The scheduler state in this process, shared by `p` worker slots (threads backend, and loops
 /// nested inside an iterate, which run on one thread).
 pub(crate) struct SharedSource {
     scheduler: Mutex<ReportingScheduler>,
+    /// Workers waiting for a late chunk or the end of the loop (re-execution).
+    changed: Condvar,
     p: usize,
     /// Raised when a panic left an iterate (threads backend, the worker loop): no more chunks are
     /// handed out.
@@ -136,6 +162,7 @@ impl SharedSource {
         }
         Ok(SharedSource {
             scheduler: Mutex::new(scheduler),
+            changed: Condvar::new(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
         })
@@ -143,15 +170,45 @@ impl SharedSource {
 }
 
 impl ChunkSource for SharedSource {
-    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
+    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
+        let rank = slot % self.p;
         let mut scheduler = lock(&self.scheduler);
         if self.stop.load(Ordering::Relaxed) {
-            if let Some(t) = finished {
-                scheduler.record(slot % self.p, t);
-            }
-            return None;
+            let verdict = finished.map_or(Verdict::Keep, |t| {
+                scheduler.hand_in(rank, t, Instant::now())
+            });
+            return (None, verdict);
         }
-        scheduler.serve(slot % self.p, finished)
+        let confirmed = scheduler.unconfirmed();
+        let (mut next, verdict) = scheduler.serve_at(rank, finished, Instant::now());
+        if scheduler.unconfirmed() < confirmed {
+            self.changed.notify_all();
+        }
+        while let Next::Wait(at) = next {
+            let now = Instant::now();
+            scheduler = self
+                .changed
+                .wait_timeout(scheduler, at.saturating_duration_since(now).min(POLL_STOP))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            if self.stop.load(Ordering::Relaxed) {
+                return (None, verdict);
+            }
+            next = scheduler.serve_at(rank, None, Instant::now()).0;
+        }
+        (next.chunk(), verdict)
+    }
+
+    fn reexecute(&self) {
+        lock(&self.scheduler).reexecute();
+    }
+
+    fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
+        Ok(lock(&self.scheduler).restore(finished)?)
+    }
+
+    fn restored(&self) -> u64 {
+        lock(&self.scheduler).restored()
     }
 
     fn terminated(&self) -> bool {
@@ -180,8 +237,9 @@ impl ChunkSource for SharedSource {
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
         let mut scheduler = lock(&self.scheduler);
+        let now = Instant::now();
         for (s, t) in open {
-            scheduler.record(s % self.p, t);
+            scheduler.hand_in(s % self.p, t, now);
         }
         report.map(|(name, started)| scheduler.report(name, started.elapsed().as_secs_f64()))
     }

@@ -1,9 +1,9 @@
 //! One loop on an MPI communicator: the scheduler side (rank 0) and the worker side.
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mpi::collective::Root;
 use mpi::point_to_point::{Destination, Source};
@@ -16,7 +16,8 @@ use super::service;
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
-use crate::runtime::reporting_scheduler::ReportingScheduler;
+use crate::runtime::reexecution::Verdict;
+use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::source::ChunkSource;
 use crate::runtime::sync::lock;
 use crate::{Chunk, ChunkTiming, Technique};
@@ -26,6 +27,8 @@ enum Side {
     /// Rank 0: the scheduler state, shared with the service thread.
     Scheduler {
         core: Arc<Mutex<ReportingScheduler>>,
+        /// Notified when a chunk is confirmed (rank 0's compute thread may wait for one).
+        changed: Arc<Condvar>,
         service: Mutex<Option<JoinHandle<()>>>,
         /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
         computes: bool,
@@ -95,16 +98,18 @@ impl MpiLoop {
         let rank = comm.0.rank() as usize;
         let side = if rank == 0 {
             let core = Arc::new(Mutex::new(core));
+            let changed = Arc::new(Condvar::new());
             let first = usize::from(coordinator);
             let service = (size > 1).then(|| {
-                let (c, k) = (comm.clone(), core.clone());
+                let (c, k, ch) = (comm.clone(), core.clone(), changed.clone());
                 thread::Builder::new()
                     .name("dls-scheduler".into())
-                    .spawn(move || service::serve(&c, &k, size - 1, first))
+                    .spawn(move || service::serve(&c, &k, &ch, size - 1, first))
                     .expect("dls: cannot start the scheduler's service thread")
             });
             Side::Scheduler {
                 core,
+                changed,
                 service: Mutex::new(service),
                 computes: !coordinator,
             }
@@ -123,31 +128,66 @@ impl MpiLoop {
 
     /// The next chunk for this rank; `finished` is the timing of its previous chunk.
     pub(crate) fn next(&self, finished: Option<ChunkTiming>) -> Option<Chunk> {
+        self.next_verdict(finished).0
+    }
+
+    /// [`next`](Self::next) with the verdict on the previous chunk (re-execution).
+    pub(crate) fn next_verdict(&self, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
         match &self.side {
-            Side::Scheduler { core, computes, .. } => {
-                if *computes {
-                    lock(core).serve(0, finished)
-                } else {
-                    None
+            Side::Scheduler {
+                core,
+                changed,
+                computes,
+                ..
+            } => {
+                if !*computes {
+                    return (None, Verdict::Keep);
                 }
+                let mut core = lock(core);
+                let before = core.unconfirmed();
+                let (mut next, verdict) = core.serve_at(0, finished, Instant::now());
+                if core.unconfirmed() < before {
+                    changed.notify_all();
+                }
+                // Every iterate handed out, some not confirmed: wait for a chunk to become late
+                // (then execute a copy of it) or for the loop to complete.
+                while let Next::Wait(at) = next {
+                    let wait = at
+                        .saturating_duration_since(Instant::now())
+                        .min(Duration::from_millis(20));
+                    core = changed
+                        .wait_timeout(core, wait)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                    next = core.serve_at(0, None, Instant::now()).0;
+                }
+                (next.chunk(), verdict)
             }
             Side::Worker { done } => {
                 let mut done = lock(done);
                 if *done {
-                    return None;
+                    return (None, Verdict::Keep);
                 }
                 let root = self.comm.0.process_at_rank(0);
                 root.send_with_tag(&Request::Next(finished).encode()[..], TAG_REQUEST);
-                // A blocking receive: the reply is due within a round trip (the service thread
-                // answers at once), and spinning for it is what makes a request cost no more than
-                // a raw MPI ping-pong.
+                // The reply is due within a round trip (the service thread answers at once) —
+                // except at the end of a loop that re-executes unfinished chunks, where the
+                // scheduler answers when a chunk becomes late or the loop completes: so the
+                // receive is polled, spinning first and then sleeping (`backoff`), not a blocking
+                // receive that would busy-wait a core for as long.
                 let mut buf = [0u64; REPLY_WORDS];
-                root.receive_into_with_tag(&mut buf[..], TAG_REPLY);
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_receive_into_with_tag(
+                        scope,
+                        &mut buf[..],
+                        TAG_REPLY,
+                    ))
+                });
                 match Reply::decode(&buf) {
-                    Some(Reply::Chunk(c)) => Some(c),
-                    Some(Reply::Done) => {
+                    Some(Reply::Chunk(c, v)) => (Some(c), v),
+                    Some(Reply::Done(v)) => {
                         *done = true;
-                        None
+                        (None, v)
                     }
                     None => {
                         panic!("dls: malformed reply from the scheduler: {buf:?} (internal error)")
@@ -165,7 +205,7 @@ impl MpiLoop {
         match &self.side {
             Side::Scheduler { core, service, .. } => {
                 if let Some(t) = open {
-                    lock(core).record(0, t);
+                    lock(core).hand_in(0, t, Instant::now());
                 }
                 if let Some(h) = lock(service).take() {
                     // A panic on the service thread has already aborted the job (panic hook).
@@ -237,8 +277,28 @@ pub(crate) enum Rank0 {
 }
 
 impl ChunkSource for MpiLoop {
-    fn next(&self, _slot: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
-        MpiLoop::next(self, finished)
+    fn next(&self, _slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
+        MpiLoop::next_verdict(self, finished)
+    }
+
+    fn reexecute(&self) {
+        if let Side::Scheduler { core, .. } = &self.side {
+            lock(core).reexecute();
+        }
+    }
+
+    fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
+        if let Side::Scheduler { core, .. } = &self.side {
+            lock(core).restore(finished)?;
+        }
+        Ok(())
+    }
+
+    fn restored(&self) -> u64 {
+        match &self.side {
+            Side::Scheduler { core, .. } => lock(core).restored(),
+            Side::Worker { .. } => 0,
+        }
     }
 
     fn terminated(&self) -> bool {

@@ -9,6 +9,7 @@
 //! Messages are fixed-size arrays of `u64` words (floats as their bits), sent as MPI `u64`
 //! buffers: no serialisation cost on the request path.
 
+use crate::runtime::reexecution::Verdict;
 use crate::{Chunk, ChunkTiming};
 
 /// Tag of worker → scheduler messages ([`Request`]).
@@ -37,13 +38,15 @@ pub(crate) enum Request {
     Leave(Option<ChunkTiming>),
 }
 
-/// Scheduler → worker.
+/// Scheduler → worker. Each reply carries the verdict on the worker's previous chunk
+/// (re-execution: `Discard` when another copy of it finished first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reply {
     /// Execute iterates `[start, start + size)` (offsets from the loop's first index).
-    Chunk(Chunk),
-    /// Every iterate has been handed out: the loop is terminated for this worker.
-    Done,
+    Chunk(Chunk, Verdict),
+    /// The loop is terminated for this worker: every iterate has been handed out (and, with
+    /// re-execution, confirmed).
+    Done(Verdict),
 }
 
 /// Group leader → every rank of its group, a broadcast on the group's communicator (two-level
@@ -56,6 +59,8 @@ const NEXT: u64 = 1;
 const LEAVE: u64 = 2;
 const CHUNK: u64 = 1;
 const DONE: u64 = 2;
+/// Added to a reply's kind: the previous chunk is discarded.
+const DISCARD: u64 = 1 << 8;
 
 impl Request {
     pub(crate) fn encode(&self) -> [u64; REQUEST_WORDS] {
@@ -92,20 +97,32 @@ impl Request {
 
 impl Reply {
     pub(crate) fn encode(&self) -> [u64; REPLY_WORDS] {
+        let flag = |v: Verdict| match v {
+            Verdict::Keep => 0,
+            Verdict::Discard => DISCARD,
+        };
         match *self {
-            Reply::Chunk(c) => [CHUNK, c.start, c.size],
-            Reply::Done => [DONE, 0, 0],
+            Reply::Chunk(c, v) => [CHUNK | flag(v), c.start, c.size],
+            Reply::Done(v) => [DONE | flag(v), 0, 0],
         }
     }
 
     /// `None` for a malformed message (never sent by dls).
     pub(crate) fn decode(w: &[u64; REPLY_WORDS]) -> Option<Reply> {
-        match w[0] {
-            CHUNK => Some(Reply::Chunk(Chunk {
-                start: w[1],
-                size: w[2],
-            })),
-            DONE => Some(Reply::Done),
+        let verdict = match w[0] & !0xff {
+            0 => Verdict::Keep,
+            DISCARD => Verdict::Discard,
+            _ => return None,
+        };
+        match w[0] & 0xff {
+            CHUNK => Some(Reply::Chunk(
+                Chunk {
+                    start: w[1],
+                    size: w[2],
+                },
+                verdict,
+            )),
+            DONE => Some(Reply::Done(verdict)),
             _ => None,
         }
     }
@@ -147,7 +164,12 @@ mod tests {
         ] {
             assert_eq!(Request::decode(&r.encode()), Some(r));
         }
-        for r in [Reply::Chunk(Chunk { start: 3, size: 9 }), Reply::Done] {
+        for r in [
+            Reply::Chunk(Chunk { start: 3, size: 9 }, Verdict::Keep),
+            Reply::Chunk(Chunk { start: 3, size: 9 }, Verdict::Discard),
+            Reply::Done(Verdict::Keep),
+            Reply::Done(Verdict::Discard),
+        ] {
             assert_eq!(Reply::decode(&r.encode()), Some(r));
         }
         assert_eq!(Request::decode(&[9, 0, 0, 0, 0]), None);

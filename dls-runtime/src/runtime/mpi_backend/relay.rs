@@ -16,6 +16,7 @@ use super::messages::{Handout, HANDOUT_WORDS};
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
+use crate::runtime::reexecution::Verdict;
 use crate::runtime::source::ChunkSource;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -53,8 +54,9 @@ impl OuterRelay {
     }
 }
 
-impl ChunkSource for OuterRelay {
-    fn next(&self, _slot: usize, finished: Option<ChunkTiming>) -> Option<Chunk> {
+impl OuterRelay {
+    /// The group's next outer chunk: the leader asks the coordinator and broadcasts the answer.
+    fn relay(&self, finished: Option<ChunkTiming>) -> Option<Chunk> {
         if self.done.load(Ordering::Relaxed) {
             return None;
         }
@@ -66,6 +68,12 @@ impl ChunkSource for OuterRelay {
             self.done.store(true, Ordering::Relaxed);
         }
         chunk
+    }
+}
+
+impl ChunkSource for OuterRelay {
+    fn next(&self, _slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
+        (self.relay(finished), Verdict::Keep)
     }
 
     fn terminated(&self) -> bool {

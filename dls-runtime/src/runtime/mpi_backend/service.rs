@@ -1,21 +1,43 @@
 //! The scheduler's service thread: answers the workers' requests while rank 0 computes.
+//!
+//! With re-execution of unfinished chunks (`runtime/reexecution.rs`), a worker that asks once
+//! every iterate has been handed out, while chunks are still unconfirmed and none is late, is not
+//! answered at once: its request is **deferred** until a chunk becomes late (it gets a copy) or
+//! the loop completes (it gets `Done`). While requests are deferred the thread polls with
+//! `MPI_Iprobe` (a posted receive could not be withdrawn once the last deferred worker is told
+//! `Done`) and re-serves the deferred workers whenever a chunk is confirmed (by a request or by
+//! rank 0's own compute thread) or a deadline passes.
 
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::Communicator;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
 
 use super::backoff::Backoff;
 use super::comm::LoopComm;
 use super::messages::{Reply, Request, REQUEST_WORDS, TAG_REPLY, TAG_REQUEST};
-use crate::runtime::reporting_scheduler::ReportingScheduler;
+use crate::runtime::reexecution::Verdict;
+use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::sync::lock;
+
+/// A worker whose request waits for a late chunk or the end of the loop.
+struct Deferred {
+    rank: i32,
+    slot: usize,
+    /// The verdict on its previous chunk, sent with the eventual reply.
+    verdict: Verdict,
+    /// When to serve it again at the latest.
+    at: Instant,
+}
 
 /// Serves requests until each of the `workers` ranks (1..=workers) has been told `Done` or has
 /// left. Rank `r` is scheduler slot `r - first` (`first` = 1 when rank 0 is a coordinator that
-/// executes no iterate, else 0).
+/// executes no iterate, else 0). `changed` is notified when a request confirms a chunk (rank 0's
+/// compute thread may be waiting for one).
 pub(crate) fn serve(
     comm: &LoopComm,
     core: &Mutex<ReportingScheduler>,
+    changed: &Condvar,
     workers: usize,
     first: usize,
 ) {
@@ -23,48 +45,124 @@ pub(crate) fn serve(
     let mut active = workers;
     let mut backoff = Backoff::default();
     let mut buf = [0u64; REQUEST_WORDS];
+    let mut deferred: Vec<Deferred> = Vec::new();
+    let done_counter = lock(core).done_counter();
+    let mut seen = done_counter.load(std::sync::atomic::Ordering::Relaxed);
     while active > 0 {
-        // One posted receive per request, completed by polling (MPI_Irecv + MPI_Test): cheaper
-        // than probing and then receiving, and it never blocks the thread inside MPI.
-        let status = mpi::request::scope(|scope| {
-            let mut request = comm.any_process().immediate_receive_into_with_tag(
-                scope,
-                &mut buf[..],
-                TAG_REQUEST,
-            );
-            loop {
-                match request.test() {
-                    Ok(status) => break status,
-                    Err(r) => {
-                        request = r;
-                        backoff.wait();
+        let rank = if deferred.is_empty() {
+            // One posted receive per request, completed by polling (MPI_Irecv + MPI_Test):
+            // cheaper than probing and then receiving, and it never blocks the thread inside MPI.
+            let status = mpi::request::scope(|scope| {
+                let mut request = comm.any_process().immediate_receive_into_with_tag(
+                    scope,
+                    &mut buf[..],
+                    TAG_REQUEST,
+                );
+                loop {
+                    match request.test() {
+                        Ok(status) => break status,
+                        Err(r) => {
+                            request = r;
+                            backoff.wait();
+                        }
                     }
                 }
+            });
+            status.source_rank()
+        } else {
+            match comm
+                .any_process()
+                .immediate_matched_probe_with_tag(TAG_REQUEST)
+            {
+                Some((msg, _)) => msg.matched_receive_into(&mut buf[..]).source_rank(),
+                None => {
+                    // No request: serve the deferred workers again if a chunk was confirmed
+                    // since (here or by rank 0's compute thread) or a deadline passed.
+                    let now_done = done_counter.load(std::sync::atomic::Ordering::Relaxed);
+                    let now = Instant::now();
+                    if now_done != seen || deferred.iter().any(|d| d.at <= now) {
+                        seen = now_done;
+                        active -= serve_deferred(comm, core, &mut deferred);
+                    }
+                    backoff.wait();
+                    continue;
+                }
             }
-        });
+        };
         backoff.reset();
-        let rank = status.source_rank();
         let slot = rank as usize - first;
         match Request::decode(&buf) {
             Some(Request::Next(timing)) => {
-                let chunk = lock(core).serve(slot, timing);
-                let reply = match chunk {
-                    Some(c) => Reply::Chunk(c),
-                    None => {
-                        active -= 1;
-                        Reply::Done
+                let (next, verdict) = {
+                    let mut core = lock(core);
+                    let before = core.unconfirmed();
+                    let served = core.serve_at(slot, timing, Instant::now());
+                    if core.unconfirmed() < before {
+                        changed.notify_all();
                     }
+                    served
                 };
-                comm.process_at_rank(rank)
-                    .send_with_tag(&reply.encode()[..], TAG_REPLY);
+                match next {
+                    Next::Chunk(c) => reply(comm, rank, Reply::Chunk(c, verdict)),
+                    Next::Done => {
+                        active -= 1;
+                        reply(comm, rank, Reply::Done(verdict));
+                    }
+                    Next::Wait(at) => deferred.push(Deferred {
+                        rank,
+                        slot,
+                        verdict,
+                        at,
+                    }),
+                }
             }
             Some(Request::Leave(timing)) => {
                 if let Some(t) = timing {
-                    lock(core).record(slot, t);
+                    let mut core = lock(core);
+                    let before = core.unconfirmed();
+                    core.hand_in(slot, t, Instant::now());
+                    if core.unconfirmed() < before {
+                        changed.notify_all();
+                    }
                 }
                 active -= 1;
             }
             None => panic!("dls: malformed request from rank {rank}: {buf:?} (internal error)"),
         }
+        if !deferred.is_empty() {
+            active -= serve_deferred(comm, core, &mut deferred);
+        }
     }
+}
+
+/// Serves every deferred worker again: sends a copy or `Done` to those that can have one and
+/// keeps the others with their new deadline. Returns how many were told `Done`.
+fn serve_deferred(
+    comm: &mpi::topology::SimpleCommunicator,
+    core: &Mutex<ReportingScheduler>,
+    deferred: &mut Vec<Deferred>,
+) -> usize {
+    let mut finished = 0;
+    let mut core = lock(core);
+    deferred.retain_mut(|d| match core.serve_at(d.slot, None, Instant::now()).0 {
+        Next::Chunk(c) => {
+            reply(comm, d.rank, Reply::Chunk(c, d.verdict));
+            false
+        }
+        Next::Done => {
+            reply(comm, d.rank, Reply::Done(d.verdict));
+            finished += 1;
+            false
+        }
+        Next::Wait(at) => {
+            d.at = at;
+            true
+        }
+    });
+    finished
+}
+
+fn reply(comm: &mpi::topology::SimpleCommunicator, rank: i32, reply: Reply) {
+    comm.process_at_rank(rank)
+        .send_with_tag(&reply.encode()[..], TAG_REPLY);
 }

@@ -1,0 +1,89 @@
+//! Re-execution of unfinished chunks under mpirun (issue 12; rDLB, Mohammed, Cavelan & Ciorba
+//! 2019), with `src/bin/mpi_stall.rs`:
+//! - one of 4 ranks stopped (SIGSTOP) inside an iterate for the rest of the loop: the others
+//!   execute its chunk, the loop's iterates are all done within 1.3× of the 3-rank lower bound, and
+//!   when the stopped rank resumes (SIGCONT) its stale copy is discarded: the result equals the
+//!   serial one and every iterate is counted once;
+//! - the same with `DLS_REEXECUTE=off` waits for the stopped rank (so the test can fail);
+//! - a rank that dies (SIGKILL) ends the whole job within seconds, with a message naming the
+//!   rank and no process left (the harness checks the session).
+
+#![cfg(feature = "mpi")]
+
+mod mpi_common;
+
+use std::time::Duration;
+
+/// The `key=value` fields of the program's `stall:` line.
+fn field(out: &str, key: &str) -> f64 {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("stall:"))
+        .unwrap_or_else(|| panic!("no `stall:` line in {out}"));
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        .parse()
+        .unwrap()
+}
+
+fn stall(technique: &str, env: &[(&str, &str)]) -> mpi_common::Job {
+    let job = mpi_common::mpirun_env(
+        4,
+        &[],
+        env,
+        "mpi_stall",
+        &["2400", technique, "3", "0.25", "3"],
+        Duration::from_secs(60),
+    );
+    assert!(job.success, "{technique}: {job:?}");
+    eprintln!("{technique} {env:?}: {}", job.stdout.trim());
+    job
+}
+
+#[test]
+fn a_stopped_rank_does_not_hold_the_loop_back() {
+    for technique in ["fac2", "af", "gss", "ss"] {
+        let job = stall(technique, &[]);
+        let out = &job.stdout;
+        assert_eq!(field(out, "sum"), field(out, "serial"), "{technique}");
+        assert_eq!(field(out, "iterates"), 2400.0, "{technique}");
+        assert!(field(out, "copies") >= 1.0, "{technique}: {out}");
+        let ratio = field(out, "ratio");
+        assert!(
+            ratio <= 1.3,
+            "{technique}: the loop completed at {ratio} × the 3-rank bound: {out}"
+        );
+    }
+}
+
+#[test]
+fn without_reexecution_the_loop_waits_for_the_stopped_rank() {
+    let job = stall("fac2", &[("DLS_REEXECUTE", "off")]);
+    let out = &job.stdout;
+    assert_eq!(field(out, "sum"), field(out, "serial"));
+    assert_eq!(field(out, "copies"), 0.0);
+    assert!(field(out, "ratio") > 2.0, "{out}");
+}
+
+#[test]
+fn a_rank_that_dies_ends_the_job_within_seconds_naming_it() {
+    let job = mpi_common::mpirun(
+        4,
+        &[],
+        "mpi_stall",
+        &["2400", "fac2", "2", "0.3", "3", "kill"],
+        Duration::from_secs(30),
+    );
+    assert!(!job.success, "{job:?}");
+    assert!(
+        job.elapsed < Duration::from_secs(10),
+        "the job took {:?} to end",
+        job.elapsed
+    );
+    assert!(
+        job.stderr.contains("rank 2") && job.stderr.contains("signal 9"),
+        "the message names the rank and the cause: {}",
+        job.stderr
+    );
+}

@@ -1,0 +1,160 @@
+//! Checkpoint and restart on the threads backend (`DLS_CHECKPOINT`): a loop that dies part-way
+//! restarts from its checkpoints and gives the serial result, executing only the iterates they do
+//! not hold; a finished loop restarts without executing anything; another run's checkpoints are
+//! refused saying what differs; a corrupt checkpoint is never used.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use dls::runtime::settings::Settings;
+use dls::Runtime;
+
+fn folder(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dls-ckpt-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn runtime(dir: &Path, every_ms: u64) -> Runtime {
+    let settings = Settings {
+        checkpoint: Some(dir.to_path_buf()),
+        checkpoint_every: Some(Duration::from_millis(every_ms)),
+        ..Settings::default()
+    };
+    Runtime::threads(3, settings).unwrap()
+}
+
+const N: u64 = 4_000;
+
+fn value(i: u64) -> u64 {
+    i * i % 10_007
+}
+
+/// The loop: a sum of `value(i)` and a count; iterate `die_at` panics (a crash) when given.
+fn run(rt: &Runtime, die_at: Option<u64>, executed: &AtomicU64) -> ((u64, u64), dls::LoopReport) {
+    let (v, stats) = rt
+        .doall_reduce(
+            "checkpointed",
+            0..N,
+            "fac2".parse().unwrap(),
+            || (0u64, 0u64),
+            |i, acc| {
+                executed.fetch_add(1, Ordering::Relaxed);
+                if Some(i) == die_at {
+                    panic!("the node died");
+                }
+                std::thread::sleep(Duration::from_micros(50));
+                acc.0 += value(i);
+                acc.1 += 1;
+            },
+            |a, b| (a.0 + b.0, a.1 + b.1),
+        )
+        .unwrap();
+    (v, stats.report)
+}
+
+fn serial() -> (u64, u64) {
+    ((0..N).map(value).sum(), N)
+}
+
+#[test]
+fn a_crashed_loop_restarts_from_its_checkpoints() {
+    let dir = folder("crash");
+    let executed = AtomicU64::new(0);
+    let crashed = catch_unwind(AssertUnwindSafe(|| {
+        run(&runtime(&dir, 5), Some(N * 3 / 4), &executed)
+    }));
+    assert!(crashed.is_err());
+    let first = executed.load(Ordering::Relaxed);
+    // The restart (a new runtime: a new process) executes only what no checkpoint holds.
+    let executed = AtomicU64::new(0);
+    let (v, report) = run(&runtime(&dir, 5), None, &executed);
+    assert_eq!(v, serial());
+    let c = report.checkpoint.clone().expect("a checkpoint entry");
+    assert_eq!(c.restored_from, Some(0));
+    assert_eq!(c.generation, 1);
+    assert!(c.restored_iterates > 0, "{c:?}");
+    let again = executed.load(Ordering::Relaxed);
+    assert_eq!(
+        report.ranks.iter().map(|r| r.iterates).sum::<u64>() + c.restored_iterates,
+        N
+    );
+    // Executed twice: at most what the crashed run had done beyond its last checkpoints.
+    let twice = first + again - N;
+    assert!(
+        twice <= first - c.restored_iterates,
+        "{twice} executed twice; {first} before the crash, {} restored",
+        c.restored_iterates
+    );
+    eprintln!(
+        "crash after {first} iterates; restored {}; {again} executed on restart ({twice} twice)",
+        c.restored_iterates
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_finished_loop_restarts_without_executing_anything() {
+    let dir = folder("finished");
+    let executed = AtomicU64::new(0);
+    let (v, report) = run(&runtime(&dir, 60_000), None, &executed);
+    assert_eq!(v, serial());
+    assert_eq!(report.checkpoint.unwrap().restored_from, None);
+    let executed = AtomicU64::new(0);
+    let (v, report) = run(&runtime(&dir, 60_000), None, &executed);
+    assert_eq!(v, serial());
+    assert_eq!(executed.load(Ordering::Relaxed), 0);
+    assert_eq!(report.checkpoint.unwrap().restored_iterates, N);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn another_runs_checkpoints_are_refused_saying_what_differs() {
+    let dir = folder("differs");
+    let executed = AtomicU64::new(0);
+    run(&runtime(&dir, 60_000), None, &executed);
+    let rt = runtime(&dir, 60_000);
+    let e = rt
+        .doall_reduce(
+            "checkpointed",
+            0..N,
+            "gss".parse().unwrap(),
+            || 0u64,
+            |i, s| *s += i,
+            |a, b| a + b,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("technique `fac2` (now `gss`)"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_corrupt_checkpoint_is_never_used() {
+    let dir = folder("corrupt");
+    let executed = AtomicU64::new(0);
+    run(&runtime(&dir, 60_000), None, &executed);
+    // Corrupt every file of the only generation: the restart starts over.
+    let mut corrupted = 0;
+    for loop_dir in std::fs::read_dir(&dir).unwrap() {
+        for f in std::fs::read_dir(loop_dir.unwrap().path()).unwrap() {
+            let path = f.unwrap().path();
+            let mut bytes = std::fs::read(&path).unwrap();
+            let mid = bytes.len() / 2;
+            bytes[mid] ^= 0x20;
+            std::fs::write(&path, bytes).unwrap();
+            corrupted += 1;
+        }
+    }
+    assert!(corrupted > 0);
+    let executed = AtomicU64::new(0);
+    let (v, report) = run(&runtime(&dir, 60_000), None, &executed);
+    assert_eq!(v, serial());
+    assert_eq!(executed.load(Ordering::Relaxed), N);
+    let c = report.checkpoint.unwrap();
+    assert_eq!(c.restored_from, None);
+    assert!(c.refused[0].contains("checksum"), "{:?}", c.refused);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

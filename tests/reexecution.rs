@@ -1,0 +1,160 @@
+//! Re-execution of unfinished chunks on the threads backend (rDLB, Mohammed, Cavelan & Ciorba
+//! 2019): a worker stuck in an iterate does not hold the others back, and every result counts
+//! each iterate exactly once, whichever copy of its chunk finished first.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use dls::runtime::settings::Settings;
+use dls::technique::Kind;
+use dls::{Runtime, Technique};
+
+/// Sum of `f(i)` and count over `0..n`, with iterate `stall` sleeping `pause` the first time it
+/// runs (a worker stalled once: the copy that re-executes the chunk does not stall).
+fn stalled_sum(
+    rt: &Runtime,
+    technique: Technique,
+    n: u64,
+    stall: Option<u64>,
+    pause: Duration,
+) -> ((u64, u64), dls::LoopReport) {
+    let first = AtomicBool::new(true);
+    let (v, stats) = rt
+        .doall_reduce(
+            "stalled",
+            0..n,
+            technique,
+            || (0u64, 0u64),
+            |i, acc| {
+                if Some(i) == stall && first.swap(false, Ordering::Relaxed) {
+                    std::thread::sleep(pause);
+                }
+                acc.0 += i * i % 1009;
+                acc.1 += 1;
+            },
+            |a, b| (a.0 + b.0, a.1 + b.1),
+        )
+        .unwrap();
+    (v, stats.report)
+}
+
+fn serial(n: u64) -> (u64, u64) {
+    ((0..n).map(|i| i * i % 1009).sum(), n)
+}
+
+/// Property: with re-execution on (the default) and one iterate stalling its worker, every
+/// technique, worker count and loop size gives the serial result, and the report counts each
+/// iterate once.
+#[test]
+fn every_iterate_counts_once_with_stalls_for_every_technique() {
+    for p in [1usize, 2, 3, 4] {
+        let rt = Runtime::threads(p, Settings::default()).unwrap();
+        for kind in Kind::ALL {
+            for n in [0u64, 1, 13, 600] {
+                let stall = (n >= 13).then_some(n / 3);
+                let (v, report) = stalled_sum(
+                    &rt,
+                    Technique::new(kind),
+                    n,
+                    stall,
+                    Duration::from_millis(15),
+                );
+                assert_eq!(v, serial(n), "{kind:?} p={p} n={n}");
+                assert_eq!(
+                    report.ranks.iter().map(|r| r.iterates).sum::<u64>(),
+                    n,
+                    "{kind:?} p={p} n={n}"
+                );
+                assert_eq!(
+                    report.chunk_map.iter().map(|c| c[1]).sum::<u64>(),
+                    n,
+                    "{kind:?} p={p} n={n}: the chunk map lists every chunk once"
+                );
+                let rx = report.reexecution.expect("re-execution is on by default");
+                assert!(rx.complete_s.is_some() || n == 0, "{kind:?} p={p} n={n}");
+            }
+        }
+    }
+}
+
+/// A worker stuck for a long time in one iterate: the others execute a copy of its chunk, the
+/// copy counts, and the stuck worker's work is discarded when it comes back.
+#[test]
+fn a_stuck_worker_is_covered_by_a_copy_and_its_work_discarded() {
+    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let n = 3_000u64;
+    let pause = Duration::from_millis(600);
+    // Iterates take 10 µs; iterate 100 stalls its worker for 600 ms.
+    let first = AtomicBool::new(true);
+    let started = Instant::now();
+    let (v, stats) = rt
+        .doall_reduce(
+            "stuck",
+            0..n,
+            "fac2".parse().unwrap(),
+            || 0u64,
+            |i, s| {
+                if i == 100 && first.swap(false, Ordering::Relaxed) {
+                    std::thread::sleep(pause);
+                }
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_micros(10) {}
+                *s += i;
+            },
+            |a, b| a + b,
+        )
+        .unwrap();
+    let wall = started.elapsed();
+    assert_eq!(v, n * (n - 1) / 2);
+    let rx = stats.report.reexecution.clone().unwrap();
+    assert!(rx.copies >= 1, "{rx:?}");
+    assert!(
+        rx.discarded_chunks >= 1,
+        "the stuck worker's chunk is discarded: {rx:?}"
+    );
+    // Without copies the loop's iterates would be done after the 600 ms pause; with them the
+    // others finish the stuck worker's chunk long before.
+    let complete = rx.complete_s.unwrap();
+    assert!(complete < 0.4, "complete after {complete} s: {rx:?}");
+    // The call itself returns when the stuck thread comes back (a thread cannot be abandoned).
+    assert!(wall >= pause);
+    assert_eq!(
+        stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(),
+        n
+    );
+}
+
+/// `DLS_REEXECUTE=off`: no copies (the report has no `reexecution` entry); a `doall` (no result
+/// that dls combines) never re-executes, since its body's own effects cannot be undone.
+#[test]
+fn off_and_doall_make_no_copies() {
+    let off = Settings::from_lookup(|k| (k == "DLS_REEXECUTE").then(|| "off".into())).unwrap();
+    let rt = Runtime::threads(2, off).unwrap();
+    let (v, report) = stalled_sum(
+        &rt,
+        "ss".parse().unwrap(),
+        50,
+        Some(10),
+        Duration::from_millis(20),
+    );
+    assert_eq!(v, serial(50));
+    assert!(report.reexecution.is_none());
+
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let ran = Mutex::new(Vec::new());
+    let first = AtomicBool::new(true);
+    let stats = rt
+        .doall_named("effects", 0..40u32, "ss".parse().unwrap(), |i| {
+            if i == 5 && first.swap(false, Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(30));
+            }
+            ran.lock().unwrap().push(i);
+        })
+        .unwrap();
+    let ran = ran.into_inner().unwrap();
+    assert_eq!(ran.len(), 40, "every iterate of a doall runs once");
+    assert_eq!(ran.iter().collect::<HashSet<_>>().len(), 40);
+    assert!(stats.report.reexecution.is_none());
+}
