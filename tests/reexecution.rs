@@ -158,3 +158,40 @@ fn off_and_doall_make_no_copies() {
     assert_eq!(ran.iter().collect::<HashSet<_>>().len(), 40);
     assert!(stats.report.reexecution.is_none());
 }
+
+/// A worker that turns ten times slower early in its first chunk: the others re-execute its late chunk and it is
+/// told to stop (cancellation), so the loop returns about when the others are done, not when the
+/// slow worker would have finished. Measured against the same loop with `DLS_REEXECUTE=off`.
+#[test]
+fn a_worker_that_turns_slow_is_not_waited_for() {
+    fn run(settings: Settings) -> (u64, f64) {
+        let rt = Runtime::threads(3, settings).unwrap();
+        let started = Instant::now();
+        let (sum, _) = rt
+            .doall_reduce(
+                "turns slow",
+                0..3_000u64,
+                "fac2".parse().unwrap(),
+                || 0u64,
+                |i, s| {
+                    let slow = started.elapsed() > Duration::from_millis(20)
+                        && dls::inject::current_worker() == Some(2);
+                    std::thread::sleep(Duration::from_micros(if slow { 2_000 } else { 200 }));
+                    *s += i;
+                },
+                |a, b| a + b,
+            )
+            .unwrap();
+        (sum, started.elapsed().as_secs_f64())
+    }
+    let off = Settings::from_lookup(|k| (k == "DLS_REEXECUTE").then(|| "off".into())).unwrap();
+    let (sum_on, on) = run(Settings::default());
+    let (sum_off, off) = run(off);
+    assert_eq!(sum_on, 3_000 * 2_999 / 2);
+    assert_eq!(sum_off, sum_on);
+    eprintln!("turns slow: {on:.3} s with re-execution, {off:.3} s without");
+    assert!(
+        on * 1.3 < off,
+        "{on:.3} s with re-execution, {off:.3} s without"
+    );
+}

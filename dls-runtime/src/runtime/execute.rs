@@ -4,10 +4,11 @@
 //! tally (in `UntypedLoop::next`), and folds every iterate into the worker's accumulator.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 use super::checkpoint;
 use super::loop_handle::{Loop, Panics};
-use super::panic_ctx::payload_text;
+use super::panic_ctx::{self, payload_text};
 use super::range::LoopIndex;
 use super::reexecution::Verdict;
 use serde::Serialize;
@@ -15,6 +16,8 @@ use serde::Serialize;
 /// A panicking iterate on the threads backend.
 #[derive(Debug, Clone)]
 pub(crate) struct Failure {
+    /// The panic came from the merge function, not from an iterate.
+    pub merging: bool,
     pub worker: usize,
     pub iterate: String,
     pub message: String,
@@ -54,6 +57,7 @@ where
         if let Err(payload) = result {
             lp.abort();
             return Err(Failure {
+                merging: false,
                 worker,
                 iterate: current.map(|i| i.to_string()).unwrap_or_default(),
                 message: payload_text(payload.as_ref()),
@@ -62,6 +66,11 @@ where
     }
     Ok(())
 }
+
+/// A re-executing worker asks whether its chunk became redundant no more often than this ...
+const CHECK_AT_LEAST: Duration = Duration::from_micros(200);
+/// ... and at least this often (unless one iterate takes longer).
+const CHECK_AT_MOST: Duration = Duration::from_millis(1);
 
 /// A worker's checkpoints (`runtime/checkpoint.rs`): the loop's writer and this worker's state.
 pub(crate) type Checkpointing<'a> = Option<(&'a checkpoint::Writer, checkpoint::WorkerState)>;
@@ -94,12 +103,39 @@ where
 {
     let mut kept: Option<T> = initial;
     let mut pending: Option<(T, u64, u64)> = None;
+    let source = lp.core().source();
+    // The ordinal of the chunk in hand (the scheduler names redundant chunks by it), and how
+    // often to ask whether it became redundant: every `stride` iterates, adapted so that the
+    // question is asked every 0.2-1 ms whatever the iterates' length.
+    let mut ordinal = 0u64;
+    let mut stride = 1u32;
+    let mut countdown = 1u32;
+    let mut last_check = Instant::now();
     loop {
         let (next, verdict) = lp.next_chunk_verdict(slot, panics);
         if let Some((part, start, size)) = pending.take() {
             if verdict == Verdict::Keep {
                 kept = Some(match kept.take() {
-                    Some(k) => combine(k, part),
+                    Some(k) => {
+                        // A panic here names the merge, not the iterate of the chunk just handed.
+                        let _combining = panic_ctx::combining(lp.core().name.clone());
+                        if panics == Panics::Unwind {
+                            combine(k, part)
+                        } else {
+                            match catch_unwind(AssertUnwindSafe(|| combine(k, part))) {
+                                Ok(v) => v,
+                                Err(payload) => {
+                                    lp.abort();
+                                    return Err(Failure {
+                                        merging: true,
+                                        worker: next.as_ref().map_or(0, |(_, w)| *w),
+                                        iterate: String::new(),
+                                        message: payload_text(payload.as_ref()),
+                                    });
+                                }
+                            }
+                        }
+                    }
                     None => part,
                 });
                 if let Some((writer, state)) = checkpoints.as_mut() {
@@ -115,30 +151,52 @@ where
         let Some((chunk, worker)) = next else {
             break;
         };
+        ordinal += 1;
         let (start, size) = (chunk.start_offset(), chunk.len() as u64);
         let mut part = identity();
-        if panics == Panics::Unwind {
+        let mut current: Option<I> = None;
+        let mut abandoned = false;
+        let run = |part: &mut T, current: &mut Option<I>| {
             for i in chunk {
-                body(i, &mut part);
-            }
-        } else {
-            let mut current: Option<I> = None;
-            let result = catch_unwind(AssertUnwindSafe(|| {
-                for i in chunk {
-                    current = Some(i);
-                    body(i, &mut part);
+                *current = Some(i);
+                body(i, part);
+                countdown -= 1;
+                if countdown == 0 {
+                    let now = Instant::now();
+                    let gap = now.saturating_duration_since(last_check);
+                    last_check = now;
+                    if gap < CHECK_AT_LEAST {
+                        stride = (stride * 2).min(1024);
+                    } else if gap > CHECK_AT_MOST {
+                        stride = (stride / 2).max(1);
+                    }
+                    countdown = stride;
+                    // Every iterate of this chunk was confirmed by other copies: its verdict
+                    // will be `Discard`, so the rest need not run.
+                    if source.cancelled(worker, ordinal) {
+                        abandoned = true;
+                        break;
+                    }
                 }
-            }));
+            }
+        };
+        if panics == Panics::Unwind {
+            run(&mut part, &mut current);
+        } else {
+            let result = catch_unwind(AssertUnwindSafe(|| run(&mut part, &mut current)));
             if let Err(payload) = result {
                 lp.abort();
                 return Err(Failure {
+                    merging: false,
                     worker,
                     iterate: current.map(|i| i.to_string()).unwrap_or_default(),
                     message: payload_text(payload.as_ref()),
                 });
             }
         }
-        pending = Some((part, start, size));
+        if !abandoned {
+            pending = Some((part, start, size));
+        }
     }
     let kept = kept.unwrap_or_else(identity);
     // The loop's end: a complete checkpoint, so that a restart after a later loop skips this one.

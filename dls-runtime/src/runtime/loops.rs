@@ -414,6 +414,13 @@ impl Runtime {
                 Some(Err(f)) => {
                     let name = lp.name().to_string();
                     drop(lp);
+                    if f.merging {
+                        panic!(
+                            "dls: panicked while combining the results of loop `{name}` on \
+                             thread {}: {}",
+                            f.worker, f.message
+                        );
+                    }
                     panic!(
                         "dls: iterate {} of loop `{}` panicked on thread {}: {}",
                         f.iterate, name, f.worker, f.message

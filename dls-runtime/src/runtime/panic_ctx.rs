@@ -72,7 +72,7 @@ pub(crate) fn loop_running() -> bool {
 thread_local! {
     static CTX: RefCell<Option<ChunkCtx>> = const { RefCell::new(None) };
     /// The loop whose partial results this thread is combining (a merge function may panic).
-    static COMBINING: RefCell<Option<String>> = const { RefCell::new(None) };
+    static COMBINING: RefCell<Option<std::sync::Arc<str>>> = const { RefCell::new(None) };
     static OFFSET: Cell<u64> = const { Cell::new(0) };
     /// The message of a panic raised in this thread's current iterate that has not yet left it:
     /// the iterate may still catch it (`catch_unwind` in user code) and go on.
@@ -134,14 +134,14 @@ fn take_pending() -> Option<String> {
 
 /// Marks this thread as combining the partial results of loop `name` until the guard is dropped,
 /// so that a panic of a merge function names the loop.
-pub(crate) fn combining(name: &str) -> Combining {
-    let before = COMBINING.with(|c| c.replace(Some(name.to_string())));
+pub(crate) fn combining(name: impl Into<std::sync::Arc<str>>) -> Combining {
+    let before = COMBINING.with(|c| c.replace(Some(name.into())));
     Combining { before }
 }
 
 /// See [`combining`].
 pub(crate) struct Combining {
-    before: Option<String>,
+    before: Option<std::sync::Arc<str>>,
 }
 
 impl Drop for Combining {
@@ -156,7 +156,7 @@ impl Drop for Combining {
 }
 
 /// The loop whose results this thread is combining, if any.
-fn combining_now() -> Option<String> {
+fn combining_now() -> Option<std::sync::Arc<str>> {
     COMBINING
         .try_with(|c| c.try_borrow().ok().and_then(|c| c.clone()))
         .ok()
@@ -338,7 +338,12 @@ pub(crate) fn install_hook() {
         std::panic::set_hook(Box::new(move |info| {
             let mpi = MPI_ACTIVE.load(Ordering::SeqCst);
             let message = payload_text(info.payload());
-            let here = current_iterate();
+            // A merge function runs between two chunks (re-executing loops merge each confirmed
+            // chunk's value as the next chunk is handed out): a panic there is the merge's.
+            let here = match combining_now() {
+                Some(_) => None,
+                None => current_iterate(),
+            };
             if here.is_some() {
                 // The iterate may catch this panic and go on: nothing is stopped or aborted here
                 // (`chunk_went_on`); if it leaves the iterate, the chunk's drop ends the MPI job

@@ -89,6 +89,11 @@ struct Entry {
 /// What a worker holds: an entry, and which part of it (`None`: the whole chunk).
 type Held = (u64, Option<u32>);
 
+/// A worker told to stop: the worker and the ordinal (1, 2, …) of the hand-out to it that became
+/// redundant. Ordinals, not chunk offsets, name what to stop: a part of a chunk may start where
+/// the chunk did, and a late cancellation must not stop the next piece.
+pub(crate) type Cancel = (usize, u64);
+
 /// What a worker is told when nothing is left to hand out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tail {
@@ -118,6 +123,13 @@ pub(crate) struct Ledger {
     pub(crate) discarded_iterates: u64,
     /// When the last unconfirmed chunk was confirmed.
     pub(crate) completed: Option<Instant>,
+    /// Workers whose chunk (or part) became redundant: every iterate of it is confirmed by
+    /// another copy, so they may stop executing it. Taken by the source, which tells them.
+    cancels: Vec<Cancel>,
+    /// Per worker: whether it has been told that what it holds is redundant.
+    told: Vec<bool>,
+    /// Per worker: hand-outs so far (the ordinal of what it holds).
+    handouts: Vec<u64>,
 }
 
 impl Ledger {
@@ -132,6 +144,40 @@ impl Ledger {
             discarded_chunks: 0,
             discarded_iterates: 0,
             completed: None,
+            cancels: Vec::new(),
+            told: vec![false; p],
+            handouts: vec![0; p],
+        }
+    }
+
+    /// The workers to tell that their chunk is redundant (see [`Ledger::finished`]).
+    pub(crate) fn take_cancels(&mut self) -> Vec<Cancel> {
+        std::mem::take(&mut self.cancels)
+    }
+
+    /// After `seq` gained a confirmation: every other worker holding a piece of it whose
+    /// iterates are now all confirmed (a whole chunk once any part of it counted, a part once it
+    /// or the whole chunk counted) is to be told to stop.
+    fn cancel_redundant(&mut self, seq: u64) {
+        let i = self.index(seq);
+        let e = &self.entries[i];
+        if e.parts.is_empty() {
+            return;
+        }
+        let any_part = e.parts.iter().any(|p| p.confirmed);
+        for (w, h) in self.held.iter().enumerate() {
+            let Some((s, part)) = *h else { continue };
+            if s != seq {
+                continue;
+            }
+            let redundant = match part {
+                None => e.confirmed || any_part,
+                Some(k) => e.confirmed || e.parts[k as usize].confirmed,
+            };
+            if redundant && !self.told[w] {
+                self.told[w] = true;
+                self.cancels.push((w, self.handouts[w]));
+            }
         }
     }
 
@@ -151,6 +197,7 @@ impl Ledger {
         });
         self.open.insert(seq);
         self.held[worker] = Some((seq, None));
+        self.handouts[worker] += 1;
         self.completed = None;
     }
 
@@ -161,6 +208,7 @@ impl Ledger {
         let (seq, part) = self.held[worker].take()?;
         let i = self.index(seq);
         let e = &mut self.entries[i];
+        self.told[worker] = false;
         let verdict = match part {
             None => {
                 e.whole.holders -= 1;
@@ -198,6 +246,7 @@ impl Ledger {
                 if e.confirmed && self.open.remove(&seq) && self.open.is_empty() {
                     self.completed = Some(now);
                 }
+                self.cancel_redundant(seq);
             }
         }
         // Forget confirmed chunks at the front that no worker holds any more.
@@ -288,6 +337,7 @@ impl Ledger {
                 part.handed = now;
                 self.copies += 1;
                 self.held[worker] = Some((self.base + i as u64, Some(k as u32)));
+                self.handouts[worker] += 1;
                 Tail::Copy(part.chunk)
             }
             None => Tail::Wait(wake.unwrap_or(now + LATE_MIN)),
@@ -333,8 +383,10 @@ mod tests {
         assert_eq!(l.tail(1, late, pace), Tail::Copy(c(0, 5)));
         assert_eq!(l.tail(2, late, pace), Tail::Copy(c(5, 5)));
         assert_eq!(l.copies, 2);
-        // The parts finish first and count; the original holder's work is dropped.
+        // The parts finish first and count; the original holder's work is dropped, and it is told
+        // to stop as soon as one part counted.
         assert_eq!(l.finished(1, late), Some(Verdict::Keep));
+        assert_eq!(l.take_cancels(), vec![(0, 1)], "worker 0's first hand-out");
         assert_eq!(l.completed, None);
         assert_eq!(l.finished(2, late), Some(Verdict::Keep));
         assert_eq!(l.completed, Some(late));

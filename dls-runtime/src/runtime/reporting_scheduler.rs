@@ -252,6 +252,12 @@ impl ReportingScheduler {
         self.done.clone()
     }
 
+    /// Workers whose chunk became redundant since the last call: every iterate of it was
+    /// confirmed by another copy (re-execution), so they may stop executing it.
+    pub(crate) fn take_cancels(&mut self) -> Vec<super::reexecution::Cancel> {
+        self.ledger.take_cancels()
+    }
+
     /// Chunks handed out and not yet confirmed.
     pub(crate) fn unconfirmed(&self) -> usize {
         self.ledger.unconfirmed()

@@ -72,6 +72,14 @@ pub(crate) trait ChunkSource: Send + Sync {
         0
     }
 
+    /// Whether worker `slot` may stop executing its `ordinal`-th chunk of the loop (1, 2, …):
+    /// every iterate of it has been confirmed by other copies (re-execution), so its verdict will
+    /// be `Discard`. Cheap; the worker loop asks every few iterates.
+    fn cancelled(&self, slot: usize, ordinal: u64) -> bool {
+        let _ = (slot, ordinal);
+        false
+    }
+
     /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
     fn terminated(&self) -> bool;
 
@@ -140,6 +148,8 @@ const POLL_STOP: std::time::Duration = std::time::Duration::from_millis(20);
 /// nested inside an iterate, which run on one thread).
 pub(crate) struct SharedSource {
     scheduler: Mutex<ReportingScheduler>,
+    /// Per slot: the ordinal of a chunk it holds that became redundant (0: none).
+    cancelled: Vec<AtomicU64>,
     /// Workers waiting for a late chunk or the end of the loop (re-execution).
     changed: Condvar,
     p: usize,
@@ -162,6 +172,7 @@ impl SharedSource {
         }
         Ok(SharedSource {
             scheduler: Mutex::new(scheduler),
+            cancelled: (0..p).map(|_| AtomicU64::new(0)).collect(),
             changed: Condvar::new(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
@@ -181,6 +192,9 @@ impl ChunkSource for SharedSource {
         }
         let confirmed = scheduler.unconfirmed();
         let (mut next, verdict) = scheduler.serve_at(rank, finished, Instant::now());
+        for (w, ordinal) in scheduler.take_cancels() {
+            self.cancelled[w].store(ordinal, Ordering::Relaxed);
+        }
         if scheduler.unconfirmed() < confirmed {
             self.changed.notify_all();
         }
@@ -209,6 +223,10 @@ impl ChunkSource for SharedSource {
 
     fn restored(&self) -> u64 {
         lock(&self.scheduler).restored()
+    }
+
+    fn cancelled(&self, slot: usize, ordinal: u64) -> bool {
+        self.cancelled[slot % self.p].load(Ordering::Relaxed) == ordinal
     }
 
     fn terminated(&self) -> bool {

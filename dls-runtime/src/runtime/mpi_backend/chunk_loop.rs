@@ -1,6 +1,6 @@
 //! One loop on an MPI communicator: the scheduler side (rank 0) and the worker side.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -11,7 +11,7 @@ use mpi::topology::Communicator;
 
 use super::backoff;
 use super::comm::LoopComm;
-use super::messages::{Reply, Request, REPLY_WORDS, TAG_REPLY, TAG_REQUEST};
+use super::messages::{Reply, Request, REPLY_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST};
 use super::service;
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
@@ -29,6 +29,8 @@ enum Side {
         core: Arc<Mutex<ReportingScheduler>>,
         /// Notified when a chunk is confirmed (rank 0's compute thread may wait for one).
         changed: Arc<Condvar>,
+        /// The ordinal of rank 0's own chunk that became redundant (0: none).
+        own_cancel: Arc<AtomicU64>,
         service: Mutex<Option<JoinHandle<()>>>,
         /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
         computes: bool,
@@ -99,17 +101,24 @@ impl MpiLoop {
         let side = if rank == 0 {
             let core = Arc::new(Mutex::new(core));
             let changed = Arc::new(Condvar::new());
+            let own_cancel = Arc::new(AtomicU64::new(0));
             let first = usize::from(coordinator);
             let service = (size > 1).then(|| {
-                let (c, k, ch) = (comm.clone(), core.clone(), changed.clone());
+                let (c, k, ch, oc) = (
+                    comm.clone(),
+                    core.clone(),
+                    changed.clone(),
+                    own_cancel.clone(),
+                );
                 thread::Builder::new()
                     .name("dls-scheduler".into())
-                    .spawn(move || service::serve(&c, &k, &ch, size - 1, first))
+                    .spawn(move || service::serve(&c, &k, &ch, &oc, size - 1, first))
                     .expect("dls: cannot start the scheduler's service thread")
             });
             Side::Scheduler {
                 core,
                 changed,
+                own_cancel,
                 service: Mutex::new(service),
                 computes: !coordinator,
             }
@@ -137,6 +146,7 @@ impl MpiLoop {
             Side::Scheduler {
                 core,
                 changed,
+                own_cancel,
                 computes,
                 ..
             } => {
@@ -146,6 +156,7 @@ impl MpiLoop {
                 let mut core = lock(core);
                 let before = core.unconfirmed();
                 let (mut next, verdict) = core.serve_at(0, finished, Instant::now());
+                service::send_cancels(&self.comm.0, &mut core, 0, own_cancel);
                 if core.unconfirmed() < before {
                     changed.notify_all();
                 }
@@ -219,6 +230,9 @@ impl MpiLoop {
                     root.send_with_tag(&Request::Leave(open).encode()[..], TAG_REQUEST);
                     *done = true;
                 }
+                // Cancellations that arrived after the chunk they name had ended: received, so
+                // that none is left on the communicator.
+                while self.cancelled_chunk().is_some() {}
             }
         }
     }
@@ -267,6 +281,21 @@ impl MpiLoop {
     }
 }
 
+impl MpiLoop {
+    /// The ordinal of a chunk the scheduler said is redundant, if a `TAG_CANCEL` message is
+    /// waiting (received here); `None` otherwise.
+    fn cancelled_chunk(&self) -> Option<u64> {
+        let (msg, _) = self
+            .comm
+            .0
+            .process_at_rank(0)
+            .immediate_matched_probe_with_tag(TAG_CANCEL)?;
+        let mut start = [0u64; 1];
+        msg.matched_receive_into(&mut start[..]);
+        Some(start[0])
+    }
+}
+
 /// Who rank 0 of a loop's communicator is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Rank0 {
@@ -292,6 +321,21 @@ impl ChunkSource for MpiLoop {
             lock(core).restore(finished)?;
         }
         Ok(())
+    }
+
+    fn cancelled(&self, _slot: usize, ordinal: u64) -> bool {
+        match &self.side {
+            Side::Scheduler { own_cancel, .. } => own_cancel.load(Ordering::Relaxed) == ordinal,
+            Side::Worker { .. } => {
+                // Every cancellation that arrived: a stale one (of an earlier chunk) is dropped.
+                while let Some(c) = self.cancelled_chunk() {
+                    if c == ordinal {
+                        return true;
+                    }
+                }
+                false
+            }
+        }
     }
 
     fn restored(&self) -> u64 {

@@ -19,6 +19,10 @@ pub(crate) const TAG_REPLY: i32 = 2;
 /// Tag of a partial result sent to another rank by a reduction strategy (serialised bytes, any
 /// length; `combine.rs`).
 pub(crate) const TAG_PARTIAL: i32 = 3;
+/// Tag of a scheduler → worker message `[ordinal]`: the worker's `ordinal`-th chunk of the loop
+/// is redundant (every iterate confirmed by other copies; re-execution), stop executing it. A
+/// worker checks for it every few iterates and drains stale ones when it leaves the loop.
+pub(crate) const TAG_CANCEL: i32 = 4;
 
 /// Words in an encoded [`Request`].
 pub(crate) const REQUEST_WORDS: usize = 5;

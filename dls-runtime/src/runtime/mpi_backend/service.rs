@@ -10,12 +10,13 @@
 
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::Communicator;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use super::backoff::Backoff;
 use super::comm::LoopComm;
-use super::messages::{Reply, Request, REQUEST_WORDS, TAG_REPLY, TAG_REQUEST};
+use super::messages::{Reply, Request, REQUEST_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST};
 use crate::runtime::reexecution::Verdict;
 use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::sync::lock;
@@ -38,6 +39,7 @@ pub(crate) fn serve(
     comm: &LoopComm,
     core: &Mutex<ReportingScheduler>,
     changed: &Condvar,
+    own_cancel: &AtomicU64,
     workers: usize,
     first: usize,
 ) {
@@ -97,6 +99,7 @@ pub(crate) fn serve(
                     let mut core = lock(core);
                     let before = core.unconfirmed();
                     let served = core.serve_at(slot, timing, Instant::now());
+                    send_cancels(comm, &mut core, first, own_cancel);
                     if core.unconfirmed() < before {
                         changed.notify_all();
                     }
@@ -121,6 +124,7 @@ pub(crate) fn serve(
                     let mut core = lock(core);
                     let before = core.unconfirmed();
                     core.hand_in(slot, t, Instant::now());
+                    send_cancels(comm, &mut core, first, own_cancel);
                     if core.unconfirmed() < before {
                         changed.notify_all();
                     }
@@ -160,6 +164,27 @@ fn serve_deferred(
         }
     });
     finished
+}
+
+/// Tells every worker whose chunk became redundant: rank 0's own compute thread through
+/// `own_cancel`, the others by a `TAG_CANCEL` message. Called with the scheduler locked, so a
+/// cancellation is sent before any later reply to the same worker (which the lock orders after
+/// it): a worker that leaves the loop after its `Done` finds every cancellation addressed to it.
+pub(crate) fn send_cancels(
+    comm: &mpi::topology::SimpleCommunicator,
+    core: &mut ReportingScheduler,
+    first: usize,
+    own_cancel: &AtomicU64,
+) {
+    for (slot, ordinal) in core.take_cancels() {
+        let rank = slot + first;
+        if rank == 0 {
+            own_cancel.store(ordinal, Ordering::Relaxed);
+        } else {
+            comm.process_at_rank(rank as i32)
+                .send_with_tag(&[ordinal][..], TAG_CANCEL);
+        }
+    }
 }
 
 fn reply(comm: &mpi::topology::SimpleCommunicator, rank: i32, reply: Reply) {

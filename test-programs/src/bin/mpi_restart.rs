@@ -1,0 +1,78 @@
+//! A job killed part-way and restarted from its checkpoints (issue 12): `DLS_CHECKPOINT` and
+//! `DLS_CHECKPOINT_EVERY` come from the environment.
+//!
+//! Arguments: `N KILL AFTER_S TAG`. `KILL` is `none`, `rank` (rank 1 kills itself with SIGKILL
+//! after `AFTER_S` seconds of the loop) or `mpirun` (rank 0 kills its parent, mpirun, with
+//! SIGKILL). Iterates sleep 1 ms. Every rank counts the iterates it executes into
+//! `$DLS_CHECKPOINT/executed-TAG-r<rank>` (rewritten every 10 iterates and at the end), so a test
+//! can count the iterates executed twice across the killed run and the restart. Rank 0 prints
+//! `restart: sum=S serial=S restored=R generation=G from=F iterates=I`.
+
+use std::error::Error;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let n: u64 = args.get(1).map_or(Ok(3000), |a| a.parse())?;
+    let kill = args.get(2).map_or("none", |a| a.as_str()).to_string();
+    let after = Duration::from_secs_f64(args.get(3).map_or(Ok(0.5), |a| a.parse())?);
+    let tag = args.get(4).map_or("run", |a| a.as_str()).to_string();
+    let dir = std::env::var("DLS_CHECKPOINT")?;
+
+    let rt = dls::init()?;
+    let rank = rt.rank();
+    let executed = AtomicU64::new(0);
+    let count_file = format!("{dir}/executed-{tag}-r{rank}");
+    let armed = AtomicBool::new(match kill.as_str() {
+        "rank" => rank == 1,
+        "mpirun" => rank == 0,
+        _ => false,
+    });
+    let started = Instant::now();
+    let (sum, stats) = rt.doall_reduce(
+        "restartable",
+        0..n,
+        "fac2".parse()?,
+        || 0u64,
+        |i, s| {
+            if started.elapsed() >= after && armed.swap(false, Ordering::Relaxed) {
+                let victim = if kill == "rank" {
+                    std::process::id().to_string()
+                } else {
+                    std::os::unix::process::parent_id().to_string()
+                };
+                eprintln!("restart test: rank {rank} sends SIGKILL to {kill} (pid {victim})");
+                Command::new("kill")
+                    .args(["-KILL", &victim])
+                    .status()
+                    .expect("kill");
+            }
+            std::thread::sleep(Duration::from_millis(1));
+            *s += i * i % 7919;
+            let e = executed.fetch_add(1, Ordering::Relaxed) + 1;
+            if e % 10 == 0 {
+                let _ = std::fs::write(&count_file, e.to_string());
+            }
+        },
+        |a, b| a + b,
+    )?;
+    std::fs::write(&count_file, executed.load(Ordering::Relaxed).to_string())?;
+    if rank == 0 {
+        let serial: u64 = (0..n).map(|i| i * i % 7919).sum();
+        let r = &stats.report;
+        let c = r.checkpoint.clone().unwrap_or_default();
+        println!(
+            "restart: sum={sum} serial={serial} restored={} generation={} from={} iterates={} \
+             writes={} write_time_s={:.4}",
+            c.restored_iterates,
+            c.generation,
+            c.restored_from.map_or(-1, |g| g as i64),
+            r.ranks.iter().map(|k| k.iterates).sum::<u64>(),
+            c.writes,
+            c.write_time_s,
+        );
+    }
+    Ok(())
+}
