@@ -10,7 +10,8 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, fault_check, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
+    collection, fault_check, gather, group, markov, pipeline_model, reduce, report, runtime, sim,
+    technique,
 };
 
 #[doc(inline)]
