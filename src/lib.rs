@@ -56,5 +56,8 @@ mod book_fault_checks {}
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}
 #[cfg(doctest)]
+#[doc = include_str!("../book/src/markov.md")]
+mod book_markov {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/own_project.md")]
 mod book_own_project {}

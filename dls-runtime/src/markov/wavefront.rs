@@ -10,7 +10,7 @@ use super::inputs::MarkovInputs;
 /// use dls_runtime::markov::phase;
 /// // p = 2: processor 1 starts 1 tick after processor 0; both compute 2 ticks; messages 1 tick.
 /// let ph = phase(&[0, 1], &[2, 2], &[0, 1, 1, 0]);
-/// assert_eq!(ph.next, vec![0, 1]);
+/// assert_eq!(ph.next, vec![0, -1]); // processor 1 now starts 1 tick before processor 0
 /// assert_eq!(ph.phi, 4); // processor 0 waits for processor 1's message: 1 + 2 + 1
 /// assert_eq!(ph.beta, vec![2, 0]);
 /// ```
