@@ -15,6 +15,40 @@ use super::wavefront::{step, IterationCount};
 /// Chains up to this many states are solved by Gaussian elimination; larger ones iteratively.
 const DENSE_STATES: usize = 600;
 
+/// Wavefront states by their number in base 2M + 1.
+enum StateIndex {
+    Table(Vec<u32>),
+    Map(HashMap<u128, usize>),
+}
+
+impl StateIndex {
+    fn new(states_bound: u128) -> StateIndex {
+        if states_bound <= 1 << 22 {
+            StateIndex::Table(vec![u32::MAX; states_bound as usize])
+        } else {
+            StateIndex::Map(HashMap::new())
+        }
+    }
+
+    fn get(&self, key: u128) -> Option<usize> {
+        match self {
+            StateIndex::Table(t) => Some(t[key as usize])
+                .filter(|&v| v != u32::MAX)
+                .map(|v| v as usize),
+            StateIndex::Map(m) => m.get(&key).copied(),
+        }
+    }
+
+    fn insert(&mut self, key: u128, state: usize) {
+        match self {
+            StateIndex::Table(t) => t[key as usize] = state as u32,
+            StateIndex::Map(m) => {
+                m.insert(key, state);
+            }
+        }
+    }
+}
+
 /// Conditional moments of one phase given the state it starts from (ticks).
 #[derive(Debug, Clone, Default, PartialEq)]
 struct StateMoments {
@@ -89,9 +123,29 @@ pub fn build_chain(inputs: &MarkovInputs, limit: &ChainLimit) -> Result<Chain, M
         }
     }
 
-    let mut index: HashMap<Vec<i64>, usize> = HashMap::new();
+    // A state is a number in base 2M + 1 (Lemma B.1: every |X_i| <= M); small bounds index a
+    // table, large ones a hash map.
+    let m_bound = size.m as i64;
+    let side = 2 * size.m as u128 + 1;
+    let key = |x: &[i64]| -> Option<u128> {
+        let mut k = 0u128;
+        for &v in x[1..].iter().rev() {
+            if v.abs() > m_bound {
+                return None;
+            }
+            k = k * side + (v + m_bound) as u128;
+        }
+        Some(k)
+    };
+    let mut index = StateIndex::new(size.states_bound);
     let mut states = vec![vec![0i64; p]];
-    index.insert(states[0].clone(), 0);
+    index.insert(key(&states[0]).expect("X(0) = 0"), 0);
+    // Scratch accumulators of one row and of Phi's distribution from one state.
+    let mut row_acc: Vec<f64> = Vec::new();
+    let mut row_touched: Vec<usize> = Vec::new();
+    let max_alpha = alphas.iter().map(Discrete::max).max().unwrap_or(0) as i64;
+    let phi_span = (2 * m_bound + max_alpha + 1) as usize;
+    let mut phi_acc = vec![0.0f64; phi_span];
     let mut rows = Vec::new();
     let mut moments = Vec::new();
     let mut next = vec![0i64; p];
@@ -100,8 +154,6 @@ pub fn build_chain(inputs: &MarkovInputs, limit: &ChainLimit) -> Result<Chain, M
     let mut s = 0;
     while s < states.len() {
         let x = states[s].clone();
-        let mut row: HashMap<usize, f64> = HashMap::new();
-        let mut phi_dist: HashMap<i64, f64> = HashMap::new();
         let mut m = StateMoments::default();
         digits.iter_mut().for_each(|d| *d = 0);
         loop {
@@ -116,8 +168,11 @@ pub fn build_chain(inputs: &MarkovInputs, limit: &ChainLimit) -> Result<Chain, M
                 }
             }
             let phi = step(&x, &alpha, &n, &mut next, &mut beta);
-            let target = match index.get(next.as_slice()) {
-                Some(&t) => t,
+            let k = key(&next).ok_or_else(|| MarkovError::NoStationary {
+                message: format!("state {next:?} lies outside Lemma B.1's bound M = {m_bound}"),
+            })?;
+            let target = match index.get(k) {
+                Some(t) => t,
                 None => {
                     let t = states.len();
                     if t as u128 >= limit.max_states {
@@ -128,12 +183,18 @@ pub fn build_chain(inputs: &MarkovInputs, limit: &ChainLimit) -> Result<Chain, M
                         });
                     }
                     states.push(next.clone());
-                    index.insert(next.clone(), t);
+                    index.insert(k, t);
                     t
                 }
             };
-            *row.entry(target).or_insert(0.0) += prob;
-            *phi_dist.entry(phi).or_insert(0.0) += prob;
+            if target >= row_acc.len() {
+                row_acc.resize(target + 1, 0.0);
+            }
+            if row_acc[target] == 0.0 {
+                row_touched.push(target);
+            }
+            row_acc[target] += prob;
+            phi_acc[phi as usize] += prob;
             let (en, en2) = count.moments(&beta);
             let f = phi as f64;
             m.phi += prob * f;
@@ -155,12 +216,18 @@ pub fn build_chain(inputs: &MarkovInputs, limit: &ChainLimit) -> Result<Chain, M
                 break;
             }
         }
-        let mut row: Vec<(usize, f64)> = row.into_iter().collect();
-        row.sort_by_key(|e| e.0);
+        row_touched.sort_unstable();
+        let row: Vec<(usize, f64)> = row_touched
+            .drain(..)
+            .map(|t| (t, std::mem::take(&mut row_acc[t])))
+            .collect();
         rows.push(row);
-        let mut phi_dist: Vec<(i64, f64)> = phi_dist.into_iter().collect();
-        phi_dist.sort_by_key(|e| e.0);
-        m.phi_dist = phi_dist;
+        m.phi_dist = phi_acc
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, q)| **q > 0.0)
+            .map(|(v, q)| (v as i64, std::mem::take(q)))
+            .collect();
         moments.push(m);
         s += 1;
     }
@@ -439,4 +506,36 @@ pub fn solve_chain(inputs: &MarkovInputs, limit: &ChainLimit) -> Result<ChainRes
         states_bound: size.states_bound,
         outcomes: size.outcomes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(points: &[(u64, f64)]) -> Discrete {
+        Discrete::new(points.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn the_iterative_solver_agrees_with_elimination() {
+        // Example 2 of the tests (8 states), solved both ways.
+        let two = d(&[(1, 0.5), (2, 0.5)]);
+        let inputs = MarkovInputs::new(
+            vec![
+                d(&[(2, 0.5), (4, 0.5)]),
+                Discrete::constant(3),
+                d(&[(1, 1.0 / 3.0), (5, 2.0 / 3.0)]),
+            ],
+            Discrete::constant(1),
+            1.0,
+        )
+        .with_link(2, 0, two.clone())
+        .with_link(0, 2, two);
+        let chain = build_chain(&inputs, &ChainLimit::default()).unwrap();
+        let dense = chain.stationary_dense().unwrap();
+        let iterative = chain.stationary_iterative().unwrap();
+        for (a, b) in dense.iter().zip(&iterative) {
+            assert!((a - b).abs() < 1e-12, "{dense:?} {iterative:?}");
+        }
+    }
 }
