@@ -230,7 +230,7 @@ fn report(name: &str, times: &[f64]) -> String {
             .enumerate()
             .map(|(rank, &t)| RankReport {
                 rank,
-                iterates: 50,
+                iterates: if t > 0.0 { 50 } else { 0 },
                 work_time_s: t,
                 chunks: 1,
                 idle_time_s: 0.0,
@@ -270,10 +270,10 @@ fn from_report_discretises_each_ranks_work_times() {
         "{e}"
     );
     let e = fails(&["markov", "--from-report", file, "--loop", "setup"]);
-    assert!(e.contains("ran once"), "{e}");
+    assert!(e.contains("1 instance(s)") && e.contains("repeated"), "{e}");
     let v = json(&["markov", "--from-report", file, "--loop", "sweep"]);
-    // Four bins over [1.0, 1.4] ms: a tick of 0.1 ms.
-    assert!((f(&v["tick_s"]) - 1e-4).abs() < 1e-12);
+    // Four quantile groups per rank; the tick is 1/100 of the smallest value, 1 ms.
+    assert!((f(&v["tick_s"]) - 1e-5).abs() < 1e-15);
     let u0: Vec<(f64, f64)> = serde_json::from_value(v["update_time"][0].clone()).unwrap();
     assert_eq!(u0.len(), 2);
     assert!((u0[0].0 - 1.0e-3).abs() < 1e-12 && (u0[0].1 - 0.5).abs() < 1e-12);
@@ -290,8 +290,26 @@ fn from_report_discretises_each_ranks_work_times() {
         "100us",
     ]);
     assert!(
-        s.contains("40 instances") && s.contains("tick: 100us"),
+        s.contains("40 instances") && s.contains("tick: 10us"),
         "{s}"
+    );
+    assert!(s.contains("message time, every link: 100us"), "{s}");
+    // A coarser tick; instances where a rank executed nothing are left out and counted.
+    lines.push(report("sweep", &[1e-3, 0.0]));
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let v = json(&[
+        "markov",
+        "--from-report",
+        file,
+        "--loop",
+        "sweep",
+        "--tick",
+        "0.2ms",
+    ]);
+    assert!((f(&v["tick_s"]) - 2e-4).abs() < 1e-15);
+    assert!(
+        v["source"].as_str().unwrap().contains("1 of 41 left out"),
+        "{v}"
     );
     let _ = std::fs::remove_file(path);
 }

@@ -312,8 +312,9 @@ impl Chain {
         } else {
             self.stationary_iterative()?
         };
+        // Rounding leaves states the chain leaves for good with ~1e-17: they are 0.
         for v in &mut pi {
-            if *v < 0.0 {
+            if *v < 1e-14 {
                 *v = 0.0;
             }
         }

@@ -1,40 +1,54 @@
-//! Measured phase times (seconds) turned into the model's discrete distributions: one common
-//! tick, each time rounded to the nearest whole number of ticks.
+//! Measured phase times (seconds) turned into the model's discrete distributions: a few values
+//! per processor, on one common tick.
 
 use super::distribution::Discrete;
 use super::error::MarkovError;
 
-/// The tick chosen for measured times, and the distributions it gives.
+/// Each processor's measured times reduced to at most `bins` values, and the tick they are
+/// written in.
 ///
-/// With `bins` = K the tick is h = (largest − smallest time) / K over every processor's samples,
-/// so that each processor's times take at most K + 1 values; a time t becomes round(t / h) ticks
-/// (at least 1), which moves it by at most h/2. When every time is the same, h is that time.
+/// A processor's times are sorted and cut into `bins` groups of (nearly) equal count (quantile
+/// bins, so that a few outliers do not squeeze the others into one bin); each group becomes one
+/// value, the mean of its times, with probability its share of the times. The distribution keeps
+/// the processor's mean time exactly. The tick is given, or by default 1/100 of the smallest
+/// value, so that rounding a value to whole ticks moves it by at most 0.5%.
 ///
 /// ```
 /// use dls_runtime::markov::Discretisation;
-/// let samples = vec![vec![1.0, 1.1, 1.2, 1.4], vec![1.0, 1.0, 1.3, 1.3]];
-/// let d = Discretisation::from_samples(&samples, 4).unwrap();
-/// assert!((d.tick_s - 0.1).abs() < 1e-12);
-/// let u = d.distributions(&samples);
-/// assert_eq!(u[1].points(), &[(10, 0.5), (13, 0.5)]);
-/// assert_eq!(u[0].points().len(), 4);
+/// // Processor 0: 1 ms three times in four, 5 ms once; processor 1: always 2 ms.
+/// let samples = vec![vec![1e-3, 1e-3, 1e-3, 5e-3], vec![2e-3; 4]];
+/// let d = Discretisation::from_samples(&samples, 4, None).unwrap();
+/// assert!((d.tick_s - 1e-5).abs() < 1e-18);
+/// let u = d.distributions();
+/// assert_eq!(u[0].points(), &[(100, 0.75), (500, 0.25)]);
+/// assert_eq!(u[1].points(), &[(200, 1.0)]);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Discretisation {
-    /// The tick h, seconds.
+    /// The tick, seconds.
     pub tick_s: f64,
+    /// Per processor: (seconds, probability) of each value, sorted.
+    pub values: Vec<Vec<(f64, f64)>>,
 }
 
 impl Discretisation {
-    /// The tick for `samples[i]`, processor i's measured phase times in seconds, and `bins` ≥ 1.
+    /// Reduces `samples[i]`, processor i's measured phase times in seconds, to at most `bins` ≥ 1
+    /// values each; `tick_s` is the tick (default: 1/100 of the smallest value).
     ///
     /// ```
     /// use dls_runtime::markov::Discretisation;
-    /// assert!(Discretisation::from_samples(&[vec![]], 4).is_err());
-    /// assert!(Discretisation::from_samples(&[vec![0.5]], 0).is_err());
-    /// assert_eq!(Discretisation::from_samples(&[vec![0.5, 0.5]], 3).unwrap().tick_s, 0.5);
+    /// assert!(Discretisation::from_samples(&[vec![]], 4, None).is_err());
+    /// assert!(Discretisation::from_samples(&[vec![0.5]], 0, None).is_err());
+    /// let d = Discretisation::from_samples(&[vec![0.1, 0.2, 0.3, 0.4]], 2, Some(0.05)).unwrap();
+    /// assert_eq!(d.values[0].len(), 2);
+    /// assert!((d.values[0][0].0 - 0.15).abs() < 1e-12);
+    /// assert_eq!(d.distributions()[0].points(), &[(3, 0.5), (7, 0.5)]);
     /// ```
-    pub fn from_samples(samples: &[Vec<f64>], bins: u32) -> Result<Discretisation, MarkovError> {
+    pub fn from_samples(
+        samples: &[Vec<f64>],
+        bins: u32,
+        tick_s: Option<f64>,
+    ) -> Result<Discretisation, MarkovError> {
         if bins == 0 {
             return Err(MarkovError::invalid("bins", "use at least 1 bin"));
         }
@@ -44,52 +58,77 @@ impl Discretisation {
                 format!("processor {i} has no measured phase time"),
             ));
         }
-        let all = samples.iter().flatten();
-        if let Some(t) = all.clone().find(|t| !(t.is_finite() && **t >= 0.0)) {
+        if let Some(t) = samples
+            .iter()
+            .flatten()
+            .find(|t| !(t.is_finite() && **t > 0.0))
+        {
             return Err(MarkovError::invalid(
                 "samples",
-                format!("{t} is not a time >= 0 (seconds)"),
+                format!("{t} is not a phase time > 0 (seconds)"),
             ));
         }
-        let lo = all.clone().copied().fold(f64::INFINITY, f64::min);
-        let hi = all.copied().fold(0.0f64, f64::max);
-        let tick_s = if hi > lo {
-            (hi - lo) / bins as f64
-        } else if hi > 0.0 {
-            hi
-        } else {
-            return Err(MarkovError::invalid(
-                "samples",
-                "every measured phase time is 0",
-            ));
+        let values: Vec<Vec<(f64, f64)>> = samples
+            .iter()
+            .map(|times| {
+                let mut sorted = times.clone();
+                sorted.sort_by(f64::total_cmp);
+                let n = sorted.len();
+                let groups = (bins as usize).min(n);
+                let mut out: Vec<(f64, f64)> = Vec::with_capacity(groups);
+                for g in 0..groups {
+                    let part = &sorted[g * n / groups..(g + 1) * n / groups];
+                    let mean = part.iter().sum::<f64>() / part.len() as f64;
+                    let q = part.len() as f64 / n as f64;
+                    match out.last_mut() {
+                        Some(last) if last.0 == mean => last.1 += q,
+                        _ => out.push((mean, q)),
+                    }
+                }
+                out
+            })
+            .collect();
+        let smallest = values
+            .iter()
+            .flatten()
+            .map(|v| v.0)
+            .fold(f64::INFINITY, f64::min);
+        let tick_s = match tick_s {
+            Some(t) if t.is_finite() && t > 0.0 => t,
+            Some(t) => {
+                return Err(MarkovError::invalid(
+                    "tick",
+                    format!("{t} is not a tick > 0 (seconds)"),
+                ))
+            }
+            None => smallest / 100.0,
         };
-        Ok(Discretisation { tick_s })
+        Ok(Discretisation { tick_s, values })
     }
 
     /// `seconds` in whole ticks (rounded to the nearest).
     ///
     /// ```
     /// use dls_runtime::markov::Discretisation;
-    /// assert_eq!(Discretisation { tick_s: 0.1 }.ticks(0.26), 3);
+    /// let d = Discretisation { tick_s: 0.1, values: vec![] };
+    /// assert_eq!(d.ticks(0.26), 3);
     /// ```
     pub fn ticks(&self, seconds: f64) -> u64 {
         (seconds / self.tick_s).round().max(0.0) as u64
     }
 
-    /// One distribution per processor: the empirical distribution of its times in ticks (each
-    /// at least 1 tick).
+    /// One distribution per processor, in ticks (each value at least 1 tick).
     ///
     /// ```
     /// use dls_runtime::markov::Discretisation;
-    /// let d = Discretisation { tick_s: 1.0 };
-    /// assert_eq!(d.distributions(&[vec![0.2, 2.0]])[0].points(), &[(1, 0.5), (2, 0.5)]);
+    /// let d = Discretisation { tick_s: 1.0, values: vec![vec![(0.2, 0.5), (2.0, 0.5)]] };
+    /// assert_eq!(d.distributions()[0].points(), &[(1, 0.5), (2, 0.5)]);
     /// ```
-    pub fn distributions(&self, samples: &[Vec<f64>]) -> Vec<Discrete> {
-        samples
+    pub fn distributions(&self) -> Vec<Discrete> {
+        self.values
             .iter()
-            .map(|times| {
-                let q = 1.0 / times.len() as f64;
-                Discrete::new(times.iter().map(|&t| (self.ticks(t).max(1), q)).collect())
+            .map(|vs| {
+                Discrete::new(vs.iter().map(|&(t, q)| (self.ticks(t).max(1), q)).collect())
                     .expect("an empirical distribution")
             })
             .collect()
@@ -101,7 +140,8 @@ impl Discretisation {
     /// ```
     /// use dls_runtime::markov::{Discrete, Discretisation};
     /// let n = Discrete::parse_times("20ms:0.5,40ms:0.5", "network").unwrap();
-    /// assert_eq!(Discretisation { tick_s: 0.02 }.rescale(&n).points(), &[(1, 0.5), (2, 0.5)]);
+    /// let d = Discretisation { tick_s: 0.02, values: vec![] };
+    /// assert_eq!(d.rescale(&n).points(), &[(1, 0.5), (2, 0.5)]);
     /// ```
     pub fn rescale(&self, nanoseconds: &Discrete) -> Discrete {
         Discrete::new(

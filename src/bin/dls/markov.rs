@@ -87,8 +87,10 @@ pub(crate) struct MarkovArgs {
 
     /// Take each processor's update times from a JSON Lines report of repeated loops
     /// (DLS_REPORT=FILE): the work_time_s of rank i in each instance of the loop is one α
-    /// sub-phase of processor i. The times are discretised on a tick h = (largest - smallest) /
-    /// --bins, each rounded to the nearest whole tick. Example: --from-report run.jsonl
+    /// sub-phase of processor i (instances in which a rank executed no iterate are left out, and
+    /// counted). Each rank's times are cut into --bins groups of equal count, each group becoming
+    /// its mean time (the rank's mean is kept exactly), written in whole ticks (--tick).
+    /// Example: --from-report run.jsonl
     #[arg(long, value_name = "FILE", conflicts_with_all = ["update_time", "p"])]
     pub from_report: Option<PathBuf>,
 
@@ -97,14 +99,27 @@ pub(crate) struct MarkovArgs {
     #[arg(long = "loop", value_name = "NAME", requires = "from_report")]
     pub loop_name: Option<String>,
 
-    /// With --from-report: bins of the discretisation (each processor's times take at most
-    /// BINS + 1 values).
+    /// With --from-report: values per processor (quantile groups of its times).
     #[arg(long, value_name = "BINS", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub bins: u32,
+
+    /// With --from-report: the tick the measured times are rounded to (default: 1/100 of the
+    /// smallest value, so rounding moves a value by at most 0.5%). A coarser tick gives fewer
+    /// states when message times are given. Example: --tick 100us
+    #[arg(long, value_name = "DURATION", requires = "from_report", value_parser = tick)]
+    pub tick: Option<f64>,
 
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+fn tick(text: &str) -> Result<f64, String> {
+    match dls::sim::parse_duration(text, "--tick") {
+        Ok(t) if t > 0.0 => Ok(t),
+        Ok(_) => Err(format!("`{text}` is not a tick > 0 (e.g. 100us)")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A `--link`: the message time from one rank to another.
@@ -269,6 +284,7 @@ struct ReportLine {
 #[derive(Debug, Deserialize)]
 struct RankLine {
     rank: usize,
+    iterates: u64,
     work_time_s: f64,
 }
 
@@ -324,37 +340,47 @@ fn setup_from_report(a: &MarkovArgs, path: &Path) -> Result<Setup, CliError> {
             )))
         }
     };
-    let instances = &loops[&name];
-    if instances.len() < 2 {
+    let all = &loops[&name];
+    let p = all[0].ranks.len();
+    if let Some((k, inst)) = all.iter().enumerate().find(|(_, i)| i.ranks.len() != p) {
         return Err(CliError::Message(format!(
-            "--from-report: loop `{name}` ran once; the phase-time distributions need the loop \
-             repeated (an iterative solver's sweep, run many times)"
+            "--from-report: instance {} of loop `{name}` has {} ranks, the first has {p}; \
+             the model needs the same processors in every phase",
+            k + 1,
+            inst.ranks.len()
         )));
     }
-    let p = instances[0].ranks.len();
+    // A rank that executed no iterate did not update its piece: that instance is no phase of
+    // the model (a dynamic or first-come schedule handed its share to another rank).
+    let instances: Vec<&ReportLine> = all
+        .iter()
+        .filter(|i| i.ranks.iter().all(|r| r.iterates > 0))
+        .collect();
+    let skipped = all.len() - instances.len();
+    if instances.len() < 2 {
+        return Err(CliError::Message(format!(
+            "--from-report: loop `{name}` has {} instance(s) in which every rank executed \
+             iterates ({} in all); the phase-time distributions need the loop repeated (an \
+             iterative solver's sweep, run many times), each rank updating its own piece",
+            instances.len(),
+            all.len()
+        )));
+    }
     let mut samples = vec![Vec::with_capacity(instances.len()); p];
-    for (k, inst) in instances.iter().enumerate() {
-        if inst.ranks.len() != p {
-            return Err(CliError::Message(format!(
-                "--from-report: instance {} of loop `{name}` has {} ranks, the first has {p}; \
-                 the model needs the same processors in every phase",
-                k + 1,
-                inst.ranks.len()
-            )));
-        }
+    for inst in &instances {
         let mut ranks: Vec<&RankLine> = inst.ranks.iter().collect();
         ranks.sort_by_key(|r| r.rank);
         for (i, r) in ranks.iter().enumerate() {
             samples[i].push(r.work_time_s);
         }
     }
-    let disc = Discretisation::from_samples(&samples, a.bins).map_err(model_error)?;
+    let disc = Discretisation::from_samples(&samples, a.bins, a.tick).map_err(model_error)?;
     let network = a
         .network
         .as_ref()
         .map(|n| disc.rescale(n))
         .unwrap_or_else(|| Discrete::constant(0));
-    let mut inputs = MarkovInputs::new(disc.distributions(&samples), network, disc.tick_s);
+    let mut inputs = MarkovInputs::new(disc.distributions(), network, disc.tick_s);
     for l in &a.link {
         if l.from >= p || l.to >= p {
             return Err(CliError::Message(format!(
@@ -369,13 +395,25 @@ fn setup_from_report(a: &MarkovArgs, path: &Path) -> Result<Setup, CliError> {
     Ok(Setup {
         inputs,
         source: format!(
-            "{}, loop `{name}`: {} instances, work_time_s of each rank discretised in {} bins \
-             (tick h = (largest - smallest) / {}, each time rounded to the nearest tick; \
-             message times rounded to the tick too)",
+            "{}, loop `{name}`: {} instances{}; each rank's work_time_s cut into {} groups of \
+             equal count, each its mean time, rounded to the nearest tick ({}; message times \
+             rounded to the tick too)",
             path.display(),
             instances.len(),
+            if skipped > 0 {
+                format!(
+                    " ({skipped} of {} left out: a rank executed no iterate in them)",
+                    all.len()
+                )
+            } else {
+                String::new()
+            },
             a.bins,
-            a.bins
+            if a.tick.is_some() {
+                "--tick"
+            } else {
+                "1/100 of the smallest value"
+            }
         ),
     })
 }
