@@ -13,6 +13,11 @@ use super::wavefront::{step, IterationCount};
 use crate::sim::rng::SimRng;
 
 /// Phases run before any is counted, so that the start X(0) = 0 does not weigh on the averages.
+///
+/// ```
+/// use dls_runtime::markov::WARM_UP_PHASES;
+/// assert!(WARM_UP_PHASES >= 100);
+/// ```
 pub const WARM_UP_PHASES: u64 = 1_000;
 
 /// What a simulation measured: moments over the counted phases, and (when asked for) how often
