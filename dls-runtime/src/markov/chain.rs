@@ -276,7 +276,7 @@ impl Chain {
         self.size
     }
 
-    /// P[from][to], the transition probability between two states (by index).
+    /// P\[from\]\[to\], the transition probability between two states (by index).
     ///
     /// ```
     /// use dls_runtime::markov::{build_chain, ChainLimit, Discrete, MarkovInputs};
@@ -397,7 +397,7 @@ impl Chain {
         })
     }
 
-    /// The long-run moments of a phase under `pi` (seconds): E[Φ] = Σ_x π_x E[Φ | x], and the
+    /// The long-run moments of a phase under `pi` (seconds): E\[Φ\] = Σ_x π_x E\[Φ | x\], and the
     /// same for Φ², N, N², NΦ.
     ///
     /// ```

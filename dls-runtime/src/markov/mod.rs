@@ -24,7 +24,7 @@
 //!   project's convention: the paper leaves N(k) undefined for B_i > 0);
 //! - the chain ([`build_chain`], [`Chain`]), its stationary distribution π and the long-run
 //!   moments of Φ and N ([`solve_chain`], [`PhaseMoments`]);
-//! - the performance figures: the speed S = E[N]/E[Φ] and, given ω and R\*, Θ1 (Level 1) and σ
+//! - the performance figures: the speed S = E\[N\]/E\[Φ\] and, given ω and R\*, Θ1 (Level 1) and σ
 //!   (Level 2) ([`PhaseMoments::convergence`], [`Convergence`]);
 //! - a seeded Monte Carlo simulation of the same process ([`simulate_phases`]), for checking the
 //!   chain and for chains too large to build.

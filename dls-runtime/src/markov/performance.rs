@@ -21,20 +21,20 @@ use super::error::MarkovError;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PhaseMoments {
-    /// E[Φ], seconds.
+    /// E\[Φ\], seconds.
     pub mean_phi: f64,
-    /// Var[Φ], seconds².
+    /// Var\[Φ\], seconds².
     pub var_phi: f64,
-    /// E[N], iterations per phase.
+    /// E\[N\], iterations per phase.
     pub mean_n: f64,
-    /// Var[N].
+    /// Var\[N\].
     pub var_n: f64,
-    /// Cov[N, Φ], iterations × seconds.
+    /// Cov\[N, Φ\], iterations × seconds.
     pub cov_n_phi: f64,
 }
 
 impl PhaseMoments {
-    /// Level 1's speed S = E[N] / E[Φ], iterations per second (the strong law of large numbers).
+    /// Level 1's speed S = E\[N\] / E\[Φ\], iterations per second (the strong law of large numbers).
     ///
     /// ```
     /// use dls_runtime::markov::PhaseMoments;
@@ -58,7 +58,7 @@ impl PhaseMoments {
 
     /// The execution time to divide the initial error by 10^ω at R\* (log10 of the error
     /// reduction per iteration): ω / R\* iterations, Θ1 = ω / (S R\*) (Level 1), and σ from the
-    /// Gaussian approximation of App. C: C′ = ω / (E[N] R\*) × C with C the per-phase covariance of
+    /// Gaussian approximation of App. C: C′ = ω / (E\[N\] R\*) × C with C the per-phase covariance of
     /// (N, Φ), σ = σ_Y √(1 − (σ_XY / (σ_X σ_Y))²). When σ_X = 0 (N constant, as in the
     /// synchronous case) the formula divides by zero; its limit σ = σ_Y is used. Like the paper,
     /// this treats successive phases as independent.
@@ -129,7 +129,7 @@ pub struct Convergence {
     pub rate: f64,
     /// ω / R\*: iterations needed.
     pub iterations: f64,
-    /// ω / (E[N] R\*): phases needed.
+    /// ω / (E\[N\] R\*): phases needed.
     pub phases: f64,
     /// Θ1 = ω / (S R\*): the expected execution time, seconds (Level 1).
     pub theta1: f64,

@@ -24,7 +24,7 @@ pub struct Phase {
     pub beta: Vec<i64>,
 }
 
-/// Eq. 7: `x` the wavefront (x[0] = 0), `alpha[i]` the α sub-phase of processor i, `n[j * p + i]`
+/// Eq. 7: `x` the wavefront (x\[0\] = 0), `alpha[i]` the α sub-phase of processor i, `n[j * p + i]`
 /// the time of the message from j to i (0 on the diagonal). All in ticks.
 ///
 /// ```
@@ -118,7 +118,7 @@ impl IterationCount {
         }
     }
 
-    /// E[N] and E[N²] of a phase whose processors wait `beta` ticks.
+    /// E\[N\] and E\[N²\] of a phase whose processors wait `beta` ticks.
     ///
     /// ```
     /// use dls_runtime::markov::{Discrete, IterationCount, MarkovInputs};
