@@ -10,7 +10,8 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, fault_check, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
+    collection, fault_check, gather, group, markov, pipeline_model, reduce, report, runtime, sim,
+    technique,
 };
 
 #[doc(inline)]
@@ -54,6 +55,9 @@ mod book_fault_checks {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}
+#[cfg(doctest)]
+#[doc = include_str!("../book/src/markov.md")]
+mod book_markov {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/own_project.md")]
 mod book_own_project {}

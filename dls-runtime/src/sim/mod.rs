@@ -25,7 +25,7 @@ mod event_queue;
 pub mod experiment;
 mod iterate_time;
 mod outcome;
-mod rng;
+pub(crate) mod rng;
 mod service;
 mod speed;
 

@@ -6,12 +6,16 @@
 //! - `dls hsf` reproduces Hummel, Schonberg & Flynn's (CACM 1992) comparison;
 //! - `dls predict` predicts the run time of a parallel-pipeline reduction (Kuntraruk, Pottenger &
 //!   Ross 2005);
+//! - `dls markov` predicts the phase time and speed of synchronous and asynchronous iterations
+//!   from the wavefront Markov chain of Casanova, Thomason & Dongarra (1999), beside a Monte Carlo
+//!   simulation of the same process;
 //! - `dls plot` draws the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts.
 
 mod args;
 mod chunks;
 mod compare;
 mod hsf;
+mod markov;
 mod output;
 mod plot;
 mod predict;
@@ -27,7 +31,7 @@ use clap::{Parser, Subcommand};
     name = "dls",
     version,
     about,
-    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls plot run.jsonl --out plots\n\nRun `dls <command> --help` for every option of a command."
+    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls markov --update-time 1:1/2,3:1/2 --update-time 1:1/4,2:3/4 --network 1 --async 1:2\n  dls plot run.jsonl --out plots\n\nRun `dls <command> --help` for every option of a command."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,6 +45,7 @@ enum Command {
     Compare(compare::CompareArgs),
     Hsf(hsf::HsfArgs),
     Predict(predict::PredictArgs),
+    Markov(markov::MarkovArgs),
     Plot(plot::PlotArgs),
 }
 
@@ -52,6 +57,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => compare::run(&a),
         Command::Hsf(a) => hsf::run(&a),
         Command::Predict(a) => predict::run(&a),
+        Command::Markov(a) => markov::run(&a),
         Command::Plot(a) => plot::run(&a),
     };
     match result {
