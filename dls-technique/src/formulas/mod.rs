@@ -178,6 +178,10 @@ registry! {
         /// Wegman's stochastic load balancing: theta split (Wegman 1991).
         Theta => ENTRY
     }
+    mod fac2a {
+        /// FAC2 by chunk recurrence, c_j = ceil(N/(P·2^(j+1))) (LB4OMP).
+        Fac2a => ENTRY
+    }
 }
 
 #[cfg(test)]
