@@ -591,3 +591,18 @@ fn ss_on_one_rank_runs_all_ten_iterates() {
         .collect();
     assert_eq!(starts, (0..10).collect::<Vec<_>>());
 }
+
+// ---- LB4OMP's techniques (Korndörfer et al., IEEE TPDS 33(4), 2022): hand-derived ----
+
+#[test]
+fn fac2a_vector() {
+    // c_j = ceil(N/(P·2^(j+1))) from the batch index alone, N = 1000, P = 4:
+    // j = 0: ceil(1000/8) = 125 -> R = 500;  j = 1: ceil(1000/16) = ceil(62.5) = 63 -> R = 248;
+    // j = 2: ceil(1000/32) = ceil(31.25) = 32 -> R = 120;  j = 3: ceil(15.6) = 16 -> R = 56;
+    // j = 4: ceil(7.8) = 8 -> R = 24;  j = 5: ceil(3.9) = 4 -> R = 8;  j = 6: ceil(1.95) = 2 -> R = 0.
+    let expected = repeat(&[(125, 4), (63, 4), (32, 4), (16, 4), (8, 4), (4, 4), (2, 4)]);
+    assert_eq!(expected.len(), 28);
+    assert_eq!(round_robin("fac2a", 1000, 4), expected);
+    // FAC2 sizes batch 2 from R_2 = 248 instead: ceil(248/8) = 31, where FAC2a keeps 32.
+    assert_eq!(round_robin("fac2", 1000, 4)[8], 31);
+}
