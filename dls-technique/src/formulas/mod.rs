@@ -182,6 +182,10 @@ registry! {
         /// FAC2 by chunk recurrence, c_j = ceil(N/(P·2^(j+1))) (LB4OMP).
         Fac2a => ENTRY
     }
+    mod faca {
+        /// FAC with the batch remainder computed, not measured (LB4OMP).
+        Faca => ENTRY
+    }
 }
 
 #[cfg(test)]
