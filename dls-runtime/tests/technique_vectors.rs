@@ -606,3 +606,34 @@ fn fac2a_vector() {
     // FAC2 sizes batch 2 from R_2 = 248 instead: ceil(248/8) = 31, where FAC2a keeps 32.
     assert_eq!(round_robin("fac2", 1000, 4)[8], 31);
 }
+
+#[test]
+fn faca_vector() {
+    // mu = sigma, N = 1000, P = 4: the batches of `fac_hand_computed` (229, 9, 5, ...), since
+    // every chunk is its formula, R̂_j = R_j: 229×4 (R̂ = 84), 9×4 (48), 5×4 (28), 3×4 (16),
+    // 2×4 (8), 1×8 (batches 5 and 6: x = 2 + b² + b·sqrt(b² + 4) with b = 2/sqrt(8) gives
+    // ceil(8/(4·3.914)) = 1, then R̂ = 4 -> ceil(4/(4·4.618)) = 1 -> R̂ = 0).
+    // (FAC merges its tail, 1 1 2; FACa, as LB4OMP, does not.)
+    let fac = round_robin("fac,mu=1ms,sigma=1ms", 1000, 4);
+    let want = repeat(&[(229, 4), (9, 4), (5, 4), (3, 4), (2, 4), (1, 8)]);
+    assert_eq!(fac[..25], want[..25]);
+    assert_eq!(fac[25..], [1, 2]);
+    assert_eq!(round_robin("faca,mu=1ms,sigma=1ms", 1000, 4), want);
+    // max=100 lowers batch 0 to 100×4 (R = 600). FAC measures R_1 = 600:
+    // b = 2/sqrt(600) = 0.08165, x = 2 + b² + b·sqrt(b² + 4) = 2.17000, ceil(600/8.68) = 70.
+    // FACa computes R̂_1 = 1000 − 4·229 = 84 and hands out its 9, 5, 3, 2, 1, 1 until
+    // R̂_7 = 84 − 4·(9 + 5 + 3 + 2 + 1 + 1) = 0; then FAC's formula from the measured
+    // R = 1000 − 400 − 4·21 = 516: b = 2/sqrt(516), x = 2.1841, ceil(516/8.7364) = 60.
+    assert_eq!(
+        round_robin("fac,mu=1ms,sigma=1ms,max=100", 1000, 4)[..8],
+        repeat(&[(100, 4), (70, 4)])
+    );
+    let faca = round_robin("faca,mu=1ms,sigma=1ms,max=100", 1000, 4);
+    let mut want = repeat(&[(100, 4), (9, 4), (5, 4), (3, 4), (2, 4), (1, 8), (60, 4)]);
+    assert_eq!(faca[..want.len()], want);
+    assert_eq!(faca.iter().sum::<u64>(), 1000);
+    // Without mu and sigma, x = 2 throughout: FAC2's chunks.
+    want = round_robin("fac2", 1000, 4);
+    want.truncate(28);
+    assert_eq!(round_robin("faca", 1000, 4)[..28], want);
+}
