@@ -186,6 +186,10 @@ registry! {
         /// FAC with the batch remainder computed, not measured (LB4OMP).
         Faca => ENTRY
     }
+    mod af_a {
+        /// AF in sub-chunks, timed with scheduling overhead (LB4OMP's AF_a).
+        AfA => ENTRY
+    }
 }
 
 #[cfg(test)]
