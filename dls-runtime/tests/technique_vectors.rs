@@ -637,3 +637,56 @@ fn faca_vector() {
     want.truncate(28);
     assert_eq!(round_robin("faca", 1000, 4)[..28], want);
 }
+
+#[test]
+fn af_a_hand_computed() {
+    // N = 1000, P = 2, divider = 2, probe = 0 (the published first chunk, FAC2's).
+    // Rank 0: first chunk ceil(1000/4) = 250, handed out in sub-chunks of floor(250/2) = 125.
+    // Rank 1: the same. Work times are all 1 s: only elapsed times count.
+    let mut s = sched("af-a,probe=0,divider=2", 1000, 2);
+    assert_eq!(s.next_chunk(0).unwrap().size, 125);
+    assert_eq!(s.next_chunk(1).unwrap().size, 125);
+    s.record(0, timing(125, 1.0, 1.25));
+    assert_eq!(s.next_chunk(0).unwrap().size, 125); // rest of rank 0's first chunk
+    s.record(1, timing(125, 1.0, 2.5));
+    assert_eq!(s.next_chunk(1).unwrap().size, 125); // rest of rank 1's first chunk
+    s.record(0, timing(125, 1.0, 1.875));
+    // Rank 0's chunk is used up: samples (125, 1.25 s), (125, 1.875 s) ->
+    // mu_0 = 3.125/250 = 0.0125; sigma_0² = (1.25²/125 + 1.875²/125 − 3.125²/250)/(2 − 1)
+    //        = 0.0125 + 0.028125 − 0.0390625 = 0.0015625.
+    // Rank 1 has not finished a chunk: it counts as average (mu 0.0125, sigma² 0.0015625).
+    // D = 2·0.0015625/0.0125 = 0.25, T = 1/(2/0.0125) = 0.00625, R = 500, TR = 3.125:
+    // c = (D + 2TR − sqrt(D² + 4·D·TR))/(2·mu_0) = (6.5 − sqrt(3.1875))/0.025
+    //   = (6.5 − 1.785357)/0.025 = 188.59 -> 189, in sub-chunks floor(189/2) = 94 and 95.
+    assert_eq!(s.next_chunk(0).unwrap().size, 94);
+    s.record(0, timing(94, 1.0, 1.0));
+    assert_eq!(s.next_chunk(0).unwrap().size, 95);
+    // AF (work times, all equal) sizes differently from the same start.
+    let mut af = sched("af,probe=0", 1000, 2);
+    assert_eq!(af.next_chunk(0).unwrap().size, 250);
+    // Every iterate is handed out exactly once.
+    let mut total = 1000 - s.remaining();
+    while let Some(c) = s.next_chunk(1) {
+        total += c.size;
+    }
+    assert_eq!(total, 1000);
+}
+
+#[test]
+fn af_a_divider_ten_and_small_chunks() {
+    // Default divider 10: FAC2's 250 goes in sub-chunks of 25. On one rank the probe chunk
+    // ceil(1000/40) = 25 >= 10 goes in sub-chunks of floor(25/10) = 2, the last taking the
+    // 3 left when fewer than two sub-chunks remain: 25 = 11·2 + 3.
+    assert_eq!(round_robin("af-a,probe=0", 1000, 2)[..4], [25, 25, 25, 25]);
+    let mut s = sched("af-a", 1000, 1);
+    let first: Vec<u64> = (0..12).map(|_| s.next_chunk(0).unwrap().size).collect();
+    assert_eq!(first, [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3]);
+    // A chunk below the divider goes whole: probe 7 < 10.
+    assert_eq!(round_robin("af-a,probe=7", 1000, 2)[..2], [7, 7]);
+    let e = "af-a,divider=0"
+        .parse::<Technique>()
+        .and_then(|t| ChunkScheduler::new(&t, 10, 2).map(|_| ()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("divider") && e.contains(">= 1"), "{e}");
+}
