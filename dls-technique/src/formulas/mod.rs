@@ -190,6 +190,10 @@ registry! {
         /// AF in sub-chunks, timed with scheduling overhead (LB4OMP's AF_a).
         AfA => ENTRY
     }
+    mod bold {
+        /// The bold strategy (Hagerup 1997).
+        Bold => ENTRY
+    }
 }
 
 #[cfg(test)]
