@@ -690,3 +690,49 @@ fn af_a_divider_ten_and_small_chunks() {
         .to_string();
     assert!(e.contains("divider") && e.contains(">= 1"), "{e}");
 }
+
+#[test]
+fn bold_hand_computed() {
+    // N = 1000, P = 4, mu = sigma = 1 ms, h = 100 µs.
+    // a = 2·(sigma/mu)² = 2, b = 8a·ln(8a) = 16·ln 16 = 44.36142, ln b = 3.79237,
+    // c1 = h/(mu·ln 2) = 0.144270, c2 = sqrt(2π)·c1 = 0.361630, c3 = ln c2 = −1.017134.
+    // First request: R = 1000, q = 250, r = max(R, N̂ = 1000) = 1000, t = r/P = 250,
+    //   ln q = 5.521461, v = q/(b + q) = 0.849296, d = R/(1 + 1/ln q − v) = 3013.72 > c2,
+    //   s = a·(ln d − c3)·(1 + M/(r·P)) = 2·(8.01092 + 1.01713)·1.25 = 22.57016,
+    //   w = ln(v·ln q) + ln b = 5.33767,
+    //   c = t + s/2 − sqrt(s·(t + s/4)) + c1·w = 250 + 11.28508 − 75.95996 + 0.77006 = 186.095 -> 186.
+    // No time passes (nothing recorded), so N̂ and M stay 1000 while R falls: the next chunks are
+    // 187, 188, 189 (R = 814, 627, 439), then for rank 0 (its 186 count as done, none expected
+    // done: N̂ = M = 814) 152 from R = 250, then the last 98.
+    assert_eq!(
+        round_robin("bold,mu=1ms,sigma=1ms,h=100us", 1000, 4),
+        [186, 187, 188, 189, 152, 98]
+    );
+    // Time passes: rank 0 reports its 186 iterates after 0.1861 s (its clock). Speeds
+    // k/(k·mu + h) of the four running chunks sum to S = 3997.87 iterates/s, so
+    // N̂ = 1000 − (0.1861·S + 186 − 0.1861·186/0.1861) = 1000 − 743.99 = 256.0;
+    // R = 250, q = 62.5, r = 256.0, t = 64.0, s = 24.98089, w = 4.67553 -> c = 35.27 -> 35.
+    let mut s = sched("bold,mu=1ms,sigma=1ms,h=100us", 1000, 4);
+    let first: Vec<u64> = (0..4).map(|r| s.next_chunk(r).unwrap().size).collect();
+    assert_eq!(first, [186, 187, 188, 189]);
+    s.record(0, timing(186, 0.186, 0.1861));
+    assert_eq!(s.next_chunk(0).unwrap().size, 35);
+    // Without statistics: FAC2's chunks (without FAC2's tail merge: 1 1 1 1 where FAC2 ends 1 1 2).
+    let mut want = repeat(&[
+        (125, 4),
+        (63, 4),
+        (31, 4),
+        (16, 4),
+        (8, 4),
+        (4, 4),
+        (2, 4),
+        (1, 4),
+    ]);
+    assert_eq!(round_robin("bold", 1000, 4), want);
+    want.truncate(30);
+    assert_eq!(round_robin("fac2", 1000, 4)[..30], want);
+    // h goes with mu and sigma.
+    let t: Technique = "bold,mu=1ms,sigma=1ms".parse().unwrap();
+    let e = ChunkScheduler::new(&t, 10, 2).unwrap_err().to_string();
+    assert!(e.contains("`h`"), "{e}");
+}
