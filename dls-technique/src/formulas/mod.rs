@@ -194,6 +194,10 @@ registry! {
         /// The bold strategy (Hagerup 1997).
         Bold => ENTRY
     }
+    mod static_steal {
+        /// Static blocks with stealing (LLVM/LB4OMP static_steal).
+        StaticSteal => ENTRY
+    }
 }
 
 #[cfg(test)]
