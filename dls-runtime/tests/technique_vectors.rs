@@ -736,3 +736,40 @@ fn bold_hand_computed() {
     let e = ChunkScheduler::new(&t, 10, 2).unwrap_err().to_string();
     assert!(e.contains("`h`"), "{e}");
 }
+
+#[test]
+fn static_steal_blocks_and_steals() {
+    // N = 10, P = 2, min = 2: ntc = 5 pieces of 2, ⌊5/2⌋ = 2 each and one more for rank 0:
+    // rank 0 owns pieces 0..3 = [0, 6), rank 1 owns pieces 3..5 = [6, 10).
+    let at = |start, size| Chunk { start, size };
+    let mut s = sched("static-steal,min=2", 10, 2);
+    assert_eq!(s.next_chunk(0), Some(at(0, 2))); // rank 0 takes piece 0 of its own block
+    assert_eq!(s.next_chunk(1), Some(at(6, 2))); // rank 1 takes piece 3 of its own block
+    assert_eq!(s.next_chunk(1), Some(at(8, 2))); // piece 4: rank 1's block is now empty
+                                                 // Rank 1 steals the second half of the largest remaining block, rank 0's pieces 1..3:
+                                                 // ⌊2/2⌋ = 1 piece, piece 2 = [4, 6); rank 0 keeps piece 1.
+    assert_eq!(s.next_chunk(1), Some(at(4, 2)));
+    assert_eq!(s.next_chunk(0), Some(at(2, 2)));
+    assert_eq!((s.next_chunk(0), s.next_chunk(1)), (None, None));
+
+    // Rank 1 alone: its block, then ⌊3/2⌋ = 1 piece of rank 0's three (piece 2 = [4, 6)),
+    // then ⌊2/2⌋ = 1 of the two left (piece 1), then the last piece, which it may also take.
+    let mut s = sched("static-steal,min=2", 10, 2);
+    let starts: Vec<u64> = std::iter::from_fn(|| s.next_chunk(1))
+        .map(|c| c.start)
+        .collect();
+    assert_eq!(starts, [6, 8, 4, 2, 0]);
+
+    // N = 1000, P = 4, min = 1: blocks of 250; round robin takes 0, 250, 500, 750, 1, 251, ...
+    let mut s = sched("static-steal", 1000, 4);
+    let first: Vec<u64> = (0..8).map(|i| s.next_chunk(i % 4).unwrap().start).collect();
+    assert_eq!(first, [0, 250, 500, 750, 1, 251, 501, 751]);
+
+    // A short last piece stays at the loop's end: N = 7, P = 2, min = 3 -> pieces [0,3), [3,6), [6,7).
+    let mut s = sched("static-steal,min=3", 7, 2);
+    assert_eq!(s.next_chunk(1), Some(at(6, 1)));
+    assert_eq!(s.next_chunk(1), Some(at(3, 3))); // stolen: rank 0's block had pieces 0, 1
+    assert_eq!(s.next_chunk(0), Some(at(0, 3)));
+    // Fewer pieces than ranks: the next piece in order.
+    assert_eq!(round_robin("static-steal,min=4", 10, 4), [4, 4, 2]);
+}
