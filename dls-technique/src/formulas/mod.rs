@@ -26,6 +26,11 @@
 //! | pls | `performance_based` | Shih, Yang & Tseng 2007 |
 //! | tap | `taper` | Lucco 1992 |
 //! | theta | `theta_split` | Wegman 1991 |
+//! | fac2a | `fac2a` | LB4OMP (Korndörfer et al. 2022), after Hummel, Schonberg & Flynn 1992 |
+//! | faca | `faca` | LB4OMP, after Hummel, Schonberg & Flynn 1992 |
+//! | af-a | `af_a` | LB4OMP, after Banicescu & Liu 2000 |
+//! | bold | `bold` | Hagerup 1997 (LB4OMP form) |
+//! | static-steal | `static_steal` | LLVM OpenMP / LB4OMP (chunks placed in the ranks' blocks) |
 //!
 //! Helpers shared by several formulas: `rounding` (whole chunks from real formulas).
 //!
