@@ -45,7 +45,8 @@
 //!    * the chunk rule: `fn chunk(s: &LoopState) -> u64` (`Rule::Formula`), or, with per-loop
 //!      state, `fn start(params, n, p) -> Box<dyn LoopPlan>` (`Rule::PerLoop`) and a type
 //!      implementing `LoopPlan` (`chunk`, and as needed `new_batch`, `weights_given`,
-//!      `weights`, `theta`);
+//!      `weights`, `theta`, and `place` for a technique that keeps its own ranges of iterates,
+//!      as static-steal's blocks, instead of taking the next iterates in order);
 //!    * `pub(crate) const ENTRY: Entry = Entry { example, merges_tail, adaptive,
 //!      learns_across_loops, check, fill_from_model, ..Entry::new(name, description, params,
 //!      rule) }`, setting only what differs from the defaults (off, none, example = name).
