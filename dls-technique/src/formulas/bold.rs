@@ -246,6 +246,7 @@ const H: ParamSpec = ParamSpec {
 /// The registry entry of `bold`.
 pub(crate) const ENTRY: Entry = Entry {
     example: "bold,mu=1ms,sigma=500us,h=20us",
+    adaptive: true,
     check: Some(check),
     fill_from_model: Some(fill_from_model),
     ..Entry::new(
