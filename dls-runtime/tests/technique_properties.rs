@@ -135,7 +135,8 @@ fn spec(kind: Kind, p: usize, k: &Knobs) -> String {
         }
         _ => {}
     }
-    if let (true, Some(probe)) = (kind.is_adaptive(), k.probe) {
+    let takes_probe = kind.parameters().iter().any(|p| p.name == "probe");
+    if let (true, Some(probe)) = (takes_probe, k.probe) {
         add(format!("probe={probe}"));
     }
     if k.min != 1 {
