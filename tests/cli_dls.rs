@@ -281,6 +281,72 @@ fn hsf_prints_the_grid() {
 }
 
 #[test]
+fn hsf_compares_the_techniques_asked_for() {
+    let o = dls(&[
+        "hsf",
+        "--n",
+        "512",
+        "--p",
+        "4",
+        "--replications",
+        "1",
+        "-t",
+        "fac2",
+        "fac2a",
+        "faca",
+        "af-a",
+        "bold",
+        "static-steal",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    let header = s.lines().find(|l| l.contains("h/mean")).unwrap_or_default();
+    let names: Vec<&str> = header.split_whitespace().skip(2).collect();
+    assert_eq!(
+        names,
+        ["fac2", "fac2a", "faca", "af-a", "bold", "static-steal"],
+        "{s}"
+    );
+    // Every cell has a figure for each (bold with its cell's overhead as h, even h = 0).
+    let row = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("0 "))
+        .unwrap_or_default();
+    assert_eq!(row.split_whitespace().count(), 2 + 6, "{s}");
+    let o = dls(&["hsf", "-t", "fastest"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("valid techniques: static, ss"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn compare_lists_every_technique_by_default() {
+    let o = dls(&[
+        "compare",
+        "--n",
+        "2000",
+        "--p",
+        "4",
+        "--iterate-time",
+        "exp:1ms",
+        "--overhead",
+        "10us",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    for name in ["fac2a", "faca,", "af-a", "bold,", "static-steal"] {
+        assert!(
+            s.lines()
+                .any(|l| l.starts_with(name) && !l.contains("error")),
+            "{name}: {s}"
+        );
+    }
+}
+
+#[test]
 fn help_documents_every_option_with_an_example() {
     for cmd in ["chunks", "simulate", "compare", "hsf"] {
         let o = dls(&[cmd, "--help"]);

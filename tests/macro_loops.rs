@@ -370,3 +370,79 @@ fn a_merge_function_is_combined_in_the_iterates_order() {
     assert_eq!(text, serial);
     assert_eq!(chars, serial.len());
 }
+
+// LB4OMP's techniques are accepted by the attribute's compile-time check and give the serial
+// result (static-steal hands its blocks' pieces out of index order; `gather` still places each
+// value at its iterate).
+#[dls::parallel]
+fn squares_fac2a(n: u64) -> (u64, Vec<u64>) {
+    let mut total = 0;
+    let mut out = vec![0; n as usize];
+    #[par_doall(schedule = "fac2a", reduce(+: total), gather(out))]
+    for i in 0..n {
+        total += i * i;
+        out[i as usize] = i * i;
+    }
+    (total, out)
+}
+
+#[dls::parallel]
+fn squares_faca(n: u64) -> (u64, Vec<u64>) {
+    let mut total = 0;
+    let mut out = vec![0; n as usize];
+    #[par_doall(schedule = "faca,mu=1us,sigma=1us", reduce(+: total), gather(out))]
+    for i in 0..n {
+        total += i * i;
+        out[i as usize] = i * i;
+    }
+    (total, out)
+}
+
+#[dls::parallel]
+fn squares_af_a(n: u64) -> (u64, Vec<u64>) {
+    let mut total = 0;
+    let mut out = vec![0; n as usize];
+    #[par_doall(schedule = "af-a", reduce(+: total), gather(out))]
+    for i in 0..n {
+        total += i * i;
+        out[i as usize] = i * i;
+    }
+    (total, out)
+}
+
+#[dls::parallel]
+fn squares_bold(n: u64) -> (u64, Vec<u64>) {
+    let mut total = 0;
+    let mut out = vec![0; n as usize];
+    #[par_doall(schedule = "bold,mu=1us,sigma=1us,h=1us", reduce(+: total), gather(out))]
+    for i in 0..n {
+        total += i * i;
+        out[i as usize] = i * i;
+    }
+    (total, out)
+}
+
+#[dls::parallel]
+fn squares_static_steal(n: u64) -> (u64, Vec<u64>) {
+    let mut total = 0;
+    let mut out = vec![0; n as usize];
+    #[par_doall(schedule = "static-steal,min=3", reduce(+: total), gather(out))]
+    for i in 0..n {
+        total += i * i;
+        out[i as usize] = i * i;
+    }
+    (total, out)
+}
+
+#[test]
+fn lb4omp_techniques_give_the_serial_result() {
+    for n in [0u64, 1, 7, 1000] {
+        let serial: Vec<u64> = (0..n).map(|i| i * i).collect();
+        let want = (serial.iter().sum::<u64>(), serial);
+        assert_eq!(squares_fac2a(n), want, "fac2a n={n}");
+        assert_eq!(squares_faca(n), want, "faca n={n}");
+        assert_eq!(squares_af_a(n), want, "af-a n={n}");
+        assert_eq!(squares_bold(n), want, "bold n={n}");
+        assert_eq!(squares_static_steal(n), want, "static-steal n={n}");
+    }
+}

@@ -75,6 +75,24 @@ fn dls_schedule_overrides_and_bad_values_list_the_techniques() {
     let out = run_child(&[("DLS_SCHEDULE", "fastest")]);
     assert!(out.contains("INIT ERR DLS_SCHEDULE=`fastest`"), "{out}");
     assert!(out.contains("static, ss") && out.contains("awf-b"), "{out}");
+    assert!(
+        out.contains("fac2a, faca, af-a, bold, static-steal"),
+        "{out}"
+    );
+    // LB4OMP's techniques through the setting (on three workers, so static-steal has blocks).
+    for spec in [
+        "fac2a",
+        "faca,mu=1ms,sigma=1ms",
+        "af-a,divider=4",
+        "bold",
+        "static-steal,min=2",
+    ] {
+        let out = run_child(&[("DLS_SCHEDULE", spec), ("DLS_THREADS", "3")]);
+        assert!(
+            out.contains(&format!("LOOP technique={spec}")),
+            "{spec}: {out}"
+        );
+    }
 }
 
 #[test]

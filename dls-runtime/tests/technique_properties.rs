@@ -9,7 +9,7 @@ mod technique_support;
 use dls_runtime::technique::Kind;
 use dls_runtime::{ChunkScheduler, Technique};
 use proptest::prelude::*;
-use technique_support::{drive, mix};
+use technique_support::{coverage_gap, drive, mix, places_chunks};
 
 /// Random knobs from which a specification and a workload are built.
 #[derive(Debug, Clone)]
@@ -99,7 +99,13 @@ fn spec(kind: Kind, p: usize, k: &Knobs) -> String {
             add(format!("h={}us", k.h_us));
             add(format!("sigma={}us", k.sigma_us));
         }
-        Kind::Fac | Kind::Tap if k.weighted => {
+        Kind::Bold if k.weighted => {
+            add(format!("mu={}us", k.mu_us));
+            add(format!("sigma={}us", k.sigma_us));
+            add(format!("h={}us", k.h_us));
+        }
+        Kind::AfA => add(format!("divider={}", k.b)),
+        Kind::Fac | Kind::Faca | Kind::Tap if k.weighted => {
             add(format!("mu={}us", k.mu_us));
             add(format!("sigma={}us", k.sigma_us));
             if kind == Kind::Tap {
@@ -129,7 +135,8 @@ fn spec(kind: Kind, p: usize, k: &Knobs) -> String {
         }
         _ => {}
     }
-    if let (true, Some(probe)) = (kind.is_adaptive(), k.probe) {
+    let takes_probe = kind.parameters().iter().any(|p| p.name == "probe");
+    if let (true, Some(probe)) = (takes_probe, k.probe) {
         add(format!("probe={probe}"));
     }
     if k.min != 1 {
@@ -157,7 +164,10 @@ fn check(kind: Kind, n: u64, p: usize, k: &Knobs) -> Result<(), TestCaseError> {
     let max = k.max.unwrap_or(u64::MAX);
     for (i, (_, c)) in chunks.iter().enumerate() {
         prop_assert!(c.size <= max, "{}: chunk {:?} above max", text, c);
-        if i + 1 < chunks.len() {
+        // The last chunk may be short; static-steal's short piece is the loop's last piece,
+        // which its owner may take before others.
+        let last = i + 1 == chunks.len() || (places_chunks(&t) && c.start + c.size == n);
+        if !last {
             prop_assert!(c.size >= k.min, "{}: chunk {:?} below min", text, c);
         }
     }
@@ -180,7 +190,8 @@ macro_rules! coverage {
     };
 }
 
-// SS hands out one chunk per iterate and FSC can come close to it: their N is capped so that
+// SS hands out one chunk per iterate, and FSC and static-steal (one piece of `min` iterates
+// per request) can come close to it: their N is capped so that
 // a case stays fast in a debug build.
 coverage! {
     covers_static: Kind::Static, 1_000_000;
@@ -205,6 +216,11 @@ coverage! {
     covers_pls: Kind::Pls, 1_000_000;
     covers_tap: Kind::Tap, 1_000_000;
     covers_theta: Kind::Theta, 1_000_000;
+    covers_fac2a: Kind::Fac2a, 1_000_000;
+    covers_faca: Kind::Faca, 1_000_000;
+    covers_af_a: Kind::AfA, 1_000_000;
+    covers_bold: Kind::Bold, 1_000_000;
+    covers_static_steal: Kind::StaticSteal, 20_000;
 }
 
 proptest! {
@@ -228,14 +244,19 @@ proptest! {
             let live = 1 + (order_seed % p as u64) as usize;
             let mut next = 0;
             let mut i = 0u64;
+            let mut chunks = Vec::new();
             while let Some(c) = s.next_chunk((mix(order_seed ^ i) % live as u64) as usize) {
-                prop_assert_eq!(c.start, next);
+                if !places_chunks(&t) {
+                    prop_assert_eq!(c.start, next);
+                }
                 prop_assert!(c.size >= 1);
                 next += c.size;
+                chunks.push(c);
                 i += 1;
                 prop_assert!(i <= n);
             }
             prop_assert_eq!(next, n, "{}", t);
+            prop_assert_eq!(coverage_gap(chunks.into_iter(), n), None, "{}", t);
         }
     }
 }

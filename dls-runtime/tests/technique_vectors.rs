@@ -591,3 +591,185 @@ fn ss_on_one_rank_runs_all_ten_iterates() {
         .collect();
     assert_eq!(starts, (0..10).collect::<Vec<_>>());
 }
+
+// ---- LB4OMP's techniques (Korndörfer et al., IEEE TPDS 33(4), 2022): hand-derived ----
+
+#[test]
+fn fac2a_vector() {
+    // c_j = ceil(N/(P·2^(j+1))) from the batch index alone, N = 1000, P = 4:
+    // j = 0: ceil(1000/8) = 125 -> R = 500;  j = 1: ceil(1000/16) = ceil(62.5) = 63 -> R = 248;
+    // j = 2: ceil(1000/32) = ceil(31.25) = 32 -> R = 120;  j = 3: ceil(15.6) = 16 -> R = 56;
+    // j = 4: ceil(7.8) = 8 -> R = 24;  j = 5: ceil(3.9) = 4 -> R = 8;  j = 6: ceil(1.95) = 2 -> R = 0.
+    let expected = repeat(&[(125, 4), (63, 4), (32, 4), (16, 4), (8, 4), (4, 4), (2, 4)]);
+    assert_eq!(expected.len(), 28);
+    assert_eq!(round_robin("fac2a", 1000, 4), expected);
+    // FAC2 sizes batch 2 from R_2 = 248 instead: ceil(248/8) = 31, where FAC2a keeps 32.
+    assert_eq!(round_robin("fac2", 1000, 4)[8], 31);
+}
+
+#[test]
+fn faca_vector() {
+    // mu = sigma, N = 1000, P = 4: the batches of `fac_hand_computed` (229, 9, 5, ...), since
+    // every chunk is its formula, R̂_j = R_j: 229×4 (R̂ = 84), 9×4 (48), 5×4 (28), 3×4 (16),
+    // 2×4 (8), 1×8 (batches 5 and 6: x = 2 + b² + b·sqrt(b² + 4) with b = 2/sqrt(8) gives
+    // ceil(8/(4·3.914)) = 1, then R̂ = 4 -> ceil(4/(4·4.618)) = 1 -> R̂ = 0).
+    // (FAC merges its tail, 1 1 2; FACa, as LB4OMP, does not.)
+    let fac = round_robin("fac,mu=1ms,sigma=1ms", 1000, 4);
+    let want = repeat(&[(229, 4), (9, 4), (5, 4), (3, 4), (2, 4), (1, 8)]);
+    assert_eq!(fac[..25], want[..25]);
+    assert_eq!(fac[25..], [1, 2]);
+    assert_eq!(round_robin("faca,mu=1ms,sigma=1ms", 1000, 4), want);
+    // max=100 lowers batch 0 to 100×4 (R = 600). FAC measures R_1 = 600:
+    // b = 2/sqrt(600) = 0.08165, x = 2 + b² + b·sqrt(b² + 4) = 2.17000, ceil(600/8.68) = 70.
+    // FACa computes R̂_1 = 1000 − 4·229 = 84 and hands out its 9, 5, 3, 2, 1, 1 until
+    // R̂_7 = 84 − 4·(9 + 5 + 3 + 2 + 1 + 1) = 0; then FAC's formula from the measured
+    // R = 1000 − 400 − 4·21 = 516: b = 2/sqrt(516), x = 2.1841, ceil(516/8.7364) = 60.
+    assert_eq!(
+        round_robin("fac,mu=1ms,sigma=1ms,max=100", 1000, 4)[..8],
+        repeat(&[(100, 4), (70, 4)])
+    );
+    let faca = round_robin("faca,mu=1ms,sigma=1ms,max=100", 1000, 4);
+    let mut want = repeat(&[(100, 4), (9, 4), (5, 4), (3, 4), (2, 4), (1, 8), (60, 4)]);
+    assert_eq!(faca[..want.len()], want);
+    assert_eq!(faca.iter().sum::<u64>(), 1000);
+    // Without mu and sigma, x = 2 throughout: FAC2's chunks.
+    want = round_robin("fac2", 1000, 4);
+    want.truncate(28);
+    assert_eq!(round_robin("faca", 1000, 4)[..28], want);
+}
+
+#[test]
+fn af_a_hand_computed() {
+    // N = 1000, P = 2, divider = 2, probe = 0 (the published first chunk, FAC2's).
+    // Rank 0: first chunk ceil(1000/4) = 250, handed out in sub-chunks of floor(250/2) = 125.
+    // Rank 1: the same. Work times are all 1 s: only elapsed times count.
+    let mut s = sched("af-a,probe=0,divider=2", 1000, 2);
+    assert_eq!(s.next_chunk(0).unwrap().size, 125);
+    assert_eq!(s.next_chunk(1).unwrap().size, 125);
+    s.record(0, timing(125, 1.0, 1.25));
+    assert_eq!(s.next_chunk(0).unwrap().size, 125); // rest of rank 0's first chunk
+    s.record(1, timing(125, 1.0, 2.5));
+    assert_eq!(s.next_chunk(1).unwrap().size, 125); // rest of rank 1's first chunk
+    s.record(0, timing(125, 1.0, 1.875));
+    // Rank 0's chunk is used up: samples (125, 1.25 s), (125, 1.875 s) ->
+    // mu_0 = 3.125/250 = 0.0125; sigma_0² = (1.25²/125 + 1.875²/125 − 3.125²/250)/(2 − 1)
+    //        = 0.0125 + 0.028125 − 0.0390625 = 0.0015625.
+    // Rank 1 has not finished a chunk: it counts as average (mu 0.0125, sigma² 0.0015625).
+    // D = 2·0.0015625/0.0125 = 0.25, T = 1/(2/0.0125) = 0.00625, R = 500, TR = 3.125:
+    // c = (D + 2TR − sqrt(D² + 4·D·TR))/(2·mu_0) = (6.5 − sqrt(3.1875))/0.025
+    //   = (6.5 − 1.785357)/0.025 = 188.59 -> 189, in sub-chunks floor(189/2) = 94 and 95.
+    assert_eq!(s.next_chunk(0).unwrap().size, 94);
+    s.record(0, timing(94, 1.0, 1.0));
+    assert_eq!(s.next_chunk(0).unwrap().size, 95);
+    // AF (work times, all equal) sizes differently from the same start.
+    let mut af = sched("af,probe=0", 1000, 2);
+    assert_eq!(af.next_chunk(0).unwrap().size, 250);
+    // Every iterate is handed out exactly once.
+    let mut total = 1000 - s.remaining();
+    while let Some(c) = s.next_chunk(1) {
+        total += c.size;
+    }
+    assert_eq!(total, 1000);
+}
+
+#[test]
+fn af_a_divider_ten_and_small_chunks() {
+    // Default divider 10: FAC2's 250 goes in sub-chunks of 25. On one rank the probe chunk
+    // ceil(1000/40) = 25 >= 10 goes in sub-chunks of floor(25/10) = 2, the last taking the
+    // 3 left when fewer than two sub-chunks remain: 25 = 11·2 + 3.
+    assert_eq!(round_robin("af-a,probe=0", 1000, 2)[..4], [25, 25, 25, 25]);
+    let mut s = sched("af-a", 1000, 1);
+    let first: Vec<u64> = (0..12).map(|_| s.next_chunk(0).unwrap().size).collect();
+    assert_eq!(first, [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3]);
+    // A chunk below the divider goes whole: probe 7 < 10.
+    assert_eq!(round_robin("af-a,probe=7", 1000, 2)[..2], [7, 7]);
+    let e = "af-a,divider=0"
+        .parse::<Technique>()
+        .and_then(|t| ChunkScheduler::new(&t, 10, 2).map(|_| ()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("divider") && e.contains(">= 1"), "{e}");
+}
+
+#[test]
+fn bold_hand_computed() {
+    // N = 1000, P = 4, mu = sigma = 1 ms, h = 100 µs.
+    // a = 2·(sigma/mu)² = 2, b = 8a·ln(8a) = 16·ln 16 = 44.36142, ln b = 3.79237,
+    // c1 = h/(mu·ln 2) = 0.144270, c2 = sqrt(2π)·c1 = 0.361630, c3 = ln c2 = −1.017134.
+    // First request: R = 1000, q = 250, r = max(R, N̂ = 1000) = 1000, t = r/P = 250,
+    //   ln q = 5.521461, v = q/(b + q) = 0.849296, d = R/(1 + 1/ln q − v) = 3013.72 > c2,
+    //   s = a·(ln d − c3)·(1 + M/(r·P)) = 2·(8.01092 + 1.01713)·1.25 = 22.57016,
+    //   w = ln(v·ln q) + ln b = 5.33767,
+    //   c = t + s/2 − sqrt(s·(t + s/4)) + c1·w = 250 + 11.28508 − 75.95996 + 0.77006 = 186.095 -> 186.
+    // No time passes (nothing recorded), so N̂ and M stay 1000 while R falls: the next chunks are
+    // 187, 188, 189 (R = 814, 627, 439), then for rank 0 (its 186 count as done, none expected
+    // done: N̂ = M = 814) 152 from R = 250, then the last 98.
+    assert_eq!(
+        round_robin("bold,mu=1ms,sigma=1ms,h=100us", 1000, 4),
+        [186, 187, 188, 189, 152, 98]
+    );
+    // Time passes: rank 0 reports its 186 iterates after 0.1861 s (its clock). Speeds
+    // k/(k·mu + h) of the four running chunks sum to S = 3997.87 iterates/s, so
+    // N̂ = 1000 − (0.1861·S + 186 − 0.1861·186/0.1861) = 1000 − 743.99 = 256.0;
+    // R = 250, q = 62.5, r = 256.0, t = 64.0, s = 24.98089, w = 4.67553 -> c = 35.27 -> 35.
+    let mut s = sched("bold,mu=1ms,sigma=1ms,h=100us", 1000, 4);
+    let first: Vec<u64> = (0..4).map(|r| s.next_chunk(r).unwrap().size).collect();
+    assert_eq!(first, [186, 187, 188, 189]);
+    s.record(0, timing(186, 0.186, 0.1861));
+    assert_eq!(s.next_chunk(0).unwrap().size, 35);
+    // Without statistics: FAC2's chunks (without FAC2's tail merge: 1 1 1 1 where FAC2 ends 1 1 2).
+    let mut want = repeat(&[
+        (125, 4),
+        (63, 4),
+        (31, 4),
+        (16, 4),
+        (8, 4),
+        (4, 4),
+        (2, 4),
+        (1, 4),
+    ]);
+    assert_eq!(round_robin("bold", 1000, 4), want);
+    want.truncate(30);
+    assert_eq!(round_robin("fac2", 1000, 4)[..30], want);
+    // h goes with mu and sigma.
+    let t: Technique = "bold,mu=1ms,sigma=1ms".parse().unwrap();
+    let e = ChunkScheduler::new(&t, 10, 2).unwrap_err().to_string();
+    assert!(e.contains("`h`"), "{e}");
+}
+
+#[test]
+fn static_steal_blocks_and_steals() {
+    // N = 10, P = 2, min = 2: ntc = 5 pieces of 2, ⌊5/2⌋ = 2 each and one more for rank 0:
+    // rank 0 owns pieces 0..3 = [0, 6), rank 1 owns pieces 3..5 = [6, 10).
+    let at = |start, size| Chunk { start, size };
+    let mut s = sched("static-steal,min=2", 10, 2);
+    assert_eq!(s.next_chunk(0), Some(at(0, 2))); // rank 0 takes piece 0 of its own block
+    assert_eq!(s.next_chunk(1), Some(at(6, 2))); // rank 1 takes piece 3 of its own block
+    assert_eq!(s.next_chunk(1), Some(at(8, 2))); // piece 4: rank 1's block is now empty
+                                                 // Rank 1 steals the second half of the largest remaining block, rank 0's pieces 1..3:
+                                                 // ⌊2/2⌋ = 1 piece, piece 2 = [4, 6); rank 0 keeps piece 1.
+    assert_eq!(s.next_chunk(1), Some(at(4, 2)));
+    assert_eq!(s.next_chunk(0), Some(at(2, 2)));
+    assert_eq!((s.next_chunk(0), s.next_chunk(1)), (None, None));
+
+    // Rank 1 alone: its block, then ⌊3/2⌋ = 1 piece of rank 0's three (piece 2 = [4, 6)),
+    // then ⌊2/2⌋ = 1 of the two left (piece 1), then the last piece, which it may also take.
+    let mut s = sched("static-steal,min=2", 10, 2);
+    let starts: Vec<u64> = std::iter::from_fn(|| s.next_chunk(1))
+        .map(|c| c.start)
+        .collect();
+    assert_eq!(starts, [6, 8, 4, 2, 0]);
+
+    // N = 1000, P = 4, min = 1: blocks of 250; round robin takes 0, 250, 500, 750, 1, 251, ...
+    let mut s = sched("static-steal", 1000, 4);
+    let first: Vec<u64> = (0..8).map(|i| s.next_chunk(i % 4).unwrap().start).collect();
+    assert_eq!(first, [0, 250, 500, 750, 1, 251, 501, 751]);
+
+    // A short last piece stays at the loop's end: N = 7, P = 2, min = 3 -> pieces [0,3), [3,6), [6,7).
+    let mut s = sched("static-steal,min=3", 7, 2);
+    assert_eq!(s.next_chunk(1), Some(at(6, 1)));
+    assert_eq!(s.next_chunk(1), Some(at(3, 3))); // stolen: rank 0's block had pieces 0, 1
+    assert_eq!(s.next_chunk(0), Some(at(0, 3)));
+    // Fewer pieces than ranks: the next piece in order.
+    assert_eq!(round_robin("static-steal,min=4", 10, 4), [4, 4, 2]);
+}

@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+use crate::chunk::Chunk;
 use crate::learning::aggregates::Aggregates;
 use crate::learning::rank_stats::RankStats;
 use crate::spec::error::TechniqueError;
@@ -127,6 +128,14 @@ pub(crate) trait LoopPlan: fmt::Debug + Send + Sync {
     }
     /// θ of the theta split; `None` for other techniques.
     fn theta(&self) -> Option<f64> {
+        None
+    }
+    /// Where the next chunk for `s.rank` goes, for a technique that keeps its own ranges of
+    /// iterates (static-steal's blocks); `None`, for every other technique: the next
+    /// [`chunk`](Self::chunk) iterates in order. A placed chunk lies in [0, N), has 1 to R
+    /// iterates, is within `min`/`max` (but for the loop's last piece) and never overlaps one
+    /// placed before; a plan that places one chunk places all of its loop's chunks.
+    fn place(&mut self, _s: &LoopState) -> Option<Chunk> {
         None
     }
     /// A copy (the scheduler is `Clone`).

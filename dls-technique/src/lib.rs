@@ -5,7 +5,8 @@
 //! gives the formula and the source) exporting its [`Entry`], listed once in the registry; its
 //! chunk rule sizes the next chunk for the requesting rank from the loop's state. The
 //! [`ChunkScheduler`] owns the loop state (remaining iterates, batches, per-rank measurements),
-//! and hands out contiguous `(start, size)` chunks. The simulator, the threads backend and the
+//! and hands out contiguous `(start, size)` chunks, in index order except for static-steal,
+//! whose chunks come from the ranks' own blocks. The simulator, the threads backend and the
 //! MPI scheduler all drive the same `ChunkScheduler`; no technique knows about MPI or threads.
 //!
 //! The adaptive techniques (AF, AWF-B..E, and AWF on its first time step) start with a

@@ -32,7 +32,9 @@ impl Clone for Sizer {
 /// machine that the simulator, the threads backend and the MPI scheduler all drive.
 ///
 /// Chunks are contiguous and handed out in order: the first chunk starts at 0 and each next one
-/// starts where the previous ended, until N iterates are out; every request costs O(1).
+/// starts where the previous ended, until N iterates are out; every request costs O(1). The
+/// one exception is static-steal, whose plan places every chunk in a rank's own block (see
+/// its file in `formulas/`): its chunks cover [0, N) exactly once, in another order.
 /// Adaptive techniques learn from [`record`](Self::record).
 ///
 /// ```
@@ -48,6 +50,8 @@ pub struct ChunkScheduler {
     n: u64,
     p: usize,
     next_start: u64,
+    /// Iterates handed out (`next_start` unless a plan places chunks).
+    handed: u64,
     chunk_index: u64,
     batch: Batch,
     stats: Vec<RankStats>,
@@ -99,6 +103,7 @@ impl ChunkScheduler {
             n,
             p,
             next_start: 0,
+            handed: 0,
             chunk_index: 0,
             batch: Batch {
                 index: 0,
@@ -154,7 +159,7 @@ impl ChunkScheduler {
     /// assert_eq!(s.remaining(), 5);
     /// ```
     pub fn remaining(&self) -> u64 {
-        self.n - self.next_start
+        self.n - self.handed
     }
 
     /// Chunks handed out so far.
@@ -245,19 +250,39 @@ impl ChunkScheduler {
             ranks_started: self.ranks_started,
             aggregates: &self.aggregates,
         };
-        let wanted = match &self.sizer {
-            Sizer::Formula(formula) => formula(&state),
-            Sizer::Plan(plan) => plan.chunk(&state),
+        let placed = match &mut self.sizer {
+            Sizer::Plan(plan) => plan.place(&state),
+            Sizer::Formula(_) => None,
         };
-        let size = self
-            .technique
-            .clamp_chunk(wanted, remaining)
-            .clamp(1, remaining);
-        let chunk = Chunk {
-            start: self.next_start,
-            size,
+        let chunk = match placed {
+            Some(c) => {
+                assert!(
+                    c.size >= 1 && c.size <= remaining && c.start.saturating_add(c.size) <= self.n,
+                    "{}: placed chunk {c:?} with R = {remaining}, N = {}",
+                    self.technique.kind,
+                    self.n
+                );
+                c
+            }
+            None => {
+                let wanted = match &self.sizer {
+                    Sizer::Formula(formula) => formula(&state),
+                    Sizer::Plan(plan) => plan.chunk(&state),
+                };
+                let size = self
+                    .technique
+                    .clamp_chunk(wanted, remaining)
+                    .clamp(1, remaining);
+                let c = Chunk {
+                    start: self.next_start,
+                    size,
+                };
+                self.next_start += size;
+                c
+            }
         };
-        self.next_start += size;
+        let size = chunk.size;
+        self.handed += size;
         self.chunk_index += 1;
         self.batch.issued += 1;
         if self.stats[rank].chunks == 0 {

@@ -99,7 +99,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
             queue.pop();
             continue;
         };
-        let (work, longest_here) = sampler.take(chunk.size);
+        let (work, longest_here) = sampler.take_at(chunk.start, chunk.size);
         base_work += work;
         longest = longest.max(longest_here);
         let received = served + latency(rank);

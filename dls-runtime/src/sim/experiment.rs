@@ -96,6 +96,26 @@ impl HsfGrid {
         t
     }
 
+    /// The technique as run in the cell of `cov` and `overhead`: [`technique`](Self::technique),
+    /// and a technique that takes the overhead `h` together with `mu` (BOLD) is also given the
+    /// cell's overhead, `h = overhead × mean` (1e-9 × mean when the overhead is 0, since
+    /// technique parameters must be positive).
+    ///
+    /// ```
+    /// use dls_runtime::{sim::HsfGrid, technique::Kind};
+    /// let t = HsfGrid::default().technique_in_cell(Kind::Bold, 1.0, 0.1);
+    /// assert_eq!((t.params.mu, t.params.h), (Some(1e-3), Some(1e-4)));
+    /// assert_eq!(HsfGrid::default().technique_in_cell(Kind::Fac, 1.0, 0.1).params.h, None);
+    /// ```
+    pub fn technique_in_cell(&self, kind: Kind, cov: f64, overhead: f64) -> Technique {
+        let mut t = self.technique(kind, cov);
+        let takes = |name: &str| kind.entry().params.iter().any(|p| p.name == name);
+        if takes("h") && takes("mu") {
+            t.params.h = Some((overhead * self.mean_s).max(1e-9 * self.mean_s));
+        }
+        t
+    }
+
     /// Runs every cell. Errors if a setting is invalid (e.g. p = 0).
     ///
     /// ```
@@ -127,7 +147,11 @@ impl HsfGrid {
                 for &kind in &self.techniques {
                     let (mut r_sum, mut e_sum) = (0.0, 0.0);
                     for rep in 0..self.replications {
-                        let mut c = SimConfig::new(self.technique(kind, cov), self.n, self.p);
+                        let mut c = SimConfig::new(
+                            self.technique_in_cell(kind, cov, overhead),
+                            self.n,
+                            self.p,
+                        );
                         c.iterate_time = IterateTimeModel::with_cov(self.mean_s, cov);
                         c.overhead_s = overhead * self.mean_s;
                         c.seed = self.seed.wrapping_add(rep as u64);
@@ -280,9 +304,10 @@ impl fmt::Display for HsfTable {
             ),
         ] {
             writeln!(f, "\n{title}")?;
+            let widths: Vec<usize> = self.techniques.iter().map(|t| t.len().max(9)).collect();
             write!(f, "{:>6} {:>8}", "cov", "h/mean")?;
-            for t in &self.techniques {
-                write!(f, " {t:>9}")?;
+            for (t, w) in self.techniques.iter().zip(&widths) {
+                write!(f, " {t:>w$}")?;
             }
             writeln!(f)?;
             for c in &self.cells {
@@ -293,9 +318,9 @@ impl fmt::Display for HsfTable {
                     v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
                 };
                 write!(f, "{:>6} {:>8}", c.cov, c.overhead)?;
-                for &x in v {
+                for (&x, w) in v.iter().zip(&widths) {
                     let mark = if x == best { "*" } else { " " };
-                    write!(f, " {x:>8.3}{mark}")?;
+                    write!(f, " {x:>w$.3}{mark}", w = w - 1)?;
                 }
                 writeln!(f)?;
             }

@@ -303,8 +303,23 @@ impl IterateSampler {
     /// assert_eq!(m.sampler(10, 0).take(4), (2.0, 0.5));
     /// ```
     pub fn take(&mut self, count: u64) -> (f64, f64) {
-        let first = self.next;
-        self.next += count;
+        self.take_at(self.next, count)
+    }
+
+    /// The times of the `count` iterates from index `first` on (a chunk placed out of index
+    /// order, as static-steal's): their sum and maximum. Models that depend on the index
+    /// (`linear`, `file`) give those iterates' times; the random ones draw the next `count`
+    /// times, which have the same distribution wherever the chunk lies. The next
+    /// [`take`](Self::take) continues after this chunk.
+    ///
+    /// ```
+    /// let m: dls_runtime::sim::IterateTimeModel = "linear:1s:4s".parse().unwrap();
+    /// let mut s = m.sampler(4, 0);
+    /// assert_eq!(s.take_at(2, 2), (7.0, 4.0)); // iterates 2 and 3: 3 s + 4 s
+    /// assert_eq!(s.take_at(0, 2), (3.0, 2.0));
+    /// ```
+    pub fn take_at(&mut self, first: u64, count: u64) -> (f64, f64) {
+        self.next = first.saturating_add(count);
         let rng = &mut self.rng;
         let mut sum = 0.0;
         let mut max = 0.0f64;

@@ -41,8 +41,9 @@ pub(crate) fn mix(x: u64) -> u64 {
 /// Runs a loop event by event: the rank whose clock is lowest asks next; a chunk of `size`
 /// iterates takes `size · per_iterate[rank] · noise` seconds of work (noise uniform in
 /// [0.5, 1.5) from `seed`) plus `overhead` seconds, and its timing is recorded. Checks that
-/// every chunk starts where the previous ended, has 1..=R iterates, and that the run ends
-/// within N chunks. Returns the chunks with the rank that got each.
+/// every chunk starts where the previous ended (for static-steal, which places its chunks in
+/// the ranks' blocks: that the chunks cover [0, N) without overlap), has 1..=R iterates, and
+/// that the run ends within N chunks. Returns the chunks with the rank that got each.
 pub(crate) fn drive(
     s: &mut ChunkScheduler,
     per_iterate: &[f64],
@@ -55,12 +56,13 @@ pub(crate) fn drive(
         (0..p).map(|r| Reverse((0f64.to_bits(), r))).collect();
     let mut chunks = Vec::new();
     let mut next = 0u64;
+    let in_order = !places_chunks(s.technique());
     while let Some(Reverse((time, rank))) = clock.pop() {
         let remaining = s.remaining();
         let Some(c) = s.next_chunk(rank) else {
             continue;
         };
-        if c.start != next {
+        if in_order && c.start != next {
             return Err(format!("chunk {c:?} does not start at {next}"));
         }
         if c.size == 0 || c.size > remaining {
@@ -87,6 +89,9 @@ pub(crate) fn drive(
     if next != n {
         return Err(format!("chunks cover {next} of {n} iterates"));
     }
+    if let Some(gap) = coverage_gap(chunks.iter().map(|(_, c)| *c), n) {
+        return Err(gap);
+    }
     if s.remaining() != 0 || (0..p).any(|r| s.next_chunk(r).is_some()) {
         return Err("the scheduler hands out chunks after the end".into());
     }
@@ -95,4 +100,25 @@ pub(crate) fn drive(
         return Err(format!("per-rank iterates add up to {per_rank}, not {n}"));
     }
     Ok(chunks)
+}
+
+/// Whether the technique places its chunks itself (static-steal), rather than in index order.
+pub(crate) fn places_chunks(t: &Technique) -> bool {
+    t.kind.name() == "static-steal"
+}
+
+/// `None` when `chunks` cover [0, n) exactly once, else what is wrong.
+pub(crate) fn coverage_gap(chunks: impl Iterator<Item = Chunk>, n: u64) -> Option<String> {
+    let mut all: Vec<Chunk> = chunks.collect();
+    all.sort_by_key(|c| c.start);
+    let mut next = 0;
+    for c in &all {
+        if c.start != next {
+            return Some(format!(
+                "chunk {c:?} after iterate {next}: a gap or an overlap"
+            ));
+        }
+        next += c.size;
+    }
+    (next != n).then(|| format!("chunks cover [0, {next}) of [0, {n})"))
 }

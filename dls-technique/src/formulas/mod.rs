@@ -26,6 +26,11 @@
 //! | pls | `performance_based` | Shih, Yang & Tseng 2007 |
 //! | tap | `taper` | Lucco 1992 |
 //! | theta | `theta_split` | Wegman 1991 |
+//! | fac2a | `fac2a` | LB4OMP (Korndörfer et al. 2022), after Hummel, Schonberg & Flynn 1992 |
+//! | faca | `faca` | LB4OMP, after Hummel, Schonberg & Flynn 1992 |
+//! | af-a | `af_a` | LB4OMP, after Banicescu & Liu 2000 |
+//! | bold | `bold` | Hagerup 1997 (LB4OMP form) |
+//! | static-steal | `static_steal` | LLVM OpenMP / LB4OMP (chunks placed in the ranks' blocks) |
 //!
 //! Helpers shared by several formulas: `rounding` (whole chunks from real formulas).
 //!
@@ -40,7 +45,8 @@
 //!    * the chunk rule: `fn chunk(s: &LoopState) -> u64` (`Rule::Formula`), or, with per-loop
 //!      state, `fn start(params, n, p) -> Box<dyn LoopPlan>` (`Rule::PerLoop`) and a type
 //!      implementing `LoopPlan` (`chunk`, and as needed `new_batch`, `weights_given`,
-//!      `weights`, `theta`);
+//!      `weights`, `theta`, and `place` for a technique that keeps its own ranges of iterates,
+//!      as static-steal's blocks, instead of taking the next iterates in order);
 //!    * `pub(crate) const ENTRY: Entry = Entry { example, merges_tail, adaptive,
 //!      learns_across_loops, check, fill_from_model, ..Entry::new(name, description, params,
 //!      rule) }`, setting only what differs from the defaults (off, none, example = name).
@@ -177,6 +183,26 @@ registry! {
     mod theta_split {
         /// Wegman's stochastic load balancing: theta split (Wegman 1991).
         Theta => ENTRY
+    }
+    mod fac2a {
+        /// FAC2 by chunk recurrence, c_j = ceil(N/(P·2^(j+1))) (LB4OMP).
+        Fac2a => ENTRY
+    }
+    mod faca {
+        /// FAC with the batch remainder computed, not measured (LB4OMP).
+        Faca => ENTRY
+    }
+    mod af_a {
+        /// AF in sub-chunks, timed with scheduling overhead (LB4OMP's AF_a).
+        AfA => ENTRY
+    }
+    mod bold {
+        /// The bold strategy (Hagerup 1997).
+        Bold => ENTRY
+    }
+    mod static_steal {
+        /// Static blocks with stealing (LLVM/LB4OMP static_steal).
+        StaticSteal => ENTRY
     }
 }
 

@@ -2,6 +2,7 @@
 
 use clap::Args;
 use dls::sim::{HsfGrid, ServiceModel};
+use dls::technique::Kind;
 
 use crate::output::{print, CliError};
 
@@ -10,7 +11,7 @@ use crate::output::{print, CliError};
 /// overhead (h relative to the mean iterate time), as makespan / lower bound and efficiency.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dls hsf\n  dls hsf --n 65536 --p 64 --replications 10\n  dls hsf --service serial\n\nExpected ranking (the paper's): FAC stays near the best everywhere; SS collapses as overhead grows; STATIC collapses as variance grows."
+    after_help = "Examples:\n  dls hsf\n  dls hsf --n 65536 --p 64 --replications 10\n  dls hsf --service serial\n  dls hsf -t static ss gss fac fac2 fac2a faca af-a bold static-steal\n\nExpected ranking (the paper's): FAC stays near the best everywhere; SS collapses as overhead grows; STATIC collapses as variance grows."
 )]
 pub(crate) struct HsfArgs {
     /// Iterates per loop. Example: --n 4096
@@ -34,6 +35,23 @@ pub(crate) struct HsfArgs {
     /// Example: --service serial
     #[arg(long, value_name = "MODEL", default_value = "parallel")]
     pub service: ServiceModel,
+
+    /// Techniques compared, by name (default: the paper's static ss gss fac fac2). Techniques
+    /// with mu and sigma (fac, faca, tap, bold) get the cell's mean and sd, bold also its
+    /// overhead. Example: --technique static ss gss fac fac2 fac2a faca af-a bold static-steal
+    #[arg(long, short = 't', value_name = "NAME", num_args = 1.., value_parser = kind)]
+    pub technique: Vec<Kind>,
+}
+
+/// A technique name (no parameters: the grid sets mu, sigma and h).
+fn kind(text: &str) -> Result<Kind, String> {
+    Kind::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        format!(
+            "unknown technique `{text}`; valid techniques: {}",
+            names.join(", ")
+        )
+    })
 }
 
 /// Runs `dls hsf`.
@@ -45,6 +63,14 @@ pub(crate) fn run(a: &HsfArgs) -> Result<(), CliError> {
         seed: a.seed,
         service: a.service,
         ..HsfGrid::default()
+    };
+    let grid = if a.technique.is_empty() {
+        grid
+    } else {
+        HsfGrid {
+            techniques: a.technique.clone(),
+            ..grid
+        }
     };
     print(&grid.run()?.to_string())
 }
