@@ -10,14 +10,15 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, fault_check, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
+    collection, fault_check, gather, group, pipeline_model, reduce, report, runtime, scaltest, sim,
+    technique,
 };
 
 #[doc(inline)]
 pub use dls_runtime::{
-    current, init, inject, is_root, Backend, Chunk, ChunkRange, ChunkScheduler, ChunkTiming,
-    DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Strategy,
-    Technique, TechniqueError, Wire,
+    current, init, inject, is_root, region, Backend, Chunk, ChunkRange, ChunkScheduler,
+    ChunkTiming, DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime,
+    Strategy, Technique, TechniqueError, Wire,
 };
 
 /// serde, which values that cross ranks need (`#[derive(dls::serde::Serialize,

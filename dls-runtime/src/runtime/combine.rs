@@ -90,6 +90,7 @@ impl<T> Folder<'_, T> {
         match (a, b) {
             (Some(a), Some(b)) => {
                 let t = Instant::now();
+                super::delay::merged();
                 let v = (self.combine)(a, b);
                 self.merge_s += t.elapsed().as_secs_f64();
                 self.merges += 1;

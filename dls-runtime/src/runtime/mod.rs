@@ -50,6 +50,7 @@
 
 pub mod checked;
 pub(crate) mod combine;
+pub mod delay;
 mod error;
 mod execute;
 mod history;
@@ -75,6 +76,7 @@ mod wire;
 
 use std::sync::{Arc, Mutex, Weak};
 
+pub use delay::region;
 pub use error::DlsError;
 pub use inject::inject;
 pub use loop_handle::{ChunkRange, Loop};

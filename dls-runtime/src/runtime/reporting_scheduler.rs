@@ -70,6 +70,7 @@ impl ReportingScheduler {
             self.record(rank, t);
         }
         let chunk = self.sched.next_chunk(rank)?;
+        super::delay::chunk_served();
         if self.chunk_map.len() < self.chunk_map_max {
             self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
         } else {

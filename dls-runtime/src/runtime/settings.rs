@@ -8,6 +8,7 @@
 //! | `DLS_CHECK_ALPHA` | a number above 0 and below 0.5 | the significance level of checked loops (default 1e-4) |
 //! | `DLS_INJECT` | `worker=<w>,bias=<k>` or `scale=<f>` or `nan`, optionally `prob=<p>` | for testing fault checks only: `dls::inject(y)` makes worker w's values wrong (read when first used; see `runtime::inject`) |
 //! | `DLS_PROGRESS` | `auto`, `bar`, `lines`, `off` (any case) | progress of running loops on stderr, from rank 0: iterates done (of finished chunks), rate and ETA. `auto` (default): a bar (`indicatif`) when stderr is a terminal, shown once a loop has run 1 s; otherwise a line every 5 s, so loops shorter than 5 s print nothing. `bar`: a bar from the start (nothing without a terminal). `lines`: a line every second for any loop. `off`: nothing. See `runtime::progress` |
+//! | `DLS_DELAY` | comma-separated `<region>:<duration>[:spin\|sleep]`, the region `body`, `chunk`, `merge`, `gather` or the name of a `dls::region`, e.g. `body:20us,between:5ms:sleep` | synthetic delays for the scalability test (`dls scaltest`, Lyon & Kacker 1994): each named region gets slower by the duration per iterate, chunk, merge, gathered element or region entry (see `runtime::delay`; read once per process) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun an error (every rank is one worker: choose them with `mpirun -n`) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
@@ -114,6 +115,10 @@ pub struct Settings {
     pub check_alpha: Option<f64>,
     /// `DLS_PROGRESS`: how the progress of long loops is shown.
     pub progress: super::progress::ProgressMode,
+    /// `DLS_DELAY`: synthetic delays per region, as read here. The hooks read the variable
+    /// themselves, once per process ([`delay::active`](super::delay::active)); this copy checks
+    /// the value when the runtime starts.
+    pub delay: super::delay::Delays,
 }
 
 impl Settings {
@@ -179,6 +184,9 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_REDUCTION").filter(|v| !v.trim().is_empty()) {
             s.reduction = Some(parse_reduction(&v)?);
+        }
+        if let Some(v) = lookup("DLS_DELAY") {
+            s.delay = super::delay::Delays::parse(&v)?;
         }
         if let Some(v) = lookup("DLS_PROGRESS") {
             s.progress = super::progress::ProgressMode::parse(&v)?;
@@ -361,7 +369,7 @@ mod tests {
     fn empty_values_mean_unset() {
         let s = Settings::from_lookup(|k| match k {
             "DLS_SCHEDULE" | "DLS_THREADS" | "DLS_REPORT" | "DLS_STACK" | "DLS_CHUNK_MAP"
-            | "DLS_REDUCTION" | "DLS_CHECK" | "DLS_CHECK_ALPHA" => Some(" ".into()),
+            | "DLS_REDUCTION" | "DLS_CHECK" | "DLS_CHECK_ALPHA" | "DLS_DELAY" => Some(" ".into()),
             _ => None,
         })
         .unwrap();
@@ -380,6 +388,28 @@ mod tests {
         let e = get("always").unwrap_err().to_string();
         assert!(e.starts_with("DLS_PROGRESS=`always`"), "{e}");
         assert!(e.contains("auto, bar, lines or off"), "{e}");
+    }
+
+    #[test]
+    fn delay_is_read_and_a_bad_value_names_the_setting() {
+        let get = |v: &'static str| {
+            Settings::from_lookup(move |k| (k == "DLS_DELAY").then(|| v.to_string()))
+        };
+        let s = get("body:20us,setup:1ms:sleep").unwrap();
+        assert_eq!(s.delay.body.unwrap().seconds, 20e-6);
+        assert!(s.delay.region("setup").is_some());
+        assert!(Settings::default().delay.is_empty());
+        for bad in [
+            "body",
+            "body:2x",
+            "body:1ms:wait",
+            "body;1ms",
+            "body:1ms,body:1ms",
+        ] {
+            let e = get(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("DLS_DELAY=`{bad}`")), "{e}");
+            assert!(e.contains("body, chunk, merge, gather"), "{e}");
+        }
     }
 
     #[test]
