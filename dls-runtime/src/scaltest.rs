@@ -522,7 +522,7 @@ impl Analysis {
             .max(5);
         let _ = writeln!(t, "{:<width$}  {:>12}  responses", "trial", "mean");
         for x in &self.trials {
-            let ys: Vec<String> = x.responses.iter().map(|y| format!("{y}")).collect();
+            let ys: Vec<String> = x.responses.iter().map(|y| fmt_num(*y)).collect();
             let _ = writeln!(
                 t,
                 "{:<width$}  {:>12}  {}",
@@ -535,10 +535,10 @@ impl Analysis {
         let ew = self
             .effects
             .iter()
-            .map(|e| e.name.len() + 2)
+            .map(|e| e.name.chars().count() + 2)
             .max()
-            .unwrap_or(4)
-            .max(4);
+            .unwrap_or(0)
+            .max("coefficient".len());
         let _ = writeln!(t, "{:<ew$}  {:>12}", "coefficient", "value");
         let _ = writeln!(t, "{:<ew$}  {:>12}", "μ", fmt_num(self.mu));
         for e in &self.effects {

@@ -6,7 +6,9 @@
 //! - `dls hsf` reproduces Hummel, Schonberg & Flynn's (CACM 1992) comparison;
 //! - `dls predict` predicts the run time of a parallel-pipeline reduction (Kuntraruk, Pottenger &
 //!   Ross 2005);
-//! - `dls plot` draws the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts.
+//! - `dls plot` draws the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts;
+//! - `dls scaltest` tests whether a program's regions scale, by Lyon & Kacker's (1994) factorial
+//!   experiment with synthetic delays (`DLS_DELAY`).
 
 mod args;
 mod chunks;
@@ -15,6 +17,7 @@ mod hsf;
 mod output;
 mod plot;
 mod predict;
+mod scaltest;
 mod simulate;
 
 use std::process::ExitCode;
@@ -27,7 +30,7 @@ use clap::{Parser, Subcommand};
     name = "dls",
     version,
     about,
-    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls plot run.jsonl --out plots\n\nRun `dls <command> --help` for every option of a command."
+    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls plot run.jsonl --out plots\n  dls scaltest --regions body,between --delay 2ms --workers 2,4 -- ./my_program\n\nRun `dls <command> --help` for every option of a command."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -42,6 +45,7 @@ enum Command {
     Hsf(hsf::HsfArgs),
     Predict(predict::PredictArgs),
     Plot(plot::PlotArgs),
+    Scaltest(scaltest::ScaltestArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::Hsf(a) => hsf::run(&a),
         Command::Predict(a) => predict::run(&a),
         Command::Plot(a) => plot::run(&a),
+        Command::Scaltest(a) => scaltest::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
