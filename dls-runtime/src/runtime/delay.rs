@@ -9,7 +9,7 @@
 //! |--------|--------------------------|-----------|
 //! | `body` | in the worker, before each iterate of a loop (counted in the chunk's work time) | once per iterate |
 //! | `chunk` | where the scheduler computes a chunk (threads: under the scheduler's lock; MPI: rank 0's service thread), so requests queue behind it | once per chunk handed out |
-//! | `merge` | in each combine of two partial results (reductions, gathers, two-level loops) | once per merge |
+//! | `merge` | in each combine of two partial results (reductions, gathers, two-level loops; not the empty results of a loop without one) | once per merge |
 //! | `gather` | where a `gather(...)` log is written into its vector, on every process | once per element written |
 //! | any other name | on entry to [`region`]`(name, ...)`, the code a program marks, e.g. the serial code between two loops | once per entry |
 //!

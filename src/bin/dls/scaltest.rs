@@ -239,6 +239,9 @@ impl Design {
                 dls::scaltest::MAX_REGIONS
             )));
         }
+        // The names: no `s`, no repeats (checked before any run).
+        Experiment::new(regions.clone(), vec![vec![0.0]; 1 << (regions.len() + 1)])
+            .map_err(|e| CliError::Message(format!("--regions: {e}")))?;
         let spec = a.delay.as_deref().unwrap_or_default();
         let kind = a.delay_kind.name();
         // One duration for every region, or region:duration[:kind] pairs.
