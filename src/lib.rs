@@ -56,5 +56,8 @@ mod book_fault_checks {}
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}
 #[cfg(doctest)]
+#[doc = include_str!("../book/src/will_it_scale.md")]
+mod book_will_it_scale {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/own_project.md")]
 mod book_own_project {}
