@@ -52,9 +52,21 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use crate::fault_check::Permutation;
 
 /// The name of the worker-count factor, always the last factor of an experiment.
+///
+/// ```
+/// use dls_runtime::scaltest::{Experiment, WORKERS};
+/// let e = Experiment::new(vec!["body".into()], vec![vec![1.0]; 4]).unwrap();
+/// assert_eq!(e.factors().last(), Some(&WORKERS));
+/// ```
 pub const WORKERS: &str = "s";
 
 /// The most region factors of one experiment (2^(k+1) trials each).
+///
+/// ```
+/// use dls_runtime::scaltest::{Experiment, MAX_REGIONS};
+/// let too_many: Vec<String> = (0..=MAX_REGIONS).map(|i| format!("r{i}")).collect();
+/// assert!(Experiment::new(too_many, vec![]).is_err());
+/// ```
 pub const MAX_REGIONS: usize = 8;
 
 /// Why an experiment cannot be analysed.
@@ -158,6 +170,13 @@ impl Experiment {
     }
 
     /// The factors: the regions, then `s`.
+    ///
+    /// ```
+    /// use dls_runtime::scaltest::Experiment;
+    /// let e = Experiment::new(vec!["a".into(), "b".into()], vec![vec![1.0]; 8]).unwrap();
+    /// assert_eq!(e.factors(), ["a", "b", "s"]);
+    /// assert_eq!(e.trials(), 8);
+    /// ```
     pub fn factors(&self) -> Vec<&str> {
         self.regions
             .iter()
@@ -166,12 +185,12 @@ impl Experiment {
             .collect()
     }
 
-    /// Number of trials, 2^k.
+    /// Number of trials, 2^k (see [`Experiment::factors`]).
     pub fn trials(&self) -> usize {
         self.responses.len()
     }
 
-    /// The coded level (−1 or +1) of factor `f` in trial `t`.
+    /// The coded level (−1 or +1) of factor `f` in trial `t` (see [`Experiment`]).
     pub fn level(&self, t: usize, f: usize) -> i8 {
         if (t >> f) & 1 == 1 {
             1
@@ -383,7 +402,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// True for the verdicts that say the region's cost shrinks with more workers.
+    /// True for the verdicts that say the region's cost shrinks with more workers (see
+    /// [`Verdict`]).
     pub fn scales(self) -> bool {
         matches!(self, Verdict::Scales | Verdict::LessThanProportional)
     }
@@ -424,6 +444,15 @@ impl Verdict {
 }
 
 /// One fitted coefficient.
+///
+/// ```
+/// use dls_runtime::scaltest::{Experiment, Se};
+/// let e = Experiment::new(vec!["cd".into()], vec![vec![40.0], vec![44.0], vec![24.0], vec![29.0]])
+///     .unwrap();
+/// let a = e.analyse(Se::Given(0.1)).unwrap();
+/// let e = &a.effects[2];
+/// assert_eq!((e.name.as_str(), e.value, e.significant), ("cd,s", 0.25, true));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     /// The factors joined by commas: `cd`, `s`, `cd,s` (the paper's β_cd,s).
@@ -437,6 +466,15 @@ pub struct Effect {
 }
 
 /// One trial of the design, with its responses.
+///
+/// ```
+/// use dls_runtime::scaltest::{Experiment, Se};
+/// let e = Experiment::new(vec!["cd".into()], vec![vec![40.0], vec![44.0], vec![24.0], vec![29.0]])
+///     .unwrap();
+/// let a = e.analyse(Se::Given(0.1)).unwrap();
+/// assert_eq!(a.trials[3].levels, [1, 1]);
+/// assert_eq!(a.trials[3].mean, 29.0);
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trial {
     /// Its levels as text, e.g. `(cd+, s-)`.
@@ -450,6 +488,15 @@ pub struct Trial {
 }
 
 /// The verdict on one region, with the figures it rests on.
+///
+/// ```
+/// use dls_runtime::scaltest::{Experiment, Se};
+/// let e = Experiment::new(vec!["cd".into()], vec![vec![40.0], vec![44.0], vec![24.0], vec![29.0]])
+///     .unwrap();
+/// let a = e.analyse(Se::Given(0.1)).unwrap();
+/// let v = &a.verdicts[0];
+/// assert_eq!((v.region.as_str(), v.effect, v.interaction), ("cd", 2.25, 0.25));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RegionVerdict {
     /// The region.
@@ -467,6 +514,14 @@ pub struct RegionVerdict {
 }
 
 /// The fitted model, its noise and the verdicts ([`Experiment::analyse`]).
+///
+/// ```
+/// use dls_runtime::scaltest::{Experiment, Se};
+/// let e = Experiment::new(vec!["cd".into()], vec![vec![40.0], vec![44.0], vec![24.0], vec![29.0]])
+///     .unwrap();
+/// let a = e.analyse(Se::Given(0.1)).unwrap();
+/// assert_eq!((a.mu, a.se, a.band), (34.25, 0.1, 0.2));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
     /// The factors: the regions, then `s`.
@@ -493,6 +548,15 @@ pub struct Analysis {
 
 impl Analysis {
     /// The value of the effect named `name` (`cd`, `s`, `cd,s`, ...).
+    ///
+    /// ```
+    /// use dls_runtime::scaltest::{Experiment, Se};
+    /// let e = Experiment::new(vec!["cd".into()], vec![vec![40.0], vec![44.0], vec![24.0], vec![29.0]])
+    ///     .unwrap();
+    /// let a = e.analyse(Se::Given(0.1)).unwrap();
+    /// assert_eq!(a.effect("s"), Some(-7.75));
+    /// assert_eq!(a.effect("x"), None);
+    /// ```
     pub fn effect(&self, name: &str) -> Option<f64> {
         self.effects
             .iter()

@@ -36,6 +36,10 @@ use std::time::{Duration, Instant};
 use super::error::DlsError;
 
 /// The regions the runtime itself delays; every other name in `DLS_DELAY` is a [`region`].
+///
+/// ```
+/// assert!(dls_runtime::runtime::delay::BUILT_IN_REGIONS.contains(&"body"));
+/// ```
 pub const BUILT_IN_REGIONS: [&str; 4] = ["body", "chunk", "merge", "gather"];
 
 /// How a delay is spent.
@@ -87,7 +91,7 @@ pub struct Delay {
 }
 
 impl Delay {
-    /// Spends `times` occurrences of the delay, in one wait.
+    /// Spends `times` occurrences of the delay, in one wait (see [`Delay`]).
     pub fn wait(&self, times: u64) {
         if times == 0 {
             return;
