@@ -10,15 +10,15 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, fault_check, gather, group, markov, pipeline_model, reduce, report, runtime, sim,
+    collection, fault_check, gather, group, markov, pipeline_model, reduce, report, runtime, scaltest, sim,
     technique,
 };
 
 #[doc(inline)]
 pub use dls_runtime::{
-    current, init, inject, is_root, Backend, Chunk, ChunkRange, ChunkScheduler, ChunkTiming,
-    DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime, Strategy,
-    Technique, TechniqueError, Wire,
+    current, init, inject, is_root, region, Backend, Chunk, ChunkRange, ChunkScheduler,
+    ChunkTiming, DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime,
+    Strategy, Technique, TechniqueError, Wire,
 };
 
 /// serde, which values that cross ranks need (`#[derive(dls::serde::Serialize,
@@ -58,6 +58,8 @@ mod book_two_level {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/markov.md")]
 mod book_markov {}
+#[doc = include_str!("../book/src/will_it_scale.md")]
+mod book_will_it_scale {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/own_project.md")]
 mod book_own_project {}

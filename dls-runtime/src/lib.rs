@@ -16,14 +16,15 @@ pub mod pipeline_model;
 pub mod reduce;
 pub mod report;
 pub mod runtime;
+pub mod scaltest;
 pub mod sim;
 
 /// Loop scheduling techniques as pure chunk calculators: the `dls-technique` crate.
 pub use dls_technique as technique;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
-    current, init, inject, is_root, Backend, ChunkRange, DlsError, Loop, LoopIndex, LoopRange,
-    LoopStats, Runtime, Strategy, Wire,
+    current, init, inject, is_root, region, Backend, ChunkRange, DlsError, Loop, LoopIndex,
+    LoopRange, LoopStats, Runtime, Strategy, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 

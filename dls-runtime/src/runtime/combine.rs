@@ -90,6 +90,11 @@ impl<T> Folder<'_, T> {
         match (a, b) {
             (Some(a), Some(b)) => {
                 let t = Instant::now();
+                // The `merge` delay of DLS_DELAY; a loop without a result (`doall`'s `()`)
+                // merges nothing.
+                if std::mem::size_of::<T>() != 0 {
+                    super::delay::merged();
+                }
                 let v = (self.combine)(a, b);
                 self.merge_s += t.elapsed().as_secs_f64();
                 self.merges += 1;

@@ -2,11 +2,14 @@
 //! a two-level loop. It pulls chunks from the loop's source (the request carries the previous
 //! chunk's timing), sets the panic context (in `Loop::next_chunk_in`) and keeps the worker's
 //! tally (in `UntypedLoop::next`), and folds every iterate into the worker's accumulator.
+//! With a `body` delay in `DLS_DELAY` (see `runtime/delay.rs`) each iterate first spends it; the
+//! hook is tested once per chunk, so without it the iterates run exactly as before.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use super::checkpoint;
+use super::delay;
 use super::loop_handle::{Loop, Panics};
 use super::panic_ctx::{self, payload_text};
 use super::range::LoopIndex;
@@ -41,17 +44,37 @@ where
     B: FnMut(I, &mut T),
 {
     while let Some((chunk, worker)) = lp.next_chunk_in(slot, panics) {
+        let delay = delay::body();
         if panics == Panics::Unwind {
-            for i in chunk {
-                body(i, acc);
+            match delay {
+                None => {
+                    for i in chunk {
+                        body(i, acc);
+                    }
+                }
+                Some(d) => {
+                    for i in chunk {
+                        d.wait(1);
+                        body(i, acc);
+                    }
+                }
             }
             continue;
         }
         let mut current: Option<I> = None;
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            for i in chunk {
-                current = Some(i);
-                body(i, &mut *acc);
+        let result = catch_unwind(AssertUnwindSafe(|| match delay {
+            None => {
+                for i in chunk {
+                    current = Some(i);
+                    body(i, &mut *acc);
+                }
+            }
+            Some(d) => {
+                for i in chunk {
+                    current = Some(i);
+                    d.wait(1);
+                    body(i, &mut *acc);
+                }
             }
         }));
         if let Err(payload) = result {
@@ -156,9 +179,13 @@ where
         let mut part = identity();
         let mut current: Option<I> = None;
         let mut abandoned = false;
+        let delay = delay::body();
         let run = |part: &mut T, current: &mut Option<I>| {
             for i in chunk {
                 *current = Some(i);
+                if let Some(d) = delay {
+                    d.wait(1);
+                }
                 body(i, part);
                 countdown -= 1;
                 if countdown == 0 {

@@ -400,8 +400,15 @@ impl<I: LoopIndex> Loop<I> {
     /// seen.sort();
     /// assert_eq!(seen, (-5..5).collect::<Vec<i8>>());
     /// ```
+    ///
+    /// With a `body` delay in `DLS_DELAY` (see [`delay`](super::delay)), the chunk's iterates'
+    /// delays are spent here, in one wait, and count as the chunk's work.
     pub fn next_chunk(&self) -> Option<ChunkRange<'_, I>> {
-        self.next_chunk_in(None, Panics::Unwind).map(|(c, _)| c)
+        let (chunk, _) = self.next_chunk_in(None, Panics::Unwind)?;
+        if let Some(d) = super::delay::body() {
+            d.wait(chunk.len() as u64);
+        }
+        Some(chunk)
     }
 
     /// `next_chunk` for an explicit worker slot (`None`: the current thread's); with

@@ -51,6 +51,7 @@
 pub mod checked;
 pub(crate) mod checkpoint;
 pub(crate) mod combine;
+pub mod delay;
 mod error;
 mod execute;
 mod history;
@@ -78,6 +79,7 @@ mod wire;
 
 use std::sync::{Arc, Mutex, Weak};
 
+pub use delay::region;
 pub use error::DlsError;
 pub use inject::inject;
 pub use loop_handle::{ChunkRange, Loop};

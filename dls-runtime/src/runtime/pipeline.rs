@@ -201,8 +201,19 @@ fn compute_one<I: LoopIndex, T>(
     let (chunk, _) = lp.next_chunk_in(Some(0), Panics::Unwind)?;
     let iterates = chunk.len() as u64;
     let mut acc = identity();
-    for i in chunk {
-        body(i, &mut acc);
+    // The `body` delay of DLS_DELAY, once per iterate (see `runtime/delay.rs`).
+    match super::delay::body() {
+        None => {
+            for i in chunk {
+                body(i, &mut acc);
+            }
+        }
+        Some(d) => {
+            for i in chunk {
+                d.wait(1);
+                body(i, &mut acc);
+            }
+        }
     }
     Some((iterates, acc))
 }

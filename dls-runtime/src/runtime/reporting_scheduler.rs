@@ -165,6 +165,7 @@ impl ReportingScheduler {
             None => Verdict::Keep,
         };
         if let Some(chunk) = self.next_fresh(rank) {
+            super::delay::chunk_served();
             self.handed(rank, chunk, now);
             return (Next::Chunk(chunk), verdict);
         }

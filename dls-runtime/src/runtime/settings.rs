@@ -11,6 +11,7 @@
 //! | `DLS_REEXECUTE` | `on`, `off` (also `1`/`0`, `true`/`false`, `yes`/`no`; any case) | re-execution of unfinished chunks (default `on`): once every iterate has been handed out, an idle worker executes a copy of a chunk another worker holds for too long (a stalled or slowed worker); the first copy to finish counts, so results count every iterate once. For the closure forms and `#[par_doall]` loops; `off`: idle workers wait. See `runtime::reexecution` |
 //! | `DLS_CHECKPOINT` | a folder (created if missing; on a cluster, one every rank can reach) | checkpoint and restart of loops with a result (`doall_reduce`, `#[par_doall]`): every worker writes its confirmed result and the iterates in it there, every `DLS_CHECKPOINT_EVERY` and on SIGUSR1; a run with the same setting skips the iterates the newest checkpoints hold and restores their results. See `runtime::checkpoint` |
 //! | `DLS_CHECKPOINT_EVERY` | a duration: `60s`, `5min`, `500ms`, or seconds | the interval between two checkpoints of a worker (default 60 s) |
+//! | `DLS_DELAY` | comma-separated `<region>:<duration>[:spin\|sleep]`, the region `body`, `chunk`, `merge`, `gather` or the name of a `dls::region`, e.g. `body:20us,between:5ms:sleep` | synthetic delays for the scalability test (`dls scaltest`, Lyon & Kacker 1994): each named region gets slower by the duration per iterate, chunk, merge, gathered element or region entry (see `runtime::delay`; read once per process) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun an error (every rank is one worker: choose them with `mpirun -n`) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
@@ -123,6 +124,10 @@ pub struct Settings {
     pub checkpoint: Option<PathBuf>,
     /// `DLS_CHECKPOINT_EVERY`: the interval between two checkpoints of a worker.
     pub checkpoint_every: Option<std::time::Duration>,
+    /// `DLS_DELAY`: synthetic delays per region, as read here. The hooks read the variable
+    /// themselves, once per process ([`delay::active`](super::delay::active)); this copy checks
+    /// the value when the runtime starts.
+    pub delay: super::delay::Delays,
 }
 
 impl Settings {
@@ -209,6 +214,9 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_REDUCTION").filter(|v| !v.trim().is_empty()) {
             s.reduction = Some(parse_reduction(&v)?);
+        }
+        if let Some(v) = lookup("DLS_DELAY") {
+            s.delay = super::delay::Delays::parse(&v)?;
         }
         if let Some(v) = lookup("DLS_PROGRESS") {
             s.progress = super::progress::ProgressMode::parse(&v)?;
@@ -430,7 +438,8 @@ mod tests {
             | "DLS_CHECK_ALPHA"
             | "DLS_REEXECUTE"
             | "DLS_CHECKPOINT"
-            | "DLS_CHECKPOINT_EVERY" => Some(" ".into()),
+            | "DLS_CHECKPOINT_EVERY"
+            | "DLS_DELAY" => Some(" ".into()),
             _ => None,
         })
         .unwrap();
@@ -462,6 +471,28 @@ mod tests {
         let e = get("always").unwrap_err().to_string();
         assert!(e.starts_with("DLS_PROGRESS=`always`"), "{e}");
         assert!(e.contains("auto, bar, lines or off"), "{e}");
+    }
+
+    #[test]
+    fn delay_is_read_and_a_bad_value_names_the_setting() {
+        let get = |v: &'static str| {
+            Settings::from_lookup(move |k| (k == "DLS_DELAY").then(|| v.to_string()))
+        };
+        let s = get("body:20us,setup:1ms:sleep").unwrap();
+        assert_eq!(s.delay.body.unwrap().seconds, 20e-6);
+        assert!(s.delay.region("setup").is_some());
+        assert!(Settings::default().delay.is_empty());
+        for bad in [
+            "body",
+            "body:2x",
+            "body:1ms:wait",
+            "body;1ms",
+            "body:1ms,body:1ms",
+        ] {
+            let e = get(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("DLS_DELAY=`{bad}`")), "{e}");
+            assert!(e.contains("body, chunk, merge, gather"), "{e}");
+        }
     }
 
     #[test]

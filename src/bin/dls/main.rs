@@ -9,7 +9,9 @@
 //! - `dls markov` predicts the phase time and speed of synchronous and asynchronous iterations
 //!   from the wavefront Markov chain of Casanova, Thomason & Dongarra (1999), beside a Monte Carlo
 //!   simulation of the same process;
-//! - `dls plot` draws the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts.
+//! - `dls plot` draws the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts;
+//! - `dls scaltest` tests whether a program's regions scale, by Lyon & Kacker's (1994) factorial
+//!   experiment with synthetic delays (`DLS_DELAY`).
 
 mod args;
 mod chunks;
@@ -19,6 +21,7 @@ mod markov;
 mod output;
 mod plot;
 mod predict;
+mod scaltest;
 mod simulate;
 
 use std::process::ExitCode;
@@ -31,7 +34,7 @@ use clap::{Parser, Subcommand};
     name = "dls",
     version,
     about,
-    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls markov --update-time 1:1/2,3:1/2 --update-time 1:1/4,2:3/4 --network 1 --async 1:2\n  dls plot run.jsonl --out plots\n\nRun `dls <command> --help` for every option of a command."
+    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls markov --update-time 1:1/2,3:1/2 --update-time 1:1/4,2:3/4 --network 1 --async 1:2\n  dls plot run.jsonl --out plots\n  dls scaltest --regions body,between --delay 2ms --workers 2,4 -- ./my_program\n\nRun `dls <command> --help` for every option of a command."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -47,6 +50,7 @@ enum Command {
     Predict(predict::PredictArgs),
     Markov(markov::MarkovArgs),
     Plot(plot::PlotArgs),
+    Scaltest(scaltest::ScaltestArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Predict(a) => predict::run(&a),
         Command::Markov(a) => markov::run(&a),
         Command::Plot(a) => plot::run(&a),
+        Command::Scaltest(a) => scaltest::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
