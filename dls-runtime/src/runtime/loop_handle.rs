@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Instant;
 
+use super::cpu_clock;
 use super::panic_ctx::{self, ChunkCtx};
 use super::progress::{Progress, ProgressMode};
 use super::range::{format_index, LoopIndex};
@@ -24,6 +25,9 @@ struct Open {
     size: u64,
     requested: Instant,
     handed: Instant,
+    /// The thread the chunk was handed to and its CPU clock then (`runtime/cpu_clock.rs`).
+    thread: ThreadId,
+    cpu_at: Option<f64>,
 }
 
 impl Open {
@@ -34,6 +38,16 @@ impl Open {
             elapsed_s: now.saturating_duration_since(self.requested).as_secs_f64(),
         }
     }
+
+    /// CPU seconds the chunk's thread used since the hand-over, `cpu_now` being its CPU clock now,
+    /// read on the calling thread (0 when the chunk is closed on another thread or without a
+    /// clock).
+    fn cpu_s(&self, cpu_now: Option<f64>) -> f64 {
+        match (self.cpu_at, cpu_now) {
+            (Some(a), Some(b)) if self.thread == thread::current().id() => (b - a).max(0.0),
+            _ => 0.0,
+        }
+    }
 }
 
 /// One thread that pulls chunks (a worker slot).
@@ -42,6 +56,8 @@ struct Caller {
     thread: Option<ThreadId>,
     open: Option<Open>,
     tally: Tally,
+    /// CPU seconds used executing this slot's chunks.
+    cpu_s: f64,
 }
 
 /// What happens at the end of a loop.
@@ -163,6 +179,7 @@ impl UntypedLoop {
     /// thread" (registered on first use).
     fn next(&self, slot: Option<usize>) -> Option<(Chunk, usize)> {
         let now = Instant::now();
+        let cpu_now = cpu_clock::thread_cpu_s();
         let (slot, finished) = {
             let mut callers = lock(&self.callers);
             let slot = match slot {
@@ -193,7 +210,11 @@ impl UntypedLoop {
                 }
             };
             let caller = &mut callers[slot];
-            let finished = caller.open.take().map(|o| o.timing(now));
+            let open = caller.open.take();
+            let finished = open.map(|o| o.timing(now));
+            if let Some(o) = &open {
+                caller.cpu_s += o.cpu_s(cpu_now);
+            }
             if let Some(t) = &finished {
                 caller.tally.finished(t);
             }
@@ -207,6 +228,8 @@ impl UntypedLoop {
             size: chunk.size,
             requested: now,
             handed: Instant::now(),
+            thread: thread::current().id(),
+            cpu_at: cpu_clock::thread_cpu_s(),
         });
         Some((chunk, slot))
     }
@@ -224,16 +247,25 @@ impl UntypedLoop {
             panic_ctx::restore(enclosing);
         }
         let now = Instant::now();
+        let cpu_now = cpu_clock::thread_cpu_s();
         let mut tally = Tally::default();
+        let mut cpu: Vec<(usize, f64)> = Vec::new();
         let open: Vec<(usize, ChunkTiming)> = lock(&self.callers)
             .iter_mut()
             .enumerate()
             .filter_map(|(s, c)| {
-                let t = c.open.take().map(|o| (s, o.timing(now)));
+                let o = c.open.take();
+                if let Some(o) = &o {
+                    c.cpu_s += o.cpu_s(cpu_now);
+                }
+                let t = o.map(|o| (s, o.timing(now)));
                 if let Some((_, t)) = &t {
                     c.tally.finished(t);
                 }
                 tally.add(&c.tally);
+                if c.cpu_s > 0.0 {
+                    cpu.push((s, c.cpu_s));
+                }
                 t
             })
             .collect();
@@ -243,19 +275,25 @@ impl UntypedLoop {
             history,
         } = &self.ending
         else {
-            self.source.finish(open, None);
+            self.source.finish(open, cpu, None);
             self.stop_progress();
             return (None, tally);
         };
         let mut report: LoopReport = self
             .source
-            .finish(open, Some((&self.name, self.started)))
+            .finish(open, cpu, Some((&self.name, self.started)))
             .expect("a source asked for a report returns one");
         // After the source's finish: every process has ended the loop, so the last line (100%,
         // the loop's time) comes at its end and before its report.
         self.stop_progress();
         report.reduction = lock(&self.reduction).take();
         report.check = lock(&self.check).take();
+        report.backend = if self.source.exchange().is_some() {
+            "mpi"
+        } else {
+            "threads"
+        }
+        .to_string();
         report.oversubscribed =
             crate::report::Oversubscribed::on_this_node(report.p, self.source.exchange().is_some());
         let rank = self.source.rank();

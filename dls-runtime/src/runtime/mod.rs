@@ -50,6 +50,7 @@
 
 pub mod checked;
 pub(crate) mod combine;
+mod cpu_clock;
 mod error;
 mod execute;
 mod history;

@@ -11,6 +11,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::report::{LoopReport, RankReport};
 
@@ -35,6 +36,14 @@ pub(crate) struct ReportingScheduler {
     chunk_map_max: usize,
     /// Chunks handed out beyond `chunk_map_max` (counted, not listed).
     chunk_map_dropped: u64,
+    /// Per listed chunk (same order as `chunk_map`): when its timing arrived here and its work
+    /// time, once it has arrived.
+    chunk_ends: Vec<Option<(Instant, f64)>>,
+    /// Per rank: the listed chunks handed out whose timing has not arrived yet (indices into
+    /// `chunk_map`, oldest first).
+    open: Vec<Vec<usize>>,
+    /// Per rank: CPU seconds its worker spent in its chunks (handed in at the loop's end).
+    cpu: Vec<f64>,
     /// Per rank: chunks handed out, iterates and work time reported.
     ranks: Vec<RankReport>,
     /// Iterates of finished chunks, as recorded: what the progress display reads
@@ -53,6 +62,9 @@ impl ReportingScheduler {
             chunk_map: Vec::new(),
             chunk_map_max: CHUNK_MAP_MAX.load(Ordering::Relaxed),
             chunk_map_dropped: 0,
+            chunk_ends: Vec::new(),
+            open: vec![Vec::new(); p],
+            cpu: vec![0.0; p],
             ranks: (0..p)
                 .map(|rank| RankReport {
                     rank,
@@ -71,7 +83,9 @@ impl ReportingScheduler {
         }
         let chunk = self.sched.next_chunk(rank)?;
         if self.chunk_map.len() < self.chunk_map_max {
+            self.open[rank].push(self.chunk_map.len());
             self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
+            self.chunk_ends.push(None);
         } else {
             self.chunk_map_dropped += 1;
         }
@@ -85,9 +99,21 @@ impl ReportingScheduler {
         self.sched.set_weights(weights)
     }
 
-    /// Records the timing of a chunk `rank` executed.
+    /// Records the timing of a chunk `rank` executed. Its arrival time here, on this process's
+    /// clock, is the chunk's end in the report's `chunk_times` (see [`LoopReport::chunk_times`]).
     pub(crate) fn record(&mut self, rank: usize, t: ChunkTiming) {
         self.sched.record(rank, t);
+        let open = &mut self.open[rank];
+        if !open.is_empty() {
+            // The rank's oldest open chunk of this size: one slot per rank, so normally its only
+            // one (several slots of one rank hand in their chunks in any order).
+            let k = open
+                .iter()
+                .position(|&i| self.chunk_map[i][1] == t.iterates)
+                .unwrap_or(0);
+            let i = open.remove(k);
+            self.chunk_ends[i] = Some((Instant::now(), t.work_s));
+        }
         let r = &mut self.ranks[rank];
         r.iterates += t.iterates;
         r.work_time_s += t.work_s;
@@ -99,17 +125,37 @@ impl ReportingScheduler {
         self.done.clone()
     }
 
+    /// Adds CPU seconds `rank`'s worker spent executing its chunks (handed in at the loop's end).
+    pub(crate) fn add_cpu(&mut self, rank: usize, cpu_s: f64) {
+        if let Some(c) = self.cpu.get_mut(rank) {
+            *c += cpu_s;
+        }
+    }
+
     /// Iterates not yet handed out.
     pub(crate) fn remaining(&self) -> u64 {
         self.sched.remaining()
     }
 
-    /// The loop report, given the loop's name and its parallel (wall-clock) time.
-    pub(crate) fn report(&self, name: &str, parallel_time_s: f64) -> LoopReport {
+    /// The loop report, given the loop's name and its start on this process's clock: the
+    /// parallel (wall-clock) time is the time since then, and chunk times count from then.
+    pub(crate) fn report(&self, name: &str, started: Instant) -> LoopReport {
+        let parallel_time_s = started.elapsed().as_secs_f64();
         let mut ranks = self.ranks.clone();
-        for r in &mut ranks {
+        for (r, cpu) in ranks.iter_mut().zip(&self.cpu) {
             r.idle_time_s = (parallel_time_s - r.work_time_s).max(0.0);
+            r.cpu_time_s = *cpu;
         }
+        let chunk_times = self
+            .chunk_ends
+            .iter()
+            .map(|e| {
+                e.map(|(at, work_s)| {
+                    let end = at.saturating_duration_since(started).as_secs_f64();
+                    [(end - work_s).max(0.0), end]
+                })
+            })
+            .collect();
         let mut report = LoopReport {
             name: name.to_string(),
             technique: self.technique.to_string(),
@@ -119,6 +165,7 @@ impl ReportingScheduler {
             ranks,
             chunk_map: self.chunk_map.clone(),
             chunk_map_dropped: self.chunk_map_dropped,
+            chunk_times,
             ..LoopReport::default()
         };
         report.summarise();
@@ -155,7 +202,14 @@ mod tests {
                 }
             }
             assert!(seen.iter().all(|&s| s == 1), "{kind:?}");
-            let rep = core.report("x", 1.0);
+            let rep = core.report("x", Instant::now());
+            // Every chunk's timing arrived: each has its times, its length its work time.
+            assert_eq!(rep.chunk_times.len(), rep.chunk_map.len());
+            for (c, t) in rep.chunk_map.iter().zip(&rep.chunk_times) {
+                let [start, end] = t.expect("every chunk's timing arrived");
+                assert!(start <= end, "{kind:?}");
+                assert!((end - start - c[1] as f64 * 1e-6).abs() < 1e-9 || start == 0.0);
+            }
             assert_eq!(rep.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
             assert_eq!(
                 rep.chunk_map.iter().map(|c| c[1]).sum::<u64>(),
@@ -175,8 +229,9 @@ mod tests {
         while core.serve(rank, None).is_some() {
             rank = 1 - rank;
         }
-        let rep = core.report("capped", 1.0);
+        let rep = core.report("capped", Instant::now());
         assert_eq!(rep.chunk_map.len(), 4);
+        assert_eq!(rep.chunk_times.len(), 4);
         assert_eq!(rep.chunk_map_dropped, 6);
         assert_eq!(rep.chunks, 10);
     }

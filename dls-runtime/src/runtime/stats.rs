@@ -59,7 +59,10 @@ impl LoopStats {
     }
 }
 
-/// A human-readable summary of a loop report (what `DLS_REPORT=1` prints).
+/// A human-readable summary of a loop report (what `DLS_REPORT=1` prints): the loop's figures,
+/// then one line per worker ("worker" on threads, "rank" on MPI and in simulations) with its
+/// CPU time beside its work time when measured, and notes when the workers shared cores or ran
+/// on a core for clearly less than their work time.
 ///
 /// ```
 /// let r = dls_runtime::LoopReport { name: "l".into(), ..Default::default() };
@@ -79,9 +82,16 @@ pub fn summary(r: &LoopReport) -> String {
         r.aad,
         r.chunks
     );
+    let word = r.worker_word();
+    let cpu_measured = r.ranks.iter().any(|k| k.cpu_time_s > 0.0);
     for k in &r.ranks {
+        let cpu = if cpu_measured {
+            format!(" (cpu {:.6} s)", k.cpu_time_s)
+        } else {
+            String::new()
+        };
         s.push_str(&format!(
-            "dls:   rank {:>4}: {:>10} iterates, work {:.6} s, idle {:.6} s, {} chunks\n",
+            "dls:   {word} {:>4}: {:>10} iterates, work {:.6} s{cpu}, idle {:.6} s, {} chunks\n",
             k.rank, k.iterates, k.work_time_s, k.idle_time_s, k.chunks
         ));
     }
@@ -92,8 +102,18 @@ pub fn summary(r: &LoopReport) -> String {
             o.workers, o.cores
         ));
     }
+    if let Some(share) = r.cpu_share().filter(|&x| x < CPU_SHARE_NOTE) {
+        s.push_str(&format!(
+            "dls:   note: the workers ran on a core for {:.0}% of their work time: they waited \
+             (for a core shared with other workers or programs, or for I/O or locks)\n",
+            100.0 * share
+        ));
+    }
     s
 }
+
+/// Below this share of CPU time in the work time, the summary says the workers waited.
+const CPU_SHARE_NOTE: f64 = 0.8;
 
 /// Emits `report` as `mode` says: a summary on stderr, or one JSON line appended to a file.
 /// A file that cannot be written gives a warning on stderr; the program goes on.

@@ -188,9 +188,13 @@ impl MpiLoop {
     /// after the loop's last message. With `report` (the loop's name and start), returns the
     /// report, identical on every rank except that only rank 0 has the chunk map; without it
     /// (loops whose caller keeps its own tally) the broadcast is one word.
+    ///
+    /// `cpu_s` is the CPU time this rank's worker used in its chunks: with `report`, rank 0
+    /// gathers every rank's into the report.
     pub(crate) fn finish(
         &self,
         open: Option<ChunkTiming>,
+        cpu_s: f64,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
         self.hand_in(open);
@@ -200,8 +204,18 @@ impl MpiLoop {
             return None;
         };
         match &self.side {
-            Side::Scheduler { core, .. } => {
-                let report = lock(core).report(name, started.elapsed().as_secs_f64());
+            Side::Scheduler { core, computes, .. } => {
+                let mut cpu = vec![0.0f64; self.size];
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_gather_into_root(scope, &cpu_s, &mut cpu[..]))
+                });
+                let mut core = lock(core);
+                // A coordinator executes nothing: scheduler slot r - 1 is rank r.
+                let first = usize::from(!*computes);
+                for (r, c) in cpu.into_iter().enumerate().skip(first) {
+                    core.add_cpu(r - first, c);
+                }
+                let report = core.report(name, started);
                 let shared = LoopReport {
                     chunk_map: Vec::new(),
                     ..report.clone()
@@ -214,6 +228,9 @@ impl MpiLoop {
                 Some(report)
             }
             Side::Worker { .. } => {
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_gather_into(scope, &cpu_s))
+                });
                 let mut len = 0u64;
                 broadcast_politely(&root, &mut len);
                 let mut bytes = vec![0u8; len as usize];
@@ -267,6 +284,7 @@ impl ChunkSource for MpiLoop {
     fn finish(
         &self,
         open: Vec<(usize, ChunkTiming)>,
+        cpu: Vec<(usize, f64)>,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
         // One compute thread per rank: at most one open chunk, summed in case of several.
@@ -275,7 +293,7 @@ impl ChunkSource for MpiLoop {
             work_s: a.work_s + b.work_s,
             elapsed_s: a.elapsed_s + b.elapsed_s,
         });
-        MpiLoop::finish(self, open, report)
+        MpiLoop::finish(self, open, cpu.iter().map(|c| c.1).sum(), report)
     }
 
     fn exchange(&self) -> Option<&dyn Exchange> {
