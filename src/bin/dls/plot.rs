@@ -1,8 +1,9 @@
 //! `dls plot`: draw the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts.
 //!
 //! Per loop: the work and idle time of each rank (Cariño & Banicescu 2007, fig. 4.2), the chunk
-//! sizes in the order they were handed out, and for two-level loops the work of each group
-//! (fig. 4.5). Drawn with `plotters`: SVG needs no fonts; PNG text is drawn with a bundled subset of
+//! sizes in the order they were handed out, the chunk timeline (time × worker, one rectangle per
+//! chunk, coloured by its size) and for two-level loops the work of each group (fig. 4.5).
+//! `dls simulate --plot` draws a simulated loop with the same code ([`write_charts`]). Drawn with `plotters`: SVG needs no fonts; PNG text is drawn with a bundled subset of
 //! DejaVu Sans (`fonts/`), so neither looks up a system font.
 
 use std::collections::HashMap;
@@ -17,18 +18,18 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::output::{print, CliError};
 
-/// Draw the loops of a report file: per-rank work and idle bars, the chunk-size sequence, and
-/// per-group bars for two-level loops.
+/// Draw the loops of a report file: per-rank work and idle bars, the chunk-size sequence, the
+/// chunk timeline, and per-group bars for two-level loops.
 ///
 /// Reads the loop reports a run wrote with DLS_REPORT=FILE (JSON Lines, one report per loop), or
 /// the output of `dls simulate --json`. Writes one file per chart and loop into --out, named from
 /// the loop name (characters other than letters, digits, '-' and '_' become '_'; a repeated name
 /// gets -2, -3, ...) and the chart: NAME_work_idle.svg, NAME_chunk_sizes.svg (when the report has
-/// a chunk_map) and NAME_groups.svg (two-level loops), or .png with --format png, and prints
-/// their paths.
+/// a chunk_map), NAME_timeline.svg (when it has chunk_times) and NAME_groups.svg (two-level
+/// loops), or .png with --format png, and prints their paths.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  DLS_REPORT=run.jsonl cargo run --release --example mandelbrot && dls plot run.jsonl --out plots\n  dls simulate -t fac2 --n 10000 --p 4 --iterate-time exp:1ms --json --chunk-map > sim.json && dls plot sim.json\n  dls plot run.jsonl --loop 'src/main.rs:12:5'\n  dls plot run.jsonl --format png\n\nSVG (the default) opens in a web browser; PNG text uses a font bundled with dls (DejaVu Sans, ASCII only), so no system fonts are needed."
+    after_help = "Examples:\n  DLS_REPORT=run.jsonl cargo run --release --example mandelbrot && dls plot run.jsonl --out plots\n  dls simulate -t fac2 --n 10000 --p 4 --iterate-time exp:1ms --json --chunk-map > sim.json && dls plot sim.json\n  dls simulate -t fac2 --n 10000 --p 4 --iterate-time exp:1ms --plot plots\n  dls plot run.jsonl --loop 'src/main.rs:12:5'\n  dls plot run.jsonl --format png\n\nSVG (the default) opens in a web browser; PNG text uses a font bundled with dls (DejaVu Sans, ASCII only), so no system fonts are needed."
 )]
 pub(crate) struct PlotArgs {
     /// The report file: JSON Lines of loop reports, as written with DLS_REPORT=FILE.
@@ -76,6 +77,8 @@ enum Chart {
     ChunkSizes,
     /// Work time per group (two-level loops).
     Groups,
+    /// Chunks on a time line, one row per worker, coloured by size.
+    Timeline,
 }
 
 impl Chart {
@@ -85,6 +88,7 @@ impl Chart {
             Chart::WorkIdle => "work_idle",
             Chart::ChunkSizes => "chunk_sizes",
             Chart::Groups => "groups",
+            Chart::Timeline => "timeline",
         }
     }
 }
@@ -105,8 +109,6 @@ const LEGEND_RANKS: usize = 16;
 /// Runs `dls plot`.
 pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
     let reports = read_reports(&a.file)?;
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| CliError::Message("the bundled font is not a valid TrueType font".into()))?;
     let chosen: Vec<&LoopReport> = match &a.loop_name {
         Some(name) => {
             let found: Vec<&LoopReport> = reports.iter().filter(|r| &r.name == name).collect();
@@ -123,15 +125,33 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
         }
         None => reports.iter().collect(),
     };
-    fs::create_dir_all(&a.out).map_err(|e| {
+    let written = write_charts(&chosen, &a.out, a.format)?;
+    print(
+        &written
+            .iter()
+            .map(|p| format!("{}\n", p.display()))
+            .collect::<String>(),
+    )
+}
+
+/// Writes the charts of every report into `out` (created if missing) as `format`, and returns
+/// the files written: what `dls plot` and `dls simulate --plot` draw.
+pub(crate) fn write_charts(
+    reports: &[&LoopReport],
+    out: &Path,
+    format: Format,
+) -> Result<Vec<PathBuf>, CliError> {
+    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+        .map_err(|_| CliError::Message("the bundled font is not a valid TrueType font".into()))?;
+    fs::create_dir_all(out).map_err(|e| {
         CliError::Message(format!(
             "cannot create the directory {}: {e}",
-            a.out.display()
+            out.display()
         ))
     })?;
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut written = String::new();
-    for report in chosen {
+    let mut written = Vec::new();
+    for &report in reports {
         let base = sanitise(&report.name);
         let count = seen.entry(base.clone()).or_insert(0);
         *count += 1;
@@ -149,16 +169,21 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
         } else {
             charts.push(Chart::ChunkSizes);
         }
+        if report.chunk_times.iter().any(Option::is_some) {
+            charts.push(Chart::Timeline);
+        } else if !report.chunk_map.is_empty() {
+            eprintln!(
+                "note: loop {:?} has no chunk_times: no timeline (two-level loops and reports \
+                 written before dls recorded chunk times have none)",
+                report.name
+            );
+        }
         if !report.groups.is_empty() {
             charts.push(Chart::Groups);
         }
         for chart in charts {
-            let path = a.out.join(format!(
-                "{stem}_{}.{}",
-                chart.suffix(),
-                a.format.extension()
-            ));
-            match a.format {
+            let path = out.join(format!("{stem}_{}.{}", chart.suffix(), format.extension()));
+            match format {
                 Format::Svg => draw(
                     SVGBackend::new(&path, SIZE).into_drawing_area(),
                     chart,
@@ -172,10 +197,10 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
                     &path,
                 )?,
             }
-            written.push_str(&format!("{}\n", path.display()));
+            written.push(path);
         }
     }
-    print(&written)
+    Ok(written)
 }
 
 /// Reads every loop report of `path`: JSON Lines, or JSON values one after another (pretty
@@ -251,6 +276,7 @@ fn draw<DB: DrawingBackend>(
         Chart::WorkIdle => draw_work_idle(root, report, path),
         Chart::ChunkSizes => draw_chunk_sizes(root, report, path),
         Chart::Groups => draw_groups(root, report, path),
+        Chart::Timeline => draw_timeline(root, report, path),
     }
 }
 
@@ -336,7 +362,7 @@ fn draw_work_idle<DB: DrawingBackend>(
         report.parallel_time_s,
         report.efficiency
     );
-    draw_stacked_bars(root, path, &caption, "rank", &bars)
+    draw_stacked_bars(root, path, &caption, report.worker_word(), &bars)
 }
 
 /// Chart 3 (two-level loops): per group, its work time (the leader's clock) with the rest of the
@@ -406,6 +432,7 @@ fn draw_chunk_sizes<DB: DrawingBackend>(
             grey.stroke_width(1),
         ))
         .map_err(|e| draw_error(path, e))?;
+    let word = report.worker_word();
     let mut ranks: Vec<u64> = map.iter().map(|c| c[2]).collect();
     ranks.sort_unstable();
     ranks.dedup();
@@ -420,9 +447,11 @@ fn draw_chunk_sizes<DB: DrawingBackend>(
             )
             .map_err(|e| draw_error(path, e))?;
         if i < LEGEND_RANKS {
-            series.label(format!("rank {rank}")).legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
-            });
+            series
+                .label(format!("{word} {rank}"))
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+                });
         }
     }
     chart
@@ -431,6 +460,212 @@ fn draw_chunk_sizes<DB: DrawingBackend>(
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperRight)
         .draw()
+        .map_err(|e| draw_error(path, e))?;
+    root.present().map_err(|e| draw_error(path, e))
+}
+
+/// Width of the colour scale beside the timeline, pixels.
+const SCALE_WIDTH: u32 = 120;
+/// Steps of the colour scale.
+const SCALE_STEPS: usize = 64;
+/// At most this many rows of the timeline are named; above, evenly spaced ones.
+const NAMED_ROWS: usize = 24;
+
+/// The viridis colour map (van der Walt & Smith 2015) at ten evenly spaced points, dark blue to
+/// yellow: readable in grey and by colour-blind readers.
+const VIRIDIS: [(u8, u8, u8); 10] = [
+    (0x44, 0x01, 0x54),
+    (0x48, 0x28, 0x78),
+    (0x3E, 0x4A, 0x89),
+    (0x31, 0x68, 0x8E),
+    (0x26, 0x82, 0x8E),
+    (0x1F, 0x9E, 0x89),
+    (0x35, 0xB7, 0x79),
+    (0x6D, 0xCD, 0x59),
+    (0xB4, 0xDE, 0x2C),
+    (0xFD, 0xE7, 0x25),
+];
+
+/// The colour at `t` (0 to 1) of [`VIRIDIS`], interpolated linearly between its points.
+fn viridis(t: f64) -> RGBColor {
+    let x = t.clamp(0.0, 1.0) * (VIRIDIS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(VIRIDIS.len() - 2);
+    let f = x - i as f64;
+    let mix = |a: u8, b: u8| (f64::from(a) + f * (f64::from(b) - f64::from(a))).round() as u8;
+    let (a, b) = (VIRIDIS[i], VIRIDIS[i + 1]);
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// How chunk sizes map to colours: viridis over the sizes, on a log scale when the largest is
+/// more than 20 times the smallest (GSS, FAC: a few large chunks, many small ones).
+struct SizeScale {
+    lo: f64,
+    hi: f64,
+    log: bool,
+}
+
+impl SizeScale {
+    fn new(sizes: impl Iterator<Item = u64>) -> SizeScale {
+        let (lo, hi) = sizes.fold((u64::MAX, 0), |(lo, hi), s| (lo.min(s), hi.max(s)));
+        let (lo, hi) = if hi == 0 {
+            (1.0, 1.0)
+        } else {
+            (lo.max(1) as f64, hi as f64)
+        };
+        SizeScale {
+            lo,
+            hi,
+            log: hi > 20.0 * lo,
+        }
+    }
+
+    /// Position of `size` on the scale, 0 (smallest) to 1 (largest).
+    fn position(&self, size: f64) -> f64 {
+        let (a, b, x) = if self.log {
+            (self.lo.ln(), self.hi.ln(), size.max(1.0).ln())
+        } else {
+            (self.lo, self.hi, size)
+        };
+        if b > a {
+            ((x - a) / (b - a)).clamp(0.0, 1.0)
+        } else {
+            0.5
+        }
+    }
+
+    /// The size at `t` on the scale (0 to 1).
+    fn size_at(&self, t: f64) -> f64 {
+        if self.log {
+            (self.lo.ln() + t * (self.hi.ln() - self.lo.ln())).exp()
+        } else {
+            self.lo + t * (self.hi - self.lo)
+        }
+    }
+
+    fn color(&self, size: f64) -> RGBColor {
+        viridis(self.position(size))
+    }
+}
+
+/// Chart 4: the chunk timeline. One row per worker, time since the loop's start across; each
+/// chunk a rectangle from its start to its end (`chunk_times`), coloured by its size (scale on
+/// the right). Gaps in a row are the worker's idle time and its requests.
+fn draw_timeline<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    report: &LoopReport,
+    path: &Path,
+) -> Result<(), CliError> {
+    root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
+    let chunks: Vec<([u64; 3], [f64; 2])> = report
+        .chunk_map
+        .iter()
+        .zip(&report.chunk_times)
+        .filter_map(|(c, t)| t.map(|t| (*c, t)))
+        .collect();
+    // Rows: the report's workers in order, then any other worker a chunk names.
+    let mut rows: Vec<u64> = report.ranks.iter().map(|r| r.rank as u64).collect();
+    for (c, _) in &chunks {
+        if !rows.contains(&c[2]) {
+            rows.push(c[2]);
+        }
+    }
+    let row_of = |w: u64| rows.iter().position(|&r| r == w).unwrap_or(0) as f64;
+    let end = chunks
+        .iter()
+        .map(|(_, t)| t[1])
+        .fold(report.parallel_time_s, f64::max);
+    let end = if end > 0.0 && end.is_finite() {
+        end
+    } else {
+        1.0
+    };
+    let scale = SizeScale::new(chunks.iter().map(|(c, _)| c[1]));
+    let word = report.worker_word();
+
+    let mut caption = title(report, "chunk timeline");
+    let unlisted = report.chunks.saturating_sub(chunks.len() as u64);
+    if unlisted > 0 {
+        caption.push_str(&format!(" — {} of {} chunks", chunks.len(), report.chunks));
+    }
+    let (left, right) = root.split_horizontally(SIZE.0 - SCALE_WIDTH);
+    let n_rows = rows.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(&left)
+        .caption(caption, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0.0..end, -0.5..n_rows - 0.5)
+        .map_err(|e| draw_error(path, e))?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc(format!(
+            "time since the loop's start (s); the loop took {:.4} s",
+            report.parallel_time_s
+        ))
+        .y_desc(word)
+        .draw()
+        .map_err(|e| draw_error(path, e))?;
+    // Row names by hand (the axis would put ticks between rows).
+    let every = rows.len().div_ceil(NAMED_ROWS).max(1);
+    let style =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    for (i, w) in rows.iter().enumerate().step_by(every) {
+        let (x, y) = chart.backend_coord(&(0.0, i as f64));
+        left.draw(&Text::new(w.to_string(), (x - 6, y), style.clone()))
+            .map_err(|e| draw_error(path, e))?;
+    }
+    chart
+        .draw_series(chunks.iter().map(|(c, t)| {
+            let y = row_of(c[2]);
+            Rectangle::new(
+                [(t[0], y - 0.4), (t[1], y + 0.4)],
+                scale.color(c[1] as f64).filled(),
+            )
+        }))
+        .map_err(|e| draw_error(path, e))?;
+
+    // The colour scale: a vertical bar, the smallest size at the bottom.
+    let (_, h) = right.dim_in_pixel();
+    let (top, bottom) = (60i32, h as i32 - 60);
+    let (x0, x1) = (12i32, 36i32);
+    let step = f64::from(bottom - top) / SCALE_STEPS as f64;
+    for k in 0..SCALE_STEPS {
+        let t = (k as f64 + 0.5) / SCALE_STEPS as f64;
+        let y_hi = bottom - ((k + 1) as f64 * step).round() as i32;
+        let y_lo = bottom - (k as f64 * step).round() as i32;
+        right
+            .draw(&Rectangle::new(
+                [(x0, y_hi), (x1, y_lo)],
+                viridis(t).filled(),
+            ))
+            .map_err(|e| draw_error(path, e))?;
+    }
+    let label =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for t in [0.0, 0.5, 1.0] {
+        let y = bottom - (t * f64::from(bottom - top)).round() as i32;
+        right
+            .draw(&Text::new(
+                format!("{:.0}", scale.size_at(t)),
+                (x1 + 6, y),
+                label.clone(),
+            ))
+            .map_err(|e| draw_error(path, e))?;
+    }
+    let head =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+    right
+        .draw(&Text::new("chunk size", (x0 - 4, top - 22), head.clone()))
+        .map_err(|e| draw_error(path, e))?;
+    let unit = if scale.log {
+        "(iterates, log)"
+    } else {
+        "(iterates)"
+    };
+    right
+        .draw(&Text::new(unit, (x0 - 4, top - 8), head))
         .map_err(|e| draw_error(path, e))?;
     root.present().map_err(|e| draw_error(path, e))
 }
