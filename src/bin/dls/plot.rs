@@ -99,6 +99,8 @@ const FONT: &[u8] = include_bytes!("fonts/DejaVuSans-subset.ttf");
 
 /// Fill of the work part of a bar.
 const WORK: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
+/// Fill of the CPU-time bar inside a work bar.
+const CPU: RGBColor = RGBColor(0xFF, 0x7F, 0x0E);
 /// Fill of the idle part of a bar.
 const IDLE: RGBColor = RGBColor(0xC8, 0xC8, 0xC8);
 /// Size of every chart, pixels.
@@ -260,6 +262,13 @@ fn time_top(max: f64) -> f64 {
     }
 }
 
+/// The caption's font size, pixels: 18, smaller for a long caption so that it fits in `width`
+/// pixels (DejaVu Sans letters average about 0.56 of the size), at least 11.
+fn caption_size(caption: &str, width: u32) -> u32 {
+    let fits = (f64::from(width) - 40.0) / (0.56 * caption.chars().count().max(1) as f64);
+    (fits.floor() as u32).clamp(11, 18)
+}
+
 /// The loop's name and technique, for a caption.
 fn title(report: &LoopReport, what: &str) -> String {
     format!("{what}: {} ({})", report.name, report.technique)
@@ -280,19 +289,21 @@ fn draw<DB: DrawingBackend>(
     }
 }
 
-/// Draws stacked work-and-idle bars, one per entry of `bars` as (label, work, idle) seconds.
+/// Draws stacked work-and-idle bars, one per entry of `bars` as (label, work, idle) seconds,
+/// with a narrow CPU-time bar inside each work bar when `cpu` is given (one per bar).
 fn draw_stacked_bars<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     path: &Path,
     caption: &str,
     x_desc: &str,
     bars: &[(String, f64, f64)],
+    cpu: Option<&[f64]>,
 ) -> Result<(), CliError> {
     root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
     let top = time_top(bars.iter().map(|b| b.1 + b.2).fold(0.0, f64::max));
     let n = bars.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
-        .caption(caption, ("sans-serif", 18))
+        .caption(caption, ("sans-serif", caption_size(caption, SIZE.0)))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(64)
@@ -334,6 +345,16 @@ fn draw_stacked_bars<DB: DrawingBackend>(
         .map_err(|e| draw_error(path, e))?
         .label("idle")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], IDLE.filled()));
+    if let Some(cpu) = cpu {
+        chart
+            .draw_series(cpu.iter().enumerate().map(|(i, &c)| {
+                let i = i as f64;
+                Rectangle::new([(i - 0.12, 0.0), (i + 0.12, c)], CPU.filled())
+            }))
+            .map_err(|e| draw_error(path, e))?
+            .label("cpu (of the work)")
+            .legend(|(x, y)| Rectangle::new([(x + 4, y - 5), (x + 10, y + 5)], CPU.filled()));
+    }
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
@@ -362,7 +383,14 @@ fn draw_work_idle<DB: DrawingBackend>(
         report.parallel_time_s,
         report.efficiency
     );
-    draw_stacked_bars(root, path, &caption, report.worker_word(), &bars)
+    // CPU time inside the work bars, where measured: a short one means the worker waited.
+    let cpu: Vec<f64> = report.ranks.iter().map(|r| r.cpu_time_s).collect();
+    let cpu = cpu.iter().any(|&c| c > 0.0).then_some(&cpu[..]);
+    let caption = match report.cpu_share() {
+        Some(share) => format!("{caption}, cpu {:.0}% of work", 100.0 * share),
+        None => caption,
+    };
+    draw_stacked_bars(root, path, &caption, report.worker_word(), &bars, cpu)
 }
 
 /// Chart 3 (two-level loops): per group, its work time (the leader's clock) with the rest of the
@@ -389,6 +417,7 @@ fn draw_groups<DB: DrawingBackend>(
         &title(report, "group work time"),
         "group",
         &bars,
+        None,
     )
 }
 
@@ -411,7 +440,7 @@ fn draw_chunk_sizes<DB: DrawingBackend>(
         ));
     }
     let mut chart = ChartBuilder::on(&root)
-        .caption(caption, ("sans-serif", 18))
+        .caption(&caption, ("sans-serif", caption_size(&caption, SIZE.0)))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(64)
@@ -590,7 +619,10 @@ fn draw_timeline<DB: DrawingBackend>(
     let (left, right) = root.split_horizontally(SIZE.0 - SCALE_WIDTH);
     let n_rows = rows.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&left)
-        .caption(caption, ("sans-serif", 18))
+        .caption(
+            &caption,
+            ("sans-serif", caption_size(&caption, SIZE.0 - SCALE_WIDTH)),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(80)
@@ -599,6 +631,7 @@ fn draw_timeline<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_y_mesh()
+        .light_line_style(WHITE)
         .y_labels(0)
         .x_desc(format!(
             "time since the loop's start (s); the loop took {:.4} s",
@@ -622,6 +655,25 @@ fn draw_timeline<DB: DrawingBackend>(
             Rectangle::new(
                 [(t[0], y - 0.4), (t[1], y + 0.4)],
                 scale.color(c[1] as f64).filled(),
+            )
+        }))
+        .map_err(|e| draw_error(path, e))?;
+    // A white line where a chunk starts, so that chunks of one colour that follow one another
+    // stay apart (not on chunks narrower than 4 pixels, which would turn white).
+    let wide: Vec<&([u64; 3], [f64; 2])> = chunks
+        .iter()
+        .filter(|(_, t)| {
+            let (a, _) = chart.backend_coord(&(t[0], 0.0));
+            let (b, _) = chart.backend_coord(&(t[1], 0.0));
+            b - a >= 4
+        })
+        .collect();
+    chart
+        .draw_series(wide.into_iter().map(|(c, t)| {
+            let y = row_of(c[2]);
+            PathElement::new(
+                vec![(t[0], y - 0.4), (t[0], y + 0.4)],
+                WHITE.stroke_width(1),
             )
         }))
         .map_err(|e| draw_error(path, e))?;
