@@ -208,7 +208,7 @@ pub(crate) fn write_charts(
 /// Reads every loop report of `path`: JSON Lines, or JSON values one after another (pretty
 /// printed, as `dls simulate --json` writes them). An unreadable file, a value that is not a loop
 /// report, or no report at all is an error naming the file.
-fn read_reports(path: &Path) -> Result<Vec<LoopReport>, CliError> {
+pub(crate) fn read_reports(path: &Path) -> Result<Vec<LoopReport>, CliError> {
     let text = fs::read_to_string(path)
         .map_err(|e| CliError::Message(format!("cannot read {}: {e}", path.display())))?;
     let mut reports = Vec::new();

@@ -41,11 +41,11 @@ pub(crate) struct SimulateArgs {
 
     /// Draw the simulated loop's charts into DIR, as `dls plot` draws a real run's (work and
     /// idle per rank, chunk sizes, chunk timeline); records the chunk map. The files written are
-    /// listed after the report (on stderr with --json).
+    /// listed after the report (on stderr with --json). Example: --plot plots
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
 
-    /// The image format of --plot.
+    /// The image format of --plot. Example: --plot-format png
     #[arg(long, value_enum, default_value_t = Format::Svg, requires = "plot")]
     pub plot_format: Format,
 }
