@@ -20,10 +20,11 @@ pub struct RankReport {
     pub chunks: u64,
     /// Seconds not spent executing iterates between loop start and loop end.
     pub idle_time_s: f64,
-    /// CPU seconds the worker's thread used while executing its chunks (the thread's CPU clock,
-    /// read when a chunk is handed over and when it ends). Beside `work_time_s`, the wall time of
-    /// the same chunks: CPU time well below the work time means the worker waited, for a core
-    /// (more workers than cores, or other programs) or for I/O or a lock. 0 where not measured
+    /// CPU seconds the worker's thread used from receiving its first chunk to its last request
+    /// (the thread's CPU clock, read twice per worker and loop): its chunks' work and its requests
+    /// for chunks. Beside `work_time_s`, the wall time of its chunks: CPU time well below the
+    /// work time means the worker waited, for a core (more workers than cores, or other
+    /// programs) or for I/O or a lock. 0 where not measured
     /// (the simulator, the ranks of a two-level loop, reports written before dls measured it,
     /// systems without a thread CPU clock).
     #[serde(default)]

@@ -3,8 +3,9 @@
 //! and `work_time_s`) shows when it waited for a core.
 //!
 //! POSIX `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` through `libc` (already built for MPI and the
-//! terminal code): one system call, about a quarter of a microsecond on Linux, read twice per
-//! chunk. Elsewhere the clock reads `None` and the report's CPU time stays 0.
+//! terminal code): one system call, under a microsecond on Linux, read twice per worker and loop
+//! (see `UntypedLoop::next` for why not around every chunk). Elsewhere the clock reads `None` and
+//! the report's CPU time stays 0.
 
 /// Seconds of CPU time the calling thread has used, or `None` without a thread CPU clock.
 #[cfg(unix)]

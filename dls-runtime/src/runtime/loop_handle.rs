@@ -25,9 +25,6 @@ struct Open {
     size: u64,
     requested: Instant,
     handed: Instant,
-    /// The thread the chunk was handed to and its CPU clock then (`runtime/cpu_clock.rs`).
-    thread: ThreadId,
-    cpu_at: Option<f64>,
 }
 
 impl Open {
@@ -38,16 +35,6 @@ impl Open {
             elapsed_s: now.saturating_duration_since(self.requested).as_secs_f64(),
         }
     }
-
-    /// CPU seconds the chunk's thread used since the hand-over, `cpu_now` being its CPU clock now,
-    /// read on the calling thread (0 when the chunk is closed on another thread or without a
-    /// clock).
-    fn cpu_s(&self, cpu_now: Option<f64>) -> f64 {
-        match (self.cpu_at, cpu_now) {
-            (Some(a), Some(b)) if self.thread == thread::current().id() => (b - a).max(0.0),
-            _ => 0.0,
-        }
-    }
 }
 
 /// One thread that pulls chunks (a worker slot).
@@ -56,8 +43,23 @@ struct Caller {
     thread: Option<ThreadId>,
     open: Option<Open>,
     tally: Tally,
-    /// CPU seconds used executing this slot's chunks.
+    /// The slot's thread and its CPU clock (`runtime/cpu_clock.rs`) when it received its first
+    /// chunk, until its last request.
+    cpu_from: Option<(ThreadId, f64)>,
+    /// CPU seconds the slot's thread used from its first chunk to its last request.
     cpu_s: f64,
+}
+
+impl Caller {
+    /// Ends the slot's CPU-time window, `cpu_now` being the calling thread's CPU clock: counted
+    /// if the slot's own thread calls (the clock is per thread).
+    fn stop_cpu(&mut self, cpu_now: Option<f64>) {
+        if let (Some((thread, from)), Some(now)) = (self.cpu_from.take(), cpu_now) {
+            if thread == thread::current().id() {
+                self.cpu_s += (now - from).max(0.0);
+            }
+        }
+    }
 }
 
 /// What happens at the end of a loop.
@@ -179,7 +181,6 @@ impl UntypedLoop {
     /// thread" (registered on first use).
     fn next(&self, slot: Option<usize>) -> Option<(Chunk, usize)> {
         let now = Instant::now();
-        let cpu_now = cpu_clock::thread_cpu_s();
         let (slot, finished) = {
             let mut callers = lock(&self.callers);
             let slot = match slot {
@@ -210,26 +211,31 @@ impl UntypedLoop {
                 }
             };
             let caller = &mut callers[slot];
-            let open = caller.open.take();
-            let finished = open.map(|o| o.timing(now));
-            if let Some(o) = &open {
-                caller.cpu_s += o.cpu_s(cpu_now);
-            }
+            let finished = caller.open.take().map(|o| o.timing(now));
             if let Some(t) = &finished {
                 caller.tally.finished(t);
             }
             (slot, finished)
         };
-        let chunk = self.source.next(slot, finished)?;
+        // The thread's CPU clock is read twice per slot and loop, at its first chunk and after
+        // its last request, not around every chunk: each read makes the kernel settle the
+        // thread's time slice, which on a busy machine moves preemptions to chunk boundaries
+        // and so out of the work times (measured: twice the idle time under oversubscription).
+        let Some(chunk) = self.source.next(slot, finished) else {
+            let cpu_now = cpu_clock::thread_cpu_s();
+            lock(&self.callers)[slot].stop_cpu(cpu_now);
+            return None;
+        };
         let mut callers = lock(&self.callers);
         let caller = &mut callers[slot];
         caller.tally.chunks += 1;
+        if caller.cpu_from.is_none() && caller.tally.chunks == 1 {
+            caller.cpu_from = cpu_clock::thread_cpu_s().map(|c| (thread::current().id(), c));
+        }
         caller.open = Some(Open {
             size: chunk.size,
             requested: now,
             handed: Instant::now(),
-            thread: thread::current().id(),
-            cpu_at: cpu_clock::thread_cpu_s(),
         });
         Some((chunk, slot))
     }
@@ -254,11 +260,8 @@ impl UntypedLoop {
             .iter_mut()
             .enumerate()
             .filter_map(|(s, c)| {
-                let o = c.open.take();
-                if let Some(o) = &o {
-                    c.cpu_s += o.cpu_s(cpu_now);
-                }
-                let t = o.map(|o| (s, o.timing(now)));
+                c.stop_cpu(cpu_now);
+                let t = c.open.take().map(|o| (s, o.timing(now)));
                 if let Some((_, t)) = &t {
                     c.tally.finished(t);
                 }
