@@ -43,6 +43,9 @@ mod book_introduction {}
 #[doc = include_str!("../book/src/first_loop.md")]
 mod book_first_loop {}
 #[cfg(doctest)]
+#[doc = include_str!("../book/src/reading_a_run.md")]
+mod book_reading_a_run {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/clauses.md")]
 mod book_clauses {}
 #[cfg(doctest)]
