@@ -269,6 +269,17 @@ fn caption_size(caption: &str, width: u32) -> u32 {
     (fits.floor() as u32).clamp(11, 18)
 }
 
+/// An axis label for a count: the whole number at a whole tick, nothing between (ticks at 0.5
+/// would otherwise print as repeated numbers, and -0.4 as "-0").
+fn whole(x: f64) -> String {
+    let r = x.round();
+    if (x - r).abs() < 1e-9 && r >= 0.0 {
+        format!("{r:.0}")
+    } else {
+        String::new()
+    }
+}
+
 /// The loop's name and technique, for a caption.
 fn title(report: &LoopReport, what: &str) -> String {
     format!("{what}: {} ({})", report.name, report.technique)
@@ -352,7 +363,7 @@ fn draw_stacked_bars<DB: DrawingBackend>(
                 Rectangle::new([(i - 0.12, 0.0), (i + 0.12, c)], CPU.filled())
             }))
             .map_err(|e| draw_error(path, e))?
-            .label("cpu (of the work)")
+            .label("cpu time")
             .legend(|(x, y)| Rectangle::new([(x + 4, y - 5), (x + 10, y + 5)], CPU.filled()));
     }
     chart
@@ -377,12 +388,22 @@ fn draw_work_idle<DB: DrawingBackend>(
         .iter()
         .map(|r| (r.rank.to_string(), r.work_time_s, r.idle_time_s))
         .collect();
-    let caption = format!(
-        "{} — makespan {:.4} s, efficiency {:.3}",
-        title(report, "work and idle time"),
-        report.parallel_time_s,
-        report.efficiency
-    );
+    // A two-level loop's ranks report their inner loops' work, while its efficiency is the
+    // groups' (shown on the groups chart): the caption says so instead of the efficiency.
+    let caption = if report.groups.is_empty() {
+        format!(
+            "{} — makespan {:.4} s, efficiency {:.3}",
+            title(report, "work and idle time"),
+            report.parallel_time_s,
+            report.efficiency
+        )
+    } else {
+        format!(
+            "{} — makespan {:.4} s",
+            title(report, "inner-loop work and idle time"),
+            report.parallel_time_s
+        )
+    };
     // CPU time inside the work bars, where measured: a short one means the worker waited.
     let cpu: Vec<f64> = report.ranks.iter().map(|r| r.cpu_time_s).collect();
     let cpu = cpu.iter().any(|&c| c > 0.0).then_some(&cpu[..]);
@@ -414,7 +435,12 @@ fn draw_groups<DB: DrawingBackend>(
     draw_stacked_bars(
         root,
         path,
-        &title(report, "group work time"),
+        &format!(
+            "{} — makespan {:.4} s, efficiency {:.3}",
+            title(report, "group work time"),
+            report.parallel_time_s,
+            report.efficiency
+        ),
         "group",
         &bars,
         None,
@@ -450,8 +476,9 @@ fn draw_chunk_sizes<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("chunk number (hand-out order)")
         .y_desc("chunk size (iterates)")
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.0}"))
+        .x_labels(map.len().clamp(2, 12))
+        .x_label_formatter(&|x| whole(*x))
+        .y_label_formatter(&|y| whole(*y))
         .draw()
         .map_err(|e| draw_error(path, e))?;
     let grey = RGBColor(0x99, 0x99, 0x99);
@@ -724,7 +751,15 @@ fn draw_timeline<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
-    use super::sanitise;
+    use super::{sanitise, whole};
+
+    #[test]
+    fn count_axes_label_whole_ticks_only() {
+        assert_eq!(whole(3.0), "3");
+        assert_eq!(whole(2.5), "");
+        assert_eq!(whole(-0.4), "");
+        assert_eq!(whole(0.0), "0");
+    }
 
     #[test]
     fn names_become_file_stems() {
