@@ -64,7 +64,8 @@ pub struct LoopReport {
     /// Per-rank statistics.
     pub ranks: Vec<RankReport>,
     /// Every chunk as `[start, size, rank]`, in the order handed out (start counts from 0), up to
-    /// `DLS_CHUNK_MAP` chunks (default 1,000,000, 24 MB): the first ones handed out.
+    /// `DLS_CHUNK_MAP` chunks (default 1,000,000: 24 MB, and as much for `chunk_times`): the first
+    /// ones handed out.
     pub chunk_map: Vec<[u64; 3]>,
     /// Chunks handed out beyond `DLS_CHUNK_MAP`, counted in `chunks` but not listed in
     /// `chunk_map` (0 when the map is complete).

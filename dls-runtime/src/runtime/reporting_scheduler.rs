@@ -36,9 +36,12 @@ pub(crate) struct ReportingScheduler {
     chunk_map_max: usize,
     /// Chunks handed out beyond `chunk_map_max` (counted, not listed).
     chunk_map_dropped: u64,
-    /// Per listed chunk (same order as `chunk_map`): when its timing arrived here and its work
-    /// time, once it has arrived.
-    chunk_ends: Vec<Option<(Instant, f64)>>,
+    /// When this state was made: the clock of `chunk_ends`.
+    origin: Instant,
+    /// Per listed chunk (same order as `chunk_map`): `[arrival, work]`, the seconds since
+    /// `origin` when its timing arrived here and its work time; NaN until it arrives (16 bytes
+    /// a chunk: with the map, 40 bytes under `DLS_CHUNK_MAP`).
+    chunk_ends: Vec<[f64; 2]>,
     /// Per rank: the listed chunks handed out whose timing has not arrived yet (indices into
     /// `chunk_map`, oldest first).
     open: Vec<Vec<usize>>,
@@ -62,6 +65,7 @@ impl ReportingScheduler {
             chunk_map: Vec::new(),
             chunk_map_max: CHUNK_MAP_MAX.load(Ordering::Relaxed),
             chunk_map_dropped: 0,
+            origin: Instant::now(),
             chunk_ends: Vec::new(),
             open: vec![Vec::new(); p],
             cpu: vec![0.0; p],
@@ -85,7 +89,7 @@ impl ReportingScheduler {
         if self.chunk_map.len() < self.chunk_map_max {
             self.open[rank].push(self.chunk_map.len());
             self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
-            self.chunk_ends.push(None);
+            self.chunk_ends.push([f64::NAN; 2]);
         } else {
             self.chunk_map_dropped += 1;
         }
@@ -112,7 +116,7 @@ impl ReportingScheduler {
                 .position(|&i| self.chunk_map[i][1] == t.iterates)
                 .unwrap_or(0);
             let i = open.remove(k);
-            self.chunk_ends[i] = Some((Instant::now(), t.work_s));
+            self.chunk_ends[i] = [self.origin.elapsed().as_secs_f64(), t.work_s];
         }
         let r = &mut self.ranks[rank];
         r.iterates += t.iterates;
@@ -146,14 +150,19 @@ impl ReportingScheduler {
             r.idle_time_s = (parallel_time_s - r.work_time_s).max(0.0);
             r.cpu_time_s = *cpu;
         }
+        // From this state's clock to the loop's: `origin` may be a little before or after
+        // `started`.
+        let shift = if started >= self.origin {
+            -(started - self.origin).as_secs_f64()
+        } else {
+            (self.origin - started).as_secs_f64()
+        };
         let chunk_times = self
             .chunk_ends
             .iter()
-            .map(|e| {
-                e.map(|(at, work_s)| {
-                    let end = at.saturating_duration_since(started).as_secs_f64();
-                    [(end - work_s).max(0.0), end]
-                })
+            .map(|&[at, work_s]| {
+                let end = (at + shift).max(0.0);
+                (!at.is_nan()).then(|| [(end - work_s).max(0.0), end])
             })
             .collect();
         let mut report = LoopReport {

@@ -12,7 +12,8 @@ use crate::report::LoopReport;
 /// `iterates` and `work_time_s` are Cariño & Banicescu's (2007) `iIters` and `iTime` for the calling rank (on the
 /// threads backend: the whole process). `report` is the loop report of Cariño & Banicescu (2007) §4: per rank
 /// iterates, work time and chunks, parallel time, estimated sequential cost, efficiency and AAD.
-/// The chunk map (`report.chunk_map`) is filled only on the scheduler (rank 0; on threads: always).
+/// The chunk map and chunk times (`report.chunk_map`, `report.chunk_times`) are filled only on the
+/// scheduler (rank 0; on threads: always).
 ///
 /// ```
 /// let rt = dls_runtime::init().unwrap();
@@ -23,7 +24,8 @@ use crate::report::LoopReport;
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LoopStats {
-    /// The loop report (identical on every rank, except that only the scheduler has the chunk map).
+    /// The loop report (identical on every rank, except that only the scheduler has the chunk map
+    /// and chunk times).
     pub report: LoopReport,
     /// The calling rank (0 on threads).
     pub rank: usize,

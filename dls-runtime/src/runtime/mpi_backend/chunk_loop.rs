@@ -186,7 +186,7 @@ impl MpiLoop {
     /// `DLS_EndLoop` (collective): hands in this rank's open chunk and waits for the end of the
     /// loop on every rank: rank 0 broadcasts after its service thread ended, so every rank leaves
     /// after the loop's last message. With `report` (the loop's name and start), returns the
-    /// report, identical on every rank except that only rank 0 has the chunk map; without it
+    /// report, identical on every rank except that only rank 0 has the chunk map and chunk times; without it
     /// (loops whose caller keeps its own tally) the broadcast is one word.
     ///
     /// `cpu_s` is the CPU time this rank's worker used in its chunks: with `report`, rank 0
@@ -215,13 +215,15 @@ impl MpiLoop {
                 for (r, c) in cpu.into_iter().enumerate().skip(first) {
                     core.add_cpu(r - first, c);
                 }
-                let report = core.report(name, started);
-                let shared = LoopReport {
-                    chunk_map: Vec::new(),
-                    ..report.clone()
-                };
+                let mut report = core.report(name, started);
+                // The other ranks get the figures without the chunk map and chunk times (up to
+                // 10^6 entries each, `DLS_CHUNK_MAP`): set aside while serialising, not copied.
+                let map = std::mem::take(&mut report.chunk_map);
+                let times = std::mem::take(&mut report.chunk_times);
                 let mut bytes =
-                    serde_json::to_vec(&shared).expect("dls: a loop report always serialises");
+                    serde_json::to_vec(&report).expect("dls: a loop report always serialises");
+                report.chunk_map = map;
+                report.chunk_times = times;
                 let mut len = bytes.len() as u64;
                 broadcast_politely(&root, &mut len);
                 broadcast_politely(&root, &mut bytes[..]);
