@@ -10,6 +10,8 @@ use dls::{LoopReport, RankReport};
 
 /// Fill of the work bars (and of the legend's "work" marker) in the SVG.
 const WORK_FILL: &str = "fill=\"#1F77B4\"";
+/// Fill of the CPU-time bars (and of the legend's "cpu time" marker) in the SVG.
+const CPU_FILL: &str = "fill=\"#FF7F0E\"";
 
 fn dls(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dls"))
@@ -66,6 +68,7 @@ fn one_level() -> LoopReport {
                 work_time_s: 0.9,
                 chunks: 3,
                 idle_time_s: 0.1,
+                cpu_time_s: 0.5,
                 ..Default::default()
             },
             RankReport {
@@ -74,6 +77,7 @@ fn one_level() -> LoopReport {
                 work_time_s: 0.8,
                 chunks: 2,
                 idle_time_s: 0.2,
+                cpu_time_s: 0.5,
                 ..Default::default()
             },
             RankReport {
@@ -82,6 +86,7 @@ fn one_level() -> LoopReport {
                 work_time_s: 1.0,
                 chunks: 2,
                 idle_time_s: 0.0,
+                cpu_time_s: 0.5,
                 ..Default::default()
             },
         ],
@@ -213,11 +218,16 @@ fn draws_work_idle_bars_chunk_sizes_and_groups_per_loop() {
     assert!(!out.join("src_main_rs_12_5_groups.svg").exists());
     assert!(!out.join("outer_timeline.svg").exists());
 
-    // One work bar per rank, plus the legend's marker.
+    // One work bar per rank, plus the legend's marker; one CPU bar per rank where measured.
     assert_eq!(
         count(&out.join("src_main_rs_12_5_work_idle.svg"), WORK_FILL),
         3 + 1
     );
+    assert_eq!(
+        count(&out.join("src_main_rs_12_5_work_idle.svg"), CPU_FILL),
+        3 + 1
+    );
+    assert_eq!(count(&out.join("outer_work_idle.svg"), CPU_FILL), 0);
     assert_eq!(count(&out.join("outer_work_idle.svg"), WORK_FILL), 4 + 1);
     // One point per chunk.
     assert_eq!(

@@ -144,3 +144,45 @@ pub(crate) fn emit(report: &LoopReport, mode: &ReportMode) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+    use crate::report::{LoopReport, RankReport};
+
+    fn report(backend: &str, cpu: f64) -> LoopReport {
+        LoopReport {
+            name: "l".into(),
+            backend: backend.into(),
+            p: 2,
+            ranks: (0..2)
+                .map(|rank| RankReport {
+                    rank,
+                    work_time_s: 1.0,
+                    cpu_time_s: cpu,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn workers_on_threads_ranks_on_mpi_and_cpu_beside_work() {
+        let s = summary(&report("threads", 0.95));
+        assert!(s.contains("dls:   worker    1:"), "{s}");
+        assert!(s.contains("work 1.000000 s (cpu 0.950000 s)"), "{s}");
+        assert!(!s.contains("note"), "{s}");
+        let s = summary(&report("mpi", 0.0));
+        assert!(s.contains("dls:   rank    1:") && !s.contains("cpu"), "{s}");
+    }
+
+    #[test]
+    fn workers_that_waited_for_a_core_get_a_note() {
+        let s = summary(&report("mpi", 0.3));
+        assert!(
+            s.contains("ran on a core for 30% of their work time"),
+            "{s}"
+        );
+    }
+}
