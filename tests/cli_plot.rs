@@ -69,7 +69,6 @@ fn one_level() -> LoopReport {
                 chunks: 3,
                 idle_time_s: 0.1,
                 cpu_time_s: 0.5,
-                ..Default::default()
             },
             RankReport {
                 rank: 1,
@@ -78,7 +77,6 @@ fn one_level() -> LoopReport {
                 chunks: 2,
                 idle_time_s: 0.2,
                 cpu_time_s: 0.5,
-                ..Default::default()
             },
             RankReport {
                 rank: 2,
@@ -87,7 +85,6 @@ fn one_level() -> LoopReport {
                 chunks: 2,
                 idle_time_s: 0.0,
                 cpu_time_s: 0.5,
-                ..Default::default()
             },
         ],
         chunk_map,
