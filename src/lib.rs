@@ -10,8 +10,8 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, fault_check, gather, group, markov, pipeline_model, reduce, report, runtime, scaltest, sim,
-    technique,
+    collection, fault_check, gather, group, markov, pipeline_model, reduce, report, runtime,
+    scaltest, sim, technique,
 };
 
 #[doc(inline)]
@@ -43,6 +43,9 @@ mod book_introduction {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/first_loop.md")]
 mod book_first_loop {}
+#[cfg(doctest)]
+#[doc = include_str!("../book/src/reading_a_run.md")]
+mod book_reading_a_run {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/clauses.md")]
 mod book_clauses {}

@@ -254,12 +254,143 @@ fn compare_lists_each_technique() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
-    let rows: Vec<&str> = s.lines().skip(2).collect();
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(2)
+        .filter(|l| !l.starts_with("best:"))
+        .collect();
     assert_eq!(rows.len(), 3, "{s}");
     assert!(
         rows[0].starts_with("static") && rows[2].starts_with("fac2,min=4"),
         "{s}"
     );
+    // The row of the smallest makespan is marked, and named below the table.
+    let makespan = |row: &str| {
+        row.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+    };
+    let best = rows
+        .iter()
+        .min_by(|a, b| makespan(a).total_cmp(&makespan(b)))
+        .unwrap();
+    assert!(best.ends_with("<- best"), "{s}");
+    assert_eq!(s.matches("<- best").count(), 1, "{s}");
+    let name = best.split_whitespace().next().unwrap();
+    assert!(
+        s.contains(&format!("best: {name} (smallest makespan")),
+        "{s}"
+    );
+}
+
+/// A report of a loop of 8 iterates on 2 ranks, one iterate per chunk: iterates 0-3 took 1 ms
+/// each, iterates 4-7 took 9 ms each.
+fn measured_report(name: &str) -> dls::LoopReport {
+    let mut r = dls::LoopReport {
+        name: name.into(),
+        technique: "ss".into(),
+        n: 8,
+        p: 2,
+        parallel_time_s: 0.02,
+        chunks: 8,
+        ..Default::default()
+    };
+    let mut clock = [0.0f64; 2];
+    for i in 0..8u64 {
+        let w = (i % 2) as usize;
+        let t = if i < 4 { 0.001 } else { 0.009 };
+        r.chunk_map.push([i, 1, w as u64]);
+        r.chunk_times.push(Some([clock[w], clock[w] + t]));
+        clock[w] += t;
+    }
+    r
+}
+
+#[test]
+fn compare_from_report_simulates_with_the_measured_iterate_times() {
+    let dir = std::env::temp_dir().join(format!("dls-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = dir.join("run.jsonl");
+    let lines: String = [measured_report("a"), measured_report("b")]
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    std::fs::write(&run, lines).unwrap();
+    let file = run.to_str().unwrap();
+
+    // STATIC on the report's 2 ranks: 4 x 1 ms on rank 0, 4 x 9 ms on rank 1. SS: the iterates
+    // in pairs, 1 + 1 + 9 + 9 ms.
+    let o = dls(&[
+        "compare",
+        "-t",
+        "static",
+        "ss",
+        "--from-report",
+        file,
+        "--loop",
+        "b",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("loop `b`") && s.contains("n = 8, p = 2"), "{s}");
+    let row = |name: &str| s.lines().find(|l| l.starts_with(name)).unwrap().to_string();
+    assert!(row("static").contains(" 0.036000 "), "{s}");
+    assert!(
+        row("ss").contains(" 0.020000 ") && row("ss").ends_with("<- best"),
+        "{s}"
+    );
+
+    // --p changes P: SS on 4 ranks, 1 ms then 9 ms.
+    let o = dls(&[
+        "compare",
+        "-t",
+        "ss",
+        "--from-report",
+        file,
+        "--loop",
+        "a",
+        "--p",
+        "4",
+    ]);
+    let s = stdout(&o);
+    assert!(
+        s.contains("p = 4") && row_in(&s, "ss").contains(" 0.010000 "),
+        "{s}"
+    );
+
+    // Errors: two loops and no --loop; an unknown loop; --n that differs from the report's.
+    for (args, want) in [
+        (vec!["--from-report", file], "choose one with --loop"),
+        (
+            vec!["--from-report", file, "--loop", "c"],
+            "no loop named \"c\"",
+        ),
+        (
+            vec!["--from-report", file, "--loop", "a", "--n", "9"],
+            "has n = 8",
+        ),
+    ] {
+        let o = dls(&[&["compare", "-t", "ss"][..], &args[..]].concat());
+        assert!(!o.status.success(), "{args:?}");
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+    }
+    // A report without chunk times (an older dls, a two-level loop) says so.
+    let old = dir.join("old.jsonl");
+    let mut r = measured_report("a");
+    r.chunk_times.clear();
+    std::fs::write(&old, serde_json::to_string(&r).unwrap()).unwrap();
+    let o = dls(&["compare", "--from-report", old.to_str().unwrap()]);
+    assert!(stderr(&o).contains("no chunk times"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn row_in(s: &str, name: &str) -> String {
+    s.lines()
+        .find(|l| l.starts_with(name))
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]

@@ -234,6 +234,7 @@ fn report(name: &str, times: &[f64]) -> String {
                 work_time_s: t,
                 chunks: 1,
                 idle_time_s: 0.0,
+                ..RankReport::default()
             })
             .collect(),
         ..LoopReport::default()

@@ -1,5 +1,6 @@
 //! `dls plot`: the charts it writes for a report file, and its errors.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -9,6 +10,8 @@ use dls::{LoopReport, RankReport};
 
 /// Fill of the work bars (and of the legend's "work" marker) in the SVG.
 const WORK_FILL: &str = "fill=\"#1F77B4\"";
+/// Fill of the CPU-time bars (and of the legend's "cpu time" marker) in the SVG.
+const CPU_FILL: &str = "fill=\"#FF7F0E\"";
 
 fn dls(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dls"))
@@ -65,6 +68,7 @@ fn one_level() -> LoopReport {
                 work_time_s: 0.9,
                 chunks: 3,
                 idle_time_s: 0.1,
+                cpu_time_s: 0.5,
             },
             RankReport {
                 rank: 1,
@@ -72,6 +76,7 @@ fn one_level() -> LoopReport {
                 work_time_s: 0.8,
                 chunks: 2,
                 idle_time_s: 0.2,
+                cpu_time_s: 0.5,
             },
             RankReport {
                 rank: 2,
@@ -79,11 +84,50 @@ fn one_level() -> LoopReport {
                 work_time_s: 1.0,
                 chunks: 2,
                 idle_time_s: 0.0,
+                cpu_time_s: 0.5,
             },
         ],
         chunk_map,
+        // Ranks 0 and 1 are busy until the end (1 s), rank 2 until half of it.
+        chunk_times: [
+            [0.0, 0.5],
+            [0.0, 0.6],
+            [0.0, 0.3],
+            [0.5, 0.8],
+            [0.6, 1.0],
+            [0.3, 0.5],
+            [0.8, 1.0],
+        ]
+        .into_iter()
+        .map(Some)
+        .collect(),
         ..Default::default()
     }
+}
+
+/// The chunk rectangles of a timeline SVG, by row: (left, right) pixels of each rectangle, keyed
+/// by the row's top. Chunks are the coloured rectangles taller than 20 pixels (the colour
+/// scale's steps are a few pixels high; the background is white).
+fn timeline_rows(svg: &Path) -> BTreeMap<i64, Vec<(f64, f64)>> {
+    let text = fs::read_to_string(svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
+    let attr = |el: &str, name: &str| -> String {
+        let key = format!(" {name}=\"");
+        let from = el.find(&key).unwrap_or_else(|| panic!("no {name} in {el}")) + key.len();
+        el[from..].split('"').next().unwrap().to_string()
+    };
+    let mut rows: BTreeMap<i64, Vec<(f64, f64)>> = BTreeMap::new();
+    for el in text.split("<rect").skip(1) {
+        let el = el.split('>').next().unwrap();
+        let num = |name| attr(el, name).parse::<f64>().unwrap();
+        if attr(el, "fill") == "#FFFFFF" || num("height") <= 20.0 {
+            continue;
+        }
+        let x = num("x");
+        rows.entry(num("y") as i64)
+            .or_default()
+            .push((x, x + num("width")));
+    }
+    rows
 }
 
 /// A two-level loop: a coordinator and 2 groups of 2 ranks.
@@ -102,6 +146,7 @@ fn two_level() -> LoopReport {
                 work_time_s: 1.5,
                 chunks: 1,
                 idle_time_s: 0.5,
+                ..Default::default()
             })
             .collect(),
         chunk_map: vec![[0, 5, 1], [5, 5, 3]],
@@ -154,6 +199,7 @@ fn draws_work_idle_bars_chunk_sizes_and_groups_per_loop() {
     let names = [
         "src_main_rs_12_5_work_idle.svg",
         "src_main_rs_12_5_chunk_sizes.svg",
+        "src_main_rs_12_5_timeline.svg",
         "outer_work_idle.svg",
         "outer_chunk_sizes.svg",
         "outer_groups.svg",
@@ -165,14 +211,20 @@ fn draws_work_idle_bars_chunk_sizes_and_groups_per_loop() {
         assert!(path.is_file(), "{} missing", path.display());
         assert!(printed.contains(&path.display().to_string()), "{printed:?}");
     }
-    // The one-level loop has no group chart.
+    // The one-level loop has no group chart; the two-level loop (no chunk times) no timeline.
     assert!(!out.join("src_main_rs_12_5_groups.svg").exists());
+    assert!(!out.join("outer_timeline.svg").exists());
 
-    // One work bar per rank, plus the legend's marker.
+    // One work bar per rank, plus the legend's marker; one CPU bar per rank where measured.
     assert_eq!(
         count(&out.join("src_main_rs_12_5_work_idle.svg"), WORK_FILL),
         3 + 1
     );
+    assert_eq!(
+        count(&out.join("src_main_rs_12_5_work_idle.svg"), CPU_FILL),
+        3 + 1
+    );
+    assert_eq!(count(&out.join("outer_work_idle.svg"), CPU_FILL), 0);
     assert_eq!(count(&out.join("outer_work_idle.svg"), WORK_FILL), 4 + 1);
     // One point per chunk.
     assert_eq!(
@@ -192,6 +244,117 @@ fn draws_work_idle_bars_chunk_sizes_and_groups_per_loop() {
     for label in ["chunk number", "chunk size", "rank 0", "rank 2"] {
         assert!(svg.contains(label), "no {label:?} in the chunk-size chart");
     }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_timeline_has_one_row_per_worker_spanning_the_parallel_time() {
+    let dir = temp_dir("timeline");
+    let run = dir.join("run.jsonl");
+    write_jsonl(&run, &[one_level()]);
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = dir.join("src_main_rs_12_5_timeline.svg");
+    let rows = timeline_rows(&svg);
+    // One row per rank, one rectangle per chunk.
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(rows.values().map(Vec::len).sum::<usize>(), 7);
+    // Rank 0 is the bottom row: 3 chunks; rank 2 the top row: 2 chunks.
+    let tops: Vec<i64> = rows.keys().copied().collect();
+    assert_eq!(rows[&tops[2]].len(), 3);
+    assert_eq!(rows[&tops[0]].len(), 2);
+    // Every row starts at time 0; ranks 0 and 1 end at the parallel time, rank 2 at half of it.
+    let span = |row: &Vec<(f64, f64)>| {
+        let left = row.iter().map(|r| r.0).fold(f64::MAX, f64::min);
+        let right = row.iter().map(|r| r.1).fold(0.0, f64::max);
+        (left, right)
+    };
+    let (l0, r0) = span(&rows[&tops[2]]);
+    let (l1, r1) = span(&rows[&tops[1]]);
+    let (l2, r2) = span(&rows[&tops[0]]);
+    assert!((l0 - l1).abs() <= 1.0 && (l0 - l2).abs() <= 1.0, "{rows:?}");
+    assert!((r0 - r1).abs() <= 1.0, "{rows:?}");
+    assert!(((r2 - l2) - (r0 - l0) / 2.0).abs() <= 2.0, "{rows:?}");
+    // The time axis ends at the parallel time: the longest rows reach the plot's right end,
+    // which leaves room only for the colour scale (120 pixels) and the margin.
+    assert!(r0 > 900.0 - 120.0 - 30.0 && r0 < 900.0 - 120.0, "{r0}");
+    let text = fs::read_to_string(&svg).unwrap();
+    for label in [
+        "chunk timeline",
+        "time since the loop",
+        "chunk size",
+        "rank",
+    ] {
+        assert!(text.contains(label), "no {label:?} in the timeline");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn simulate_plot_draws_the_same_charts_for_a_simulated_loop() {
+    let dir = temp_dir("simulate-plot");
+    let o = dls(&[
+        "simulate",
+        "-t",
+        "gss",
+        "--n",
+        "2000",
+        "--p",
+        "4",
+        "--iterate-time",
+        "exp:1ms",
+        "--plot",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for chart in ["work_idle", "chunk_sizes", "timeline"] {
+        let path = dir.join(format!("simulation_{chart}.svg"));
+        assert!(path.is_file(), "{} missing", path.display());
+        assert!(
+            text.contains(&format!("chart: {}", path.display())),
+            "{text}"
+        );
+    }
+    // One work bar per rank (plus the legend's marker), one timeline row per rank.
+    assert_eq!(
+        count(&dir.join("simulation_work_idle.svg"), WORK_FILL),
+        4 + 1
+    );
+    let rows = timeline_rows(&dir.join("simulation_timeline.svg"));
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    // The same run as JSON: as many rectangles as chunks, and the simulated times span the
+    // makespan.
+    let o = dls(&[
+        "simulate",
+        "-t",
+        "gss",
+        "--n",
+        "2000",
+        "--p",
+        "4",
+        "--iterate-time",
+        "exp:1ms",
+        "--json",
+        "--chunk-map",
+    ]);
+    let report: LoopReport = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        rows.values().map(Vec::len).sum::<usize>() as u64,
+        report.chunks
+    );
+    let last = report
+        .chunk_times
+        .iter()
+        .flatten()
+        .map(|t| t[1])
+        .fold(0.0, f64::max);
+    assert_eq!(last, report.parallel_time_s);
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -317,8 +480,23 @@ fn format_png_writes_png_files_with_the_bundled_font() {
         dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    for chart in ["work_idle", "chunk_sizes", "groups"] {
-        let path = dir.join(format!("outer_{chart}.png"));
+    write_jsonl(&run, &[one_level()]);
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--format",
+        "png",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for chart in [
+        "outer_work_idle",
+        "outer_chunk_sizes",
+        "outer_groups",
+        "src_main_rs_12_5_timeline",
+    ] {
+        let path = dir.join(format!("{chart}.png"));
         let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{}", path.display());
         // IHDR: width and height, big-endian, at bytes 16..24.

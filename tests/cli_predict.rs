@@ -248,6 +248,7 @@ fn write_report(test: &str) -> PathBuf {
         work_time_s: 88.96,
         chunks: 64,
         idle_time_s: 0.0,
+        ..Default::default()
     }];
     let mut with_reduction = serde_json::to_value(&sort).unwrap();
     with_reduction["reduction"] = serde_json::json!({

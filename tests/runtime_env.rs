@@ -109,7 +109,7 @@ fn summary_on_stderr_with_dls_report_1() {
     let out = run_child(&[("DLS_REPORT", "1"), ("DLS_THREADS", "2")]);
     assert!(out.contains("dls: loop `"), "{out}");
     assert!(out.contains("efficiency"), "{out}");
-    assert!(out.contains("dls:   rank    1:"), "{out}");
+    assert!(out.contains("dls:   worker    1:"), "{out}");
 }
 
 /// Without the `mpi` feature, a program launched by mpirun with several processes refuses to

@@ -19,6 +19,7 @@ fn check_map(r: &LoopReport, n: u64) {
         next += size;
     }
     assert_eq!(next, n, "{}", r.name);
+    check_times(r);
     assert_eq!(
         r.ranks.iter().map(|k| k.iterates).sum::<u64>(),
         n,
@@ -31,6 +32,29 @@ fn check_map(r: &LoopReport, n: u64) {
         "{}",
         r.name
     );
+}
+
+/// Every listed chunk has its times, inside the loop's parallel time, and one worker's chunks
+/// follow one another without overlapping.
+fn check_times(r: &LoopReport) {
+    assert_eq!(r.chunk_times.len(), r.chunk_map.len(), "{}", r.name);
+    let mut last_end = vec![0.0f64; r.p];
+    for (c, t) in r.chunk_map.iter().zip(&r.chunk_times) {
+        let [start, end] = t.unwrap_or_else(|| panic!("{}: chunk {c:?} has no times", r.name));
+        assert!(
+            0.0 <= start && start <= end && end <= r.parallel_time_s,
+            "{}: chunk {c:?} at [{start}, {end}], parallel time {}",
+            r.name,
+            r.parallel_time_s
+        );
+        let w = c[2] as usize;
+        assert!(
+            start >= last_end[w],
+            "{}: chunks of worker {w} overlap",
+            r.name
+        );
+        last_end[w] = end;
+    }
 }
 
 #[test]
@@ -631,4 +655,64 @@ fn the_report_says_when_workers_outnumber_cores() {
     let fits = Runtime::threads(1, Settings::default()).unwrap();
     let stats = fits.doall(0..10u32, "ss".parse().unwrap(), |_| {}).unwrap();
     assert_eq!(stats.report.oversubscribed, None);
+}
+
+#[test]
+fn the_report_has_chunk_times_and_cpu_time() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let spin = |_| {
+        let t = std::time::Instant::now();
+        while t.elapsed() < std::time::Duration::from_micros(200) {
+            std::hint::spin_loop();
+        }
+    };
+    let stats = rt.doall(0..400u32, "fac2".parse().unwrap(), spin).unwrap();
+    let r = &stats.report;
+    assert_eq!(r.backend, "threads");
+    check_times(r);
+    // The chunks cover the loop: the first starts near its start and the last ends near its end
+    // (200 us iterates, so 100 ms of work per worker against a few ms of tolerance).
+    let first = r
+        .chunk_times
+        .iter()
+        .flatten()
+        .map(|t| t[0])
+        .fold(f64::MAX, f64::min);
+    let last = r
+        .chunk_times
+        .iter()
+        .flatten()
+        .map(|t| t[1])
+        .fold(0.0, f64::max);
+    assert!(
+        first < 0.2 * r.parallel_time_s,
+        "{first} of {}",
+        r.parallel_time_s
+    );
+    assert!(
+        last > 0.8 * r.parallel_time_s,
+        "{last} of {}",
+        r.parallel_time_s
+    );
+    // Per chunk, its length is its worker's measured work time.
+    for k in &r.ranks {
+        let span: f64 = r
+            .chunk_map
+            .iter()
+            .zip(&r.chunk_times)
+            .filter(|(c, _)| c[2] as usize == k.rank)
+            .map(|(_, t)| t.unwrap()[1] - t.unwrap()[0])
+            .sum();
+        assert!(
+            (span - k.work_time_s).abs() < 1e-6,
+            "{span} vs {}",
+            k.work_time_s
+        );
+        // Spinning iterates use CPU, and one thread uses at most the loop's wall time.
+        assert!(k.cpu_time_s > 0.0, "{k:?}");
+        assert!(k.cpu_time_s <= r.parallel_time_s + 1e-3, "{k:?}");
+    }
+    let text = dls::runtime::stats::summary(r);
+    assert!(text.contains("dls:   worker    1:"), "{text}");
+    assert!(text.contains("(cpu "), "{text}");
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// What one rank did during one loop.
 ///
 /// ```
-/// let r = dls_runtime::RankReport { rank: 0, iterates: 10, work_time_s: 0.5, chunks: 2, idle_time_s: 0.0 };
+/// let r = dls_runtime::RankReport { rank: 0, iterates: 10, work_time_s: 0.5, chunks: 2, ..Default::default() };
 /// assert_eq!(r.iterates, 10);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -20,6 +20,15 @@ pub struct RankReport {
     pub chunks: u64,
     /// Seconds not spent executing iterates between loop start and loop end.
     pub idle_time_s: f64,
+    /// CPU seconds the worker's thread used from receiving its first chunk to its last request
+    /// (the thread's CPU clock, read twice per worker and loop): its chunks' work and its requests
+    /// for chunks. Beside `work_time_s`, the wall time of its chunks: CPU time well below the
+    /// work time means the worker waited, for a core (more workers than cores, or other
+    /// programs) or for I/O or a lock. 0 where not measured
+    /// (the simulator, the ranks of a two-level loop, reports written before dls measured it,
+    /// systems without a thread CPU clock).
+    #[serde(default)]
+    pub cpu_time_s: f64,
 }
 
 /// Statistics of one executed (or simulated) loop, as in Cariño & Banicescu (2007), `DLS_EndLoop`, fig. 4.5.
@@ -55,12 +64,24 @@ pub struct LoopReport {
     /// Per-rank statistics.
     pub ranks: Vec<RankReport>,
     /// Every chunk as `[start, size, rank]`, in the order handed out (start counts from 0), up to
-    /// `DLS_CHUNK_MAP` chunks (default 1,000,000, 24 MB): the first ones handed out.
+    /// `DLS_CHUNK_MAP` chunks (default 1,000,000: 24 MB, and as much for `chunk_times`): the first
+    /// ones handed out.
     pub chunk_map: Vec<[u64; 3]>,
     /// Chunks handed out beyond `DLS_CHUNK_MAP`, counted in `chunks` but not listed in
     /// `chunk_map` (0 when the map is complete).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub chunk_map_dropped: u64,
+    /// Per chunk of `chunk_map` (same order, same bound): `[start, end]`, seconds since the
+    /// loop's start on the scheduler's clock (rank 0 on MPI). The end is when the chunk's timing
+    /// reached the scheduler (with the worker's next request, or at the loop's end), the start
+    /// that end minus the worker's measured work time for the chunk: so every worker's chunks lie
+    /// on one clock, even across nodes, and each chunk is as long as its measured work. On MPI a
+    /// chunk's times are late by the one-way message time of the request (microseconds on one
+    /// node). `null` for a chunk whose timing never arrived; empty in reports written before
+    /// dls recorded chunk times and in simulations without the chunk map. The simulator gives
+    /// each chunk's simulated execution: from the reply's arrival to the end of its work.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunk_times: Vec<Option<[f64; 2]>>,
     /// Loops with a result (`reduce`, `gather`, `doall_reduce`): how the partial results were
     /// combined, as rank 0 saw it (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,6 +102,10 @@ pub struct LoopReport {
     /// Checked loops only (`Runtime::doall_reduce_checked`): the fault check's result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
+    /// Who the workers are: `threads`, `mpi` (ranks) or `simulation` (simulated ranks); empty in
+    /// reports written before dls recorded it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub backend: String,
     /// Two-level loops only: the coordinator's world rank (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordinator: Option<usize>,
@@ -274,8 +299,8 @@ impl LoopReport {
     /// use dls_runtime::{LoopReport, RankReport};
     /// let mut r = LoopReport { p: 2, parallel_time_s: 1.0, ..Default::default() };
     /// r.ranks = vec![
-    ///     RankReport { rank: 0, iterates: 1, work_time_s: 1.0, chunks: 1, idle_time_s: 0.0 },
-    ///     RankReport { rank: 1, iterates: 1, work_time_s: 0.5, chunks: 1, idle_time_s: 0.5 },
+    ///     RankReport { rank: 0, iterates: 1, work_time_s: 1.0, chunks: 1, ..Default::default() },
+    ///     RankReport { rank: 1, iterates: 1, work_time_s: 0.5, chunks: 1, idle_time_s: 0.5, cpu_time_s: 0.5 },
     /// ];
     /// r.summarise();
     /// assert_eq!(r.efficiency, 0.75);
@@ -290,6 +315,43 @@ impl LoopReport {
             1.0
         };
         self.aad = aad(self.ranks.iter().map(|r| r.work_time_s));
+    }
+}
+
+impl LoopReport {
+    /// What to call one worker of this report: `worker` on threads, `rank` on MPI, in
+    /// simulations and in reports that do not say.
+    ///
+    /// ```
+    /// let r = dls_runtime::LoopReport { backend: "threads".into(), ..Default::default() };
+    /// assert_eq!(r.worker_word(), "worker");
+    /// assert_eq!(dls_runtime::LoopReport::default().worker_word(), "rank");
+    /// ```
+    pub fn worker_word(&self) -> &'static str {
+        if self.backend == "threads" {
+            "worker"
+        } else {
+            "rank"
+        }
+    }
+
+    /// The workers' CPU time over their work time, summed over the workers where measured
+    /// (`None` when no worker's CPU time was measured): near 1 when every worker had a core to
+    /// itself while it executed iterates, lower when workers waited.
+    ///
+    /// ```
+    /// use dls_runtime::{LoopReport, RankReport};
+    /// let mut r = LoopReport::default();
+    /// assert_eq!(r.cpu_share(), None);
+    /// r.ranks = vec![RankReport { work_time_s: 2.0, cpu_time_s: 1.0, ..Default::default() }];
+    /// assert_eq!(r.cpu_share(), Some(0.5));
+    /// ```
+    pub fn cpu_share(&self) -> Option<f64> {
+        let measured = self.ranks.iter().filter(|k| k.cpu_time_s > 0.0);
+        let (cpu, work) = measured.fold((0.0, 0.0), |(c, w), k| {
+            (c + k.cpu_time_s, w + k.work_time_s)
+        });
+        (work > 0.0).then(|| cpu / work)
     }
 }
 
@@ -347,4 +409,34 @@ pub fn aad(xs: impl IntoIterator<Item = f64>) -> f64 {
 /// For serde: omit a zero count.
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoopReport;
+
+    #[test]
+    fn a_report_written_before_chunk_times_and_cpu_time_still_loads() {
+        let old = r#"{"name":"l","technique":"ss","n":2,"p":1,"parallel_time_s":1.0,
+            "sequential_cost_s":1.0,"efficiency":1.0,"aad":0.0,"chunks":2,
+            "ranks":[{"rank":0,"iterates":2,"work_time_s":1.0,"chunks":2,"idle_time_s":0.0}],
+            "chunk_map":[[0,1,0],[1,1,0]]}"#;
+        let r: LoopReport = serde_json::from_str(old).unwrap();
+        assert!(r.chunk_times.is_empty());
+        assert_eq!(r.ranks[0].cpu_time_s, 0.0);
+        assert_eq!(r.cpu_share(), None);
+        assert_eq!(r.worker_word(), "rank");
+    }
+
+    #[test]
+    fn chunk_times_travel_as_pairs_or_null() {
+        let r = LoopReport {
+            chunk_map: vec![[0, 1, 0], [1, 1, 0]],
+            chunk_times: vec![Some([0.0, 0.5]), None],
+            ..Default::default()
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""chunk_times":[[0.0,0.5],null]"#), "{text}");
+        assert_eq!(serde_json::from_str::<LoopReport>(&text).unwrap(), r);
+    }
 }

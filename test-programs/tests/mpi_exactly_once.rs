@@ -86,5 +86,35 @@ fn report_file_written_once_per_loop_by_rank_0() {
             .map(|c| c[1].as_u64().unwrap())
             .sum();
         assert_eq!(covered, l["n"].as_u64().unwrap());
+        assert_eq!(l["backend"], "mpi", "{l}");
+        // Every chunk has its [start, end] on rank 0's clock, inside the loop's parallel time,
+        // and one rank's chunks follow one another.
+        let parallel = l["parallel_time_s"].as_f64().unwrap();
+        let times = l["chunk_times"].as_array().expect("chunk_times");
+        let map = l["chunk_map"].as_array().unwrap();
+        assert_eq!(times.len(), map.len(), "{l}");
+        let mut last_end = [0.0f64; 3];
+        for (c, t) in map.iter().zip(times) {
+            let (start, end) = (t[0].as_f64().unwrap(), t[1].as_f64().unwrap());
+            assert!(
+                0.0 <= start && start <= end && end <= parallel,
+                "{t} of {parallel}"
+            );
+            let w = c[2].as_u64().unwrap() as usize;
+            assert!(
+                start >= last_end[w] - 1e-6,
+                "rank {w}'s chunks overlap: {l}"
+            );
+            last_end[w] = end;
+        }
+        // Every rank's CPU time travelled to rank 0 (the loops do work on every rank); one
+        // thread uses at most the loop's wall time.
+        for r in ranks {
+            let cpu = r["cpu_time_s"].as_f64().unwrap();
+            assert!(cpu <= parallel + 1e-3, "{r}");
+            if r["chunks"].as_u64().unwrap() > 0 {
+                assert!(cpu > 0.0, "{r}");
+            }
+        }
     }
 }

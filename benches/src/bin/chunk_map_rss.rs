@@ -1,5 +1,6 @@
 //! Peak memory (VmHWM) of rank 0 for SS over N trivial iterates: the loop report's chunk map is
-//! capped by `DLS_CHUNK_MAP` (default 1,000,000 entries, 24 MB), so it no longer grows with the
+//! capped by `DLS_CHUNK_MAP` (default 1,000,000 entries: 24 MB, with the chunk times 40 MB on the
+//! scheduler and 24 MB more in the report), so it no longer grows with the
 //! number of chunks. Compare with the map uncapped: `DLS_CHUNK_MAP=18446744073709551615`.
 //!
 //! ```text

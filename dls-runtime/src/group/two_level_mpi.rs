@@ -223,7 +223,7 @@ impl TwoLevel for MpiGroups {
         // thread waits for the end of the loop.
         let lp = MpiLoop::start_private(outer, technique, m, Rank0::Coordinates)?;
         Ok(lp
-            .finish(None, Some((name, started)))
+            .finish(None, 0.0, Some((name, started)))
             .expect("a report was asked for"))
     }
 
@@ -325,6 +325,7 @@ impl MpiGroups {
                     work_time_s: r.inner_work_s,
                     chunks: r.inner_chunks,
                     idle_time_s: (parallel - r.inner_work_s).max(0.0),
+                    ..RankReport::default()
                 })
                 .collect(),
             chunk_map: coord

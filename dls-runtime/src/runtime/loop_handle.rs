@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Instant;
 
+use super::cpu_clock;
 use super::panic_ctx::{self, ChunkCtx};
 use super::progress::{Progress, ProgressMode};
 use super::range::{format_index, LoopIndex};
@@ -43,6 +44,23 @@ struct Caller {
     thread: Option<ThreadId>,
     open: Option<Open>,
     tally: Tally,
+    /// The slot's thread and its CPU clock (`runtime/cpu_clock.rs`) when it received its first
+    /// chunk, until its last request.
+    cpu_from: Option<(ThreadId, f64)>,
+    /// CPU seconds the slot's thread used from its first chunk to its last request.
+    cpu_s: f64,
+}
+
+impl Caller {
+    /// Ends the slot's CPU-time window, `cpu_now` being the calling thread's CPU clock: counted
+    /// if the slot's own thread calls (the clock is per thread).
+    fn stop_cpu(&mut self, cpu_now: Option<f64>) {
+        if let (Some((thread, from)), Some(now)) = (self.cpu_from.take(), cpu_now) {
+            if thread == thread::current().id() {
+                self.cpu_s += (now - from).max(0.0);
+            }
+        }
+    }
 }
 
 /// What happens at the end of a loop.
@@ -201,15 +219,28 @@ impl UntypedLoop {
             (slot, finished)
         };
         let (chunk, verdict) = self.source.next(slot, finished);
+        // The thread's CPU clock is read twice per slot and loop, at its first chunk and after
+        // its last request, not around every chunk: each read makes the kernel settle the
+        // thread's time slice, which on a busy machine moves preemptions to chunk boundaries
+        // and so out of the work times (measured: twice the idle time under oversubscription).
+        let cpu_now = if chunk.is_none() {
+            cpu_clock::thread_cpu_s()
+        } else {
+            None
+        };
         let mut callers = lock(&self.callers);
         let caller = &mut callers[slot];
         if let (Some(t), Verdict::Keep) = (&finished, verdict) {
             caller.tally.finished(t);
         }
         let Some(chunk) = chunk else {
+            caller.stop_cpu(cpu_now);
             return (None, verdict);
         };
         caller.tally.chunks += 1;
+        if caller.cpu_from.is_none() && caller.tally.chunks == 1 {
+            caller.cpu_from = cpu_clock::thread_cpu_s().map(|c| (thread::current().id(), c));
+        }
         caller.open = Some(Open {
             size: chunk.size,
             requested: now,
@@ -231,16 +262,22 @@ impl UntypedLoop {
             panic_ctx::restore(enclosing);
         }
         let now = Instant::now();
+        let cpu_now = cpu_clock::thread_cpu_s();
         let mut tally = Tally::default();
+        let mut cpu: Vec<(usize, f64)> = Vec::new();
         let open: Vec<(usize, ChunkTiming)> = lock(&self.callers)
             .iter_mut()
             .enumerate()
             .filter_map(|(s, c)| {
+                c.stop_cpu(cpu_now);
                 let t = c.open.take().map(|o| (s, o.timing(now)));
                 if let Some((_, t)) = &t {
                     c.tally.finished(t);
                 }
                 tally.add(&c.tally);
+                if c.cpu_s > 0.0 {
+                    cpu.push((s, c.cpu_s));
+                }
                 t
             })
             .collect();
@@ -250,13 +287,13 @@ impl UntypedLoop {
             history,
         } = &self.ending
         else {
-            self.source.finish(open, None);
+            self.source.finish(open, cpu, None);
             self.stop_progress();
             return (None, tally);
         };
         let mut report: LoopReport = self
             .source
-            .finish(open, Some((&self.name, self.started)))
+            .finish(open, cpu, Some((&self.name, self.started)))
             .expect("a source asked for a report returns one");
         // After the source's finish: every process has ended the loop, so the last line (100%,
         // the loop's time) comes at its end and before its report.
@@ -264,6 +301,12 @@ impl UntypedLoop {
         report.reduction = lock(&self.reduction).take();
         report.check = lock(&self.check).take();
         report.checkpoint = lock(&self.checkpoint).take();
+        report.backend = if self.source.exchange().is_some() {
+            "mpi"
+        } else {
+            "threads"
+        }
+        .to_string();
         report.oversubscribed =
             crate::report::Oversubscribed::on_this_node(report.p, self.source.exchange().is_some());
         let rank = self.source.rank();

@@ -51,6 +51,7 @@
 pub mod checked;
 pub(crate) mod checkpoint;
 pub(crate) mod combine;
+mod cpu_clock;
 pub mod delay;
 mod error;
 mod execute;

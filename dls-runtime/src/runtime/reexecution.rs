@@ -201,6 +201,11 @@ impl Ledger {
         self.completed = None;
     }
 
+    /// Whether `worker` holds a copy (part) of a chunk rather than a chunk of its own.
+    pub(crate) fn holds_copy(&self, worker: usize) -> bool {
+        matches!(self.held[worker], Some((_, Some(_))))
+    }
+
     /// `worker` finished what it held (at `now`): `Keep` if none of its iterates was confirmed
     /// before (it confirms them), else `Discard`. `None` if it held nothing (a request after a
     /// wait).

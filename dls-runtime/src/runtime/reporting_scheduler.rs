@@ -38,6 +38,17 @@ pub(crate) struct ReportingScheduler {
     chunk_map_max: usize,
     /// Chunks handed out beyond `chunk_map_max` (counted, not listed).
     chunk_map_dropped: u64,
+    /// When this state was made: the clock of `chunk_ends`.
+    origin: Instant,
+    /// Per listed chunk (same order as `chunk_map`): `[arrival, work]`, the seconds since
+    /// `origin` when its timing arrived here and its work time; NaN until it arrives (16 bytes
+    /// a chunk: with the map, 40 bytes under `DLS_CHUNK_MAP`).
+    chunk_ends: Vec<[f64; 2]>,
+    /// Per rank: the listed chunks handed out whose timing has not arrived yet (indices into
+    /// `chunk_map`, oldest first).
+    open: Vec<Vec<usize>>,
+    /// Per rank: CPU seconds its worker spent in its chunks (handed in at the loop's end).
+    cpu: Vec<f64>,
     /// Per rank: chunks handed out, iterates and work time reported.
     ranks: Vec<RankReport>,
     /// Iterates of finished chunks, as recorded: what the progress display reads
@@ -92,6 +103,10 @@ impl ReportingScheduler {
             chunk_map: Vec::new(),
             chunk_map_max: CHUNK_MAP_MAX.load(Ordering::Relaxed),
             chunk_map_dropped: 0,
+            origin: Instant::now(),
+            chunk_ends: Vec::new(),
+            open: vec![Vec::new(); p],
+            cpu: vec![0.0; p],
             ranks: (0..p)
                 .map(|rank| RankReport {
                     rank,
@@ -205,7 +220,9 @@ impl ReportingScheduler {
 
     fn map_chunk(&mut self, chunk: Chunk, rank: usize) {
         if self.chunk_map.len() < self.chunk_map_max {
+            self.open[rank].push(self.chunk_map.len());
             self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
+            self.chunk_ends.push([f64::NAN; 2]);
         } else {
             self.chunk_map_dropped += 1;
         }
@@ -215,10 +232,23 @@ impl ReportingScheduler {
     /// Hands in the timing of the chunk `rank` held: recorded if it is the first copy of its chunk
     /// to finish ([`Verdict::Keep`]), else counted as discarded work.
     pub(crate) fn hand_in(&mut self, rank: usize, t: ChunkTiming, now: Instant) -> Verdict {
+        let copy = self.ledger.holds_copy(rank);
         match self.ledger.finished(rank, now) {
-            Some(Verdict::Discard) => Verdict::Discard,
+            Some(Verdict::Discard) => {
+                if !copy {
+                    // The rank's own chunk, done by others first: no time of its own in the map.
+                    let open = &mut self.open[rank];
+                    if let Some(k) = open
+                        .iter()
+                        .position(|&i| self.chunk_map[i][1] == t.iterates)
+                    {
+                        open.remove(k);
+                    }
+                }
+                Verdict::Discard
+            }
             _ => {
-                self.record(rank, t);
+                self.record(rank, t, copy);
                 Verdict::Keep
             }
         }
@@ -239,9 +269,22 @@ impl ReportingScheduler {
         self.sched.set_weights(weights)
     }
 
-    /// Records the timing of a chunk `rank` executed (and confirmed).
-    fn record(&mut self, rank: usize, t: ChunkTiming) {
+    /// Records the timing of a chunk `rank` executed and that counted. Its arrival time here, on
+    /// this process's clock, is the chunk's end in the report's `chunk_times` (see
+    /// [`LoopReport::chunk_times`]); a copy of part of a chunk (re-execution) has no entry there.
+    fn record(&mut self, rank: usize, t: ChunkTiming, copy: bool) {
         self.sched.record(rank, t);
+        let open = &mut self.open[rank];
+        if !copy && !open.is_empty() {
+            // The rank's oldest open chunk of this size: one slot per rank, so normally its only
+            // one (several slots of one rank hand in their chunks in any order).
+            let k = open
+                .iter()
+                .position(|&i| self.chunk_map[i][1] == t.iterates)
+                .unwrap_or(0);
+            let i = open.remove(k);
+            self.chunk_ends[i] = [self.origin.elapsed().as_secs_f64(), t.work_s];
+        }
         let r = &mut self.ranks[rank];
         r.iterates += t.iterates;
         r.work_time_s += t.work_s;
@@ -264,17 +307,42 @@ impl ReportingScheduler {
         self.ledger.unconfirmed()
     }
 
+    /// Adds CPU seconds `rank`'s worker spent executing its chunks (handed in at the loop's end).
+    pub(crate) fn add_cpu(&mut self, rank: usize, cpu_s: f64) {
+        if let Some(c) = self.cpu.get_mut(rank) {
+            *c += cpu_s;
+        }
+    }
+
     /// Iterates not yet handed out.
     pub(crate) fn remaining(&self) -> u64 {
         self.sched.remaining() + self.pieces.iter().map(|c| c.size).sum::<u64>()
     }
 
-    /// The loop report, given the loop's name and its parallel (wall-clock) time.
-    pub(crate) fn report(&self, name: &str, parallel_time_s: f64) -> LoopReport {
+    /// The loop report, given the loop's name and its start on this process's clock: the
+    /// parallel (wall-clock) time is the time since then, and chunk times count from then.
+    pub(crate) fn report(&self, name: &str, started: Instant) -> LoopReport {
+        let parallel_time_s = started.elapsed().as_secs_f64();
         let mut ranks = self.ranks.clone();
-        for r in &mut ranks {
+        for (r, cpu) in ranks.iter_mut().zip(&self.cpu) {
             r.idle_time_s = (parallel_time_s - r.work_time_s).max(0.0);
+            r.cpu_time_s = *cpu;
         }
+        // From this state's clock to the loop's: `origin` may be a little before or after
+        // `started`.
+        let shift = if started >= self.origin {
+            -(started - self.origin).as_secs_f64()
+        } else {
+            (self.origin - started).as_secs_f64()
+        };
+        let chunk_times = self
+            .chunk_ends
+            .iter()
+            .map(|&[at, work_s]| {
+                let end = (at + shift).max(0.0);
+                (!at.is_nan()).then(|| [(end - work_s).max(0.0), end])
+            })
+            .collect();
         let mut report = LoopReport {
             name: name.to_string(),
             technique: self.technique.to_string(),
@@ -293,6 +361,7 @@ impl ReportingScheduler {
                     .completed
                     .map(|t| t.saturating_duration_since(self.created).as_secs_f64()),
             }),
+            chunk_times,
             ..LoopReport::default()
         };
         report.summarise();
@@ -329,7 +398,14 @@ mod tests {
                 }
             }
             assert!(seen.iter().all(|&s| s == 1), "{kind:?}");
-            let rep = core.report("x", 1.0);
+            let rep = core.report("x", Instant::now());
+            // Every chunk's timing arrived: each has its times, its length its work time.
+            assert_eq!(rep.chunk_times.len(), rep.chunk_map.len());
+            for (c, t) in rep.chunk_map.iter().zip(&rep.chunk_times) {
+                let [start, end] = t.expect("every chunk's timing arrived");
+                assert!(start <= end, "{kind:?}");
+                assert!((end - start - c[1] as f64 * 1e-6).abs() < 1e-9 || start == 0.0);
+            }
             assert_eq!(rep.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
             assert_eq!(
                 rep.chunk_map.iter().map(|c| c[1]).sum::<u64>(),
@@ -349,8 +425,9 @@ mod tests {
         while core.serve(rank, None).is_some() {
             rank = 1 - rank;
         }
-        let rep = core.report("capped", 1.0);
+        let rep = core.report("capped", Instant::now());
         assert_eq!(rep.chunk_map.len(), 4);
+        assert_eq!(rep.chunk_times.len(), 4);
         assert_eq!(rep.chunk_map_dropped, 6);
         assert_eq!(rep.chunks, 10);
     }

@@ -13,7 +13,7 @@
 //! | `DLS_CHECKPOINT_EVERY` | a duration: `60s`, `5min`, `500ms`, or seconds | the interval between two checkpoints of a worker (default 60 s) |
 //! | `DLS_DELAY` | comma-separated `<region>:<duration>[:spin\|sleep]`, the region `body`, `chunk`, `merge`, `gather` or the name of a `dls::region`, e.g. `body:20us,between:5ms:sleep` | synthetic delays for the scalability test (`dls scaltest`, Lyon & Kacker 1994): each named region gets slower by the duration per iterate, chunk, merge, gathered element or region entry (see `runtime::delay`; read once per process) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun an error (every rank is one worker: choose them with `mpirun -n`) |
-//! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists (default 1,000,000, 24 MB); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
+//! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists with their times (default 1,000,000: 24 MB of chunk map and 16 MB of chunk times on the scheduler, 24 MB more in the report); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
 //! | `DLS_REPORT` | `1`/`on`/`true`/`yes`/`stderr`, `stdout`/`-`, `0`/`off`/`false`/`no`/empty, or a file path (with a `/` or an extension, e.g. `run.jsonl`) | a summary of every loop on stderr (or stdout), printed by rank 0; a path: rank 0 appends one JSON object per loop to that file (JSON Lines). Words are case-insensitive; any other value is an error |
 //!
@@ -324,7 +324,8 @@ pub fn parse_threads(value: &str) -> Result<usize, DlsError> {
     }
 }
 
-/// The most chunks a loop report lists unless `DLS_CHUNK_MAP` says otherwise (24 MB).
+/// The most chunks a loop report lists unless `DLS_CHUNK_MAP` says otherwise (40 MB on the
+/// scheduler with their times).
 pub const DEFAULT_CHUNK_MAP: usize = 1_000_000;
 
 /// The default stack of a worker thread: 8 MiB, the main thread's stack on Linux, so that an

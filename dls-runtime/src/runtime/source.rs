@@ -96,12 +96,14 @@ pub(crate) trait ChunkSource: Send + Sync {
     /// backend; `None` where a panic aborts the job instead).
     fn stop_flag(&self) -> Option<&Arc<AtomicBool>>;
 
-    /// `DLS_EndLoop`: hands in the open chunks (`(slot, timing)`), waits for the end of the loop
-    /// on every process and, when `report` gives the loop's name and start, returns the report
-    /// (collective on MPI).
+    /// `DLS_EndLoop`: hands in the open chunks (`(slot, timing)`) and the CPU seconds each slot
+    /// used in its chunks (`(slot, seconds)`), waits for the end of the loop on every process
+    /// and, when `report` gives the loop's name and start, returns the report (collective on
+    /// MPI).
     fn finish(
         &self,
         open: Vec<(usize, ChunkTiming)>,
+        cpu: Vec<(usize, f64)>,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport>;
 
@@ -252,6 +254,7 @@ impl ChunkSource for SharedSource {
     fn finish(
         &self,
         open: Vec<(usize, ChunkTiming)>,
+        cpu: Vec<(usize, f64)>,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
         let mut scheduler = lock(&self.scheduler);
@@ -259,7 +262,10 @@ impl ChunkSource for SharedSource {
         for (s, t) in open {
             scheduler.hand_in(s % self.p, t, now);
         }
-        report.map(|(name, started)| scheduler.report(name, started.elapsed().as_secs_f64()))
+        for (s, c) in cpu {
+            scheduler.add_cpu(s % self.p, c);
+        }
+        report.map(|(name, started)| scheduler.report(name, started))
     }
 
     fn exchange(&self) -> Option<&dyn Exchange> {

@@ -12,7 +12,8 @@ use crate::report::LoopReport;
 /// `iterates` and `work_time_s` are Cariño & Banicescu's (2007) `iIters` and `iTime` for the calling rank (on the
 /// threads backend: the whole process). `report` is the loop report of Cariño & Banicescu (2007) §4: per rank
 /// iterates, work time and chunks, parallel time, estimated sequential cost, efficiency and AAD.
-/// The chunk map (`report.chunk_map`) is filled only on the scheduler (rank 0; on threads: always).
+/// The chunk map and chunk times (`report.chunk_map`, `report.chunk_times`) are filled only on the
+/// scheduler (rank 0; on threads: always).
 ///
 /// ```
 /// let rt = dls_runtime::init().unwrap();
@@ -23,7 +24,8 @@ use crate::report::LoopReport;
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LoopStats {
-    /// The loop report (identical on every rank, except that only the scheduler has the chunk map).
+    /// The loop report (identical on every rank, except that only the scheduler has the chunk map
+    /// and chunk times).
     pub report: LoopReport,
     /// The calling rank (0 on threads).
     pub rank: usize,
@@ -59,7 +61,10 @@ impl LoopStats {
     }
 }
 
-/// A human-readable summary of a loop report (what `DLS_REPORT=1` prints).
+/// A human-readable summary of a loop report (what `DLS_REPORT=1` prints): the loop's figures,
+/// then one line per worker ("worker" on threads, "rank" on MPI and in simulations) with its
+/// CPU time beside its work time when measured, and notes when the workers shared cores or ran
+/// on a core for clearly less than their work time.
 ///
 /// ```
 /// let r = dls_runtime::LoopReport { name: "l".into(), ..Default::default() };
@@ -79,9 +84,16 @@ pub fn summary(r: &LoopReport) -> String {
         r.aad,
         r.chunks
     );
+    let word = r.worker_word();
+    let cpu_measured = r.ranks.iter().any(|k| k.cpu_time_s > 0.0);
     for k in &r.ranks {
+        let cpu = if cpu_measured {
+            format!(" (cpu {:.6} s)", k.cpu_time_s)
+        } else {
+            String::new()
+        };
         s.push_str(&format!(
-            "dls:   rank {:>4}: {:>10} iterates, work {:.6} s, idle {:.6} s, {} chunks\n",
+            "dls:   {word} {:>4}: {:>10} iterates, work {:.6} s{cpu}, idle {:.6} s, {} chunks\n",
             k.rank, k.iterates, k.work_time_s, k.idle_time_s, k.chunks
         ));
     }
@@ -92,8 +104,18 @@ pub fn summary(r: &LoopReport) -> String {
             o.workers, o.cores
         ));
     }
+    if let Some(share) = r.cpu_share().filter(|&x| x < CPU_SHARE_NOTE) {
+        s.push_str(&format!(
+            "dls:   note: the workers ran on a core for {:.0}% of their work time: they waited \
+             (for a core shared with other workers or programs, or for I/O or locks)\n",
+            100.0 * share
+        ));
+    }
     s
 }
+
+/// Below this share of CPU time in the work time, the summary says the workers waited.
+const CPU_SHARE_NOTE: f64 = 0.8;
 
 /// Emits `report` as `mode` says: a summary on stderr, or one JSON line appended to a file.
 /// A file that cannot be written gives a warning on stderr; the program goes on.
@@ -120,5 +142,47 @@ pub(crate) fn emit(report: &LoopReport, mode: &ReportMode) {
                 eprintln!("dls: DLS_REPORT={}: cannot append: {e}", path.display());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+    use crate::report::{LoopReport, RankReport};
+
+    fn report(backend: &str, cpu: f64) -> LoopReport {
+        LoopReport {
+            name: "l".into(),
+            backend: backend.into(),
+            p: 2,
+            ranks: (0..2)
+                .map(|rank| RankReport {
+                    rank,
+                    work_time_s: 1.0,
+                    cpu_time_s: cpu,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn workers_on_threads_ranks_on_mpi_and_cpu_beside_work() {
+        let s = summary(&report("threads", 0.95));
+        assert!(s.contains("dls:   worker    1:"), "{s}");
+        assert!(s.contains("work 1.000000 s (cpu 0.950000 s)"), "{s}");
+        assert!(!s.contains("note"), "{s}");
+        let s = summary(&report("mpi", 0.0));
+        assert!(s.contains("dls:   rank    1:") && !s.contains("cpu"), "{s}");
+    }
+
+    #[test]
+    fn workers_that_waited_for_a_core_get_a_note() {
+        let s = summary(&report("mpi", 0.3));
+        assert!(
+            s.contains("ran on a core for 30% of their work time"),
+            "{s}"
+        );
     }
 }

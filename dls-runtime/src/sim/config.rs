@@ -49,7 +49,8 @@ pub struct SimConfig {
     pub seed: u64,
     /// Whether requests are served one at a time by the scheduler (default) or each on its own.
     pub service: ServiceModel,
-    /// Record every chunk in the report's `chunk_map` (memory grows with the chunk count).
+    /// Record every chunk in the report's `chunk_map` and its simulated start and end in
+    /// `chunk_times` (memory grows with the chunk count).
     /// Default false.
     pub chunk_map: bool,
 }

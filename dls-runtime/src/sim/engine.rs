@@ -76,6 +76,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     let mut sent_at = vec![0.0f64; p];
     let mut pending: Vec<Option<ChunkTiming>> = vec![None; p];
     let mut chunk_map = Vec::new();
+    let mut chunk_times = Vec::new();
     let mut server_free = 0.0f64;
     let mut requests = 0u64;
     let mut makespan = 0.0f64;
@@ -118,6 +119,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         makespan = makespan.max(done);
         if config.chunk_map {
             chunk_map.push([chunk.start, chunk.size, rank as u64]);
+            chunk_times.push(Some([received, done]));
         }
         queue.replace_top(Arrival::new(done + latency(rank), seq, rank));
         seq += 1;
@@ -135,6 +137,8 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         lower_bound_s: lower_bound(&speeds, base_work, longest),
         ranks,
         chunk_map,
+        chunk_times,
+        backend: "simulation".to_string(),
         ..LoopReport::default()
     };
     report.summarise();

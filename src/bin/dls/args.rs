@@ -4,8 +4,6 @@ use clap::Args;
 use dls::sim::{parse_duration, parse_speeds, IterateTimeModel, ServiceModel, SimConfig, Slowdown};
 use dls::Technique;
 
-use crate::output::CliError;
-
 /// Parses `--overhead`.
 fn overhead(text: &str) -> Result<f64, String> {
     parse_duration(text, "--overhead").map_err(|e| e.to_string())
@@ -43,12 +41,26 @@ pub(crate) struct LoopArgs {
     #[arg(long, value_name = "P", value_parser = clap::value_parser!(u64).range(1..=dls::sim::MAX_RANKS as u64))]
     pub p: u64,
 
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+impl LoopArgs {
+    /// The simulator settings for `technique`.
+    pub(crate) fn config(&self, technique: Technique) -> SimConfig {
+        self.model.config(technique, self.n, self.p as usize)
+    }
+}
+
+/// How the simulated loop runs, apart from its size: iterate times, rank speeds, costs.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ModelArgs {
     /// Time of one iterate at speed 1: const:T, uniform:LOW:HIGH, normal:MEAN:SD (truncated at
     /// 0), exp:MEAN, gamma:K:THETA (shape K, scale THETA), bimodal:P:A:B (A with probability P,
     /// else B), linear:FIRST:LAST (over the index), file:PATH (one time per line). Times take a
-    /// unit ns, us, ms or s. Example: --iterate-time exp:1ms
-    #[arg(long, value_name = "MODEL", default_value = "const:1ms")]
-    pub iterate_time: IterateTimeModel,
+    /// unit ns, us, ms or s. Default: const:1ms. Example: --iterate-time exp:1ms
+    #[arg(long, value_name = "MODEL")]
+    pub iterate_time: Option<IterateTimeModel>,
 
     /// Time factor of every rank, comma-separated, one per rank (3 = three times slower).
     /// Default: all 1. Example: --speeds 1,1,1,3
@@ -84,11 +96,18 @@ pub(crate) struct LoopArgs {
     pub seed: u64,
 }
 
-impl LoopArgs {
-    /// The simulator settings for `technique`.
-    pub(crate) fn config(&self, technique: Technique) -> SimConfig {
-        let mut c = SimConfig::new(technique, self.n, self.p as usize);
-        c.iterate_time = self.iterate_time.clone();
+impl ModelArgs {
+    /// The iterate-time model: --iterate-time, or const:1ms.
+    pub(crate) fn iterate_time(&self) -> IterateTimeModel {
+        self.iterate_time
+            .clone()
+            .unwrap_or(IterateTimeModel::Constant(1e-3))
+    }
+
+    /// The simulator settings for `technique` on a loop of `n` iterates and `p` ranks.
+    pub(crate) fn config(&self, technique: Technique, n: u64, p: usize) -> SimConfig {
+        let mut c = SimConfig::new(technique, n, p);
+        c.iterate_time = self.iterate_time();
         c.speeds = self.speeds.clone().map(|f| f.0).unwrap_or_default();
         c.slowdowns = self.slowdown.clone();
         c.overhead_s = self.overhead;
@@ -96,13 +115,5 @@ impl LoopArgs {
         c.seed = self.seed;
         c.service = self.service;
         c
-    }
-
-    /// Checks the settings that do not depend on the technique.
-    pub(crate) fn validate(&self) -> Result<(), CliError> {
-        self.config(Technique::new(dls::technique::Kind::Ss))
-            .validate()
-            .map(|_| ())
-            .map_err(CliError::from)
     }
 }

@@ -4,8 +4,11 @@ use clap::Args;
 use dls::sim::simulate;
 use dls::Technique;
 
+use std::path::PathBuf;
+
 use crate::args::{technique, LoopArgs};
 use crate::output::{print, CliError};
+use crate::plot::{write_charts, Format};
 
 /// Simulate a loop of N iterates on P ranks under one technique and print its report.
 ///
@@ -14,7 +17,7 @@ use crate::output::{print, CliError};
 /// techniques learn from the timing each rank reports with its next request.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dls simulate --technique fac2 --n 100000 --p 4 --iterate-time exp:1ms --speeds 1,1,1,3 --overhead 5us\n  dls simulate --technique af --n 100000 --p 8 --iterate-time gamma:0.5:2ms --slowdown 2@0.5x4 --json\n  dls simulate --technique ss --n 1000 --p 4 --iterate-time file:times.txt --latency 2us\n\nThe report gives the makespan, its lower bound max(total work / total speed, longest iterate), the efficiency total work / (p x makespan), the number of chunks, and per rank the iterates, chunks, work time and idle time. --json prints the same as a LoopReport (the runtime's field names: parallel_time_s, lower_bound_s, efficiency, ranks[].iterates, ranks[].work_time_s, ...)."
+    after_help = "Examples:\n  dls simulate --technique fac2 --n 100000 --p 4 --iterate-time exp:1ms --speeds 1,1,1,3 --overhead 5us\n  dls simulate --technique af --n 100000 --p 8 --iterate-time gamma:0.5:2ms --slowdown 2@0.5x4 --json\n  dls simulate --technique ss --n 1000 --p 4 --iterate-time file:times.txt --latency 2us\n  dls simulate --technique gss --n 10000 --p 4 --iterate-time exp:1ms --plot plots --plot-format png\n\nThe report gives the makespan, its lower bound max(total work / total speed, longest iterate), the efficiency total work / (p x makespan), the number of chunks, and per rank the iterates, chunks, work time and idle time. --json prints the same as a LoopReport (the runtime's field names: parallel_time_s, lower_bound_s, efficiency, ranks[].iterates, ranks[].work_time_s, ...)."
 )]
 pub(crate) struct SimulateArgs {
     /// The technique and its parameters, as "name,key=value,...". Unless given, FSC, FAC and TAP
@@ -31,20 +34,40 @@ pub(crate) struct SimulateArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Include every chunk as [start, size, rank] in the JSON report's chunk_map.
+    /// Include every chunk as [start, size, rank] in the JSON report's chunk_map, and its
+    /// simulated [start, end] in chunk_times.
     #[arg(long)]
     pub chunk_map: bool,
+
+    /// Draw the simulated loop's charts into DIR, as `dls plot` draws a real run's (work and
+    /// idle per rank, chunk sizes, chunk timeline); records the chunk map. The files written are
+    /// listed after the report (on stderr with --json). Example: --plot plots
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+
+    /// The image format of --plot. Example: --plot-format png
+    #[arg(long, value_enum, default_value_t = Format::Svg, requires = "plot")]
+    pub plot_format: Format,
 }
 
 /// Runs `dls simulate`.
 pub(crate) fn run(a: &SimulateArgs) -> Result<(), CliError> {
     let mut config = a.simulated.config(a.technique.clone());
-    config.chunk_map = a.chunk_map;
+    config.chunk_map = a.chunk_map || a.plot.is_some();
     let note = config.fill_technique_params();
     let outcome = simulate(&config)?;
+    let charts = match &a.plot {
+        Some(dir) => write_charts(&[&outcome.report], dir, a.plot_format)?,
+        None => Vec::new(),
+    };
+    let listed: String = charts
+        .iter()
+        .map(|p| format!("chart: {}\n", p.display()))
+        .collect();
     if a.json {
         let text = serde_json::to_string_pretty(&outcome.report)
             .map_err(|e| CliError::Message(format!("cannot write JSON: {e}")))?;
+        eprint!("{listed}");
         print(&format!("{text}\n"))
     } else {
         let mut text = String::new();
@@ -52,6 +75,7 @@ pub(crate) fn run(a: &SimulateArgs) -> Result<(), CliError> {
             text.push_str(&format!("note: {note}\n"));
         }
         text.push_str(&outcome.to_string());
+        text.push_str(&listed);
         print(&text)
     }
 }

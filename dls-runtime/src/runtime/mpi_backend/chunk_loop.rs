@@ -240,11 +240,15 @@ impl MpiLoop {
     /// `DLS_EndLoop` (collective): hands in this rank's open chunk and waits for the end of the
     /// loop on every rank: rank 0 broadcasts after its service thread ended, so every rank leaves
     /// after the loop's last message. With `report` (the loop's name and start), returns the
-    /// report, identical on every rank except that only rank 0 has the chunk map; without it
+    /// report, identical on every rank except that only rank 0 has the chunk map and chunk times; without it
     /// (loops whose caller keeps its own tally) the broadcast is one word.
+    ///
+    /// `cpu_s` is the CPU time this rank's worker used in its chunks: with `report`, rank 0
+    /// gathers every rank's into the report.
     pub(crate) fn finish(
         &self,
         open: Option<ChunkTiming>,
+        cpu_s: f64,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
         self.hand_in(open);
@@ -254,20 +258,35 @@ impl MpiLoop {
             return None;
         };
         match &self.side {
-            Side::Scheduler { core, .. } => {
-                let report = lock(core).report(name, started.elapsed().as_secs_f64());
-                let shared = LoopReport {
-                    chunk_map: Vec::new(),
-                    ..report.clone()
-                };
+            Side::Scheduler { core, computes, .. } => {
+                let mut cpu = vec![0.0f64; self.size];
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_gather_into_root(scope, &cpu_s, &mut cpu[..]))
+                });
+                let mut core = lock(core);
+                // A coordinator executes nothing: scheduler slot r - 1 is rank r.
+                let first = usize::from(!*computes);
+                for (r, c) in cpu.into_iter().enumerate().skip(first) {
+                    core.add_cpu(r - first, c);
+                }
+                let mut report = core.report(name, started);
+                // The other ranks get the figures without the chunk map and chunk times (up to
+                // 10^6 entries each, `DLS_CHUNK_MAP`): set aside while serialising, not copied.
+                let map = std::mem::take(&mut report.chunk_map);
+                let times = std::mem::take(&mut report.chunk_times);
                 let mut bytes =
-                    serde_json::to_vec(&shared).expect("dls: a loop report always serialises");
+                    serde_json::to_vec(&report).expect("dls: a loop report always serialises");
+                report.chunk_map = map;
+                report.chunk_times = times;
                 let mut len = bytes.len() as u64;
                 broadcast_politely(&root, &mut len);
                 broadcast_politely(&root, &mut bytes[..]);
                 Some(report)
             }
             Side::Worker { .. } => {
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_gather_into(scope, &cpu_s))
+                });
                 let mut len = 0u64;
                 broadcast_politely(&root, &mut len);
                 let mut bytes = vec![0u8; len as usize];
@@ -371,6 +390,7 @@ impl ChunkSource for MpiLoop {
     fn finish(
         &self,
         open: Vec<(usize, ChunkTiming)>,
+        cpu: Vec<(usize, f64)>,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
         // One compute thread per rank: at most one open chunk, summed in case of several.
@@ -379,7 +399,7 @@ impl ChunkSource for MpiLoop {
             work_s: a.work_s + b.work_s,
             elapsed_s: a.elapsed_s + b.elapsed_s,
         });
-        MpiLoop::finish(self, open, report)
+        MpiLoop::finish(self, open, cpu.iter().map(|c| c.1).sum(), report)
     }
 
     fn exchange(&self) -> Option<&dyn Exchange> {

@@ -99,12 +99,13 @@ impl ChunkSource for OuterRelay {
     fn finish(
         &self,
         open: Vec<(usize, ChunkTiming)>,
+        cpu: Vec<(usize, f64)>,
         _report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
         // The coordinator builds and broadcasts the outer loop's report (the two-level report is
         // built from every rank's record afterwards); a leader receives it to stay in step.
         if let Some(o) = &self.outer {
-            ChunkSource::finish(o, open, Some(("", Instant::now())));
+            ChunkSource::finish(o, open, cpu, Some(("", Instant::now())));
         }
         None
     }
