@@ -59,6 +59,9 @@ mod book_fault_checks {}
 #[doc = include_str!("../book/src/two_level.md")]
 mod book_two_level {}
 #[cfg(doctest)]
+#[doc = include_str!("../book/src/long_jobs.md")]
+mod book_long_jobs {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/markov.md")]
 mod book_markov {}
 #[doc = include_str!("../book/src/will_it_scale.md")]

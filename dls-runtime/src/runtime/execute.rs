@@ -90,10 +90,11 @@ where
     Ok(())
 }
 
-/// A re-executing worker asks whether its chunk became redundant no more often than this ...
-const CHECK_AT_LEAST: Duration = Duration::from_micros(200);
-/// ... and at least this often (unless one iterate takes longer).
-const CHECK_AT_MOST: Duration = Duration::from_millis(1);
+/// A re-executing worker asks whether its chunk became redundant about this often: (no more
+/// often than, at least as often as) — when the question is an atomic load (threads) ...
+const CHECK_CHEAP: (Duration, Duration) = (Duration::from_micros(200), Duration::from_millis(1));
+/// ... and when it is an `MPI_Improbe`, which on an oversubscribed node yields the core.
+const CHECK_COSTLY: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(20));
 
 /// A worker's checkpoints (`runtime/checkpoint.rs`): the loop's writer and this worker's state.
 pub(crate) type Checkpointing<'a> = Option<(&'a checkpoint::Writer, checkpoint::WorkerState)>;
@@ -129,11 +130,16 @@ where
     let source = lp.core().source();
     // The ordinal of the chunk in hand (the scheduler names redundant chunks by it), and how
     // often to ask whether it became redundant: every `stride` iterates, adapted so that the
-    // question is asked every 0.2-1 ms whatever the iterates' length.
+    // question is asked every 0.2-1 ms (threads) or 5-20 ms (MPI) whatever the iterates' length.
     let mut ordinal = 0u64;
     let mut stride = 1u32;
     let mut countdown = 1u32;
     let mut last_check = Instant::now();
+    let (check_at_least, check_at_most) = if source.cheap_cancel_check() {
+        CHECK_CHEAP
+    } else {
+        CHECK_COSTLY
+    };
     loop {
         let (next, verdict) = lp.next_chunk_verdict(slot, panics);
         if let Some((part, start, size)) = pending.take() {
@@ -192,9 +198,9 @@ where
                     let now = Instant::now();
                     let gap = now.saturating_duration_since(last_check);
                     last_check = now;
-                    if gap < CHECK_AT_LEAST {
+                    if gap < check_at_least {
                         stride = (stride * 2).min(1024);
-                    } else if gap > CHECK_AT_MOST {
+                    } else if gap > check_at_most {
                         stride = (stride / 2).max(1);
                     }
                     countdown = stride;

@@ -345,7 +345,7 @@ impl Runtime {
         // that dls combines: a `doall`'s only effects are its body's own (an atomic counter, a
         // file), which dls could not undo for a discarded copy nor restore.
         let with_result = placement == Placement::AllWorkers && reach == Reach::AllProcesses;
-        let reexecute = with_result && self.shared.settings.reexecute != Some(false);
+        let reexecute = with_result && self.effective_reexecution();
         if reexecute {
             lp.core().reexecute();
         }

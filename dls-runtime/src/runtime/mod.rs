@@ -160,6 +160,8 @@ pub struct Runtime {
     shared: Arc<Shared>,
     /// The reduction strategy of this handle's loops ([`Runtime::with_reduction`]).
     reduction: Option<Strategy>,
+    /// Re-execution of unfinished chunks for this handle's loops (`with_reexecution`).
+    reexecute: Option<bool>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -198,6 +200,7 @@ pub fn init() -> Result<Runtime, DlsError> {
         return Ok(Runtime {
             shared,
             reduction: None,
+            reexecute: None,
         });
     }
     let settings = Settings::from_env()?;
@@ -271,6 +274,7 @@ pub fn current() -> Result<Runtime, DlsError> {
         return Ok(Runtime {
             shared,
             reduction: None,
+            reexecute: None,
         });
     }
     if let Some(size) = launcher_size(|k| std::env::var(k).ok()) {
@@ -309,6 +313,7 @@ pub fn is_root() -> bool {
         return (Runtime {
             shared,
             reduction: None,
+            reexecute: None,
         })
         .rank()
             == 0;
@@ -352,6 +357,7 @@ impl Runtime {
                 runs: Mutex::new(std::collections::HashMap::new()),
             }),
             reduction: None,
+            reexecute: None,
         };
         if target == Target::Check {
             rt.check_report_target()?;
@@ -474,7 +480,43 @@ impl Runtime {
         Runtime {
             shared: self.shared.clone(),
             reduction: Some(strategy),
+            reexecute: self.reexecute,
         }
+    }
+
+    /// The same runtime, whose loops re-execute unfinished chunks (`true`, the default) or not
+    /// (`false`) — unless `DLS_REEXECUTE` says otherwise: a cheap handle, like a clone. See
+    /// `runtime::reexecution`.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap().with_reexecution(false);
+    /// let (sum, stats) = rt.doall_reduce("sum", 0..100u64, "gss".parse().unwrap(),
+    ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
+    /// assert_eq!(sum, 4950);
+    /// assert!(stats.report.reexecution.is_none() || std::env::var("DLS_REEXECUTE").is_ok());
+    /// ```
+    pub fn with_reexecution(&self, on: bool) -> Runtime {
+        Runtime {
+            shared: self.shared.clone(),
+            reduction: self.reduction,
+            reexecute: Some(on),
+        }
+    }
+
+    /// Whether this handle's loops with a result re-execute unfinished chunks: `DLS_REEXECUTE` if
+    /// set, else the handle's ([`Runtime::with_reexecution`]), else on.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// assert_eq!(rt.with_reexecution(false).effective_reexecution(),
+    ///            std::env::var("DLS_REEXECUTE").map_or(false, |v| v != "off"));
+    /// ```
+    pub fn effective_reexecution(&self) -> bool {
+        self.shared
+            .settings
+            .reexecute
+            .or(self.reexecute)
+            .unwrap_or(true)
     }
 
     /// The strategy a loop's partial results travel by: `DLS_REDUCTION` if set, else this

@@ -80,6 +80,12 @@ pub(crate) trait ChunkSource: Send + Sync {
         false
     }
 
+    /// Whether [`cancelled`](Self::cancelled) is cheap (a memory load) rather than a message
+    /// probe: the worker loop asks more often then.
+    fn cheap_cancel_check(&self) -> bool {
+        true
+    }
+
     /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
     fn terminated(&self) -> bool;
 

@@ -342,6 +342,10 @@ impl ChunkSource for MpiLoop {
         Ok(())
     }
 
+    fn cheap_cancel_check(&self) -> bool {
+        matches!(self.side, Side::Scheduler { .. })
+    }
+
     fn cancelled(&self, _slot: usize, ordinal: u64) -> bool {
         match &self.side {
             Side::Scheduler { own_cancel, .. } => own_cancel.load(Ordering::Relaxed) == ordinal,
