@@ -226,7 +226,7 @@ fn probe_is_a_parameter_of_the_adaptive_techniques_only() {
         let text = format!("{},probe=8", kind.name());
         let takes = matches!(
             kind,
-            Kind::Af | Kind::Awf | Kind::AwfB | Kind::AwfC | Kind::AwfD | Kind::AwfE
+            Kind::Af | Kind::AfA | Kind::Awf | Kind::AwfB | Kind::AwfC | Kind::AwfD | Kind::AwfE
         );
         let names: Vec<&str> = kind.parameters().iter().map(|p| p.name).collect();
         assert_eq!(names.contains(&"probe"), takes, "{kind}: {names:?}");
