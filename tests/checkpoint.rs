@@ -154,3 +154,58 @@ fn a_corrupt_checkpoint_is_never_used() {
     assert!(c.refused[0].contains("checksum"), "{:?}", c.refused);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// SIGUSR1 (what Slurm sends before a time limit) makes every worker write a checkpoint at its
+/// next chunk, whatever the interval; a restart may have another number of workers.
+#[test]
+fn sigusr1_checkpoints_at_once_and_a_restart_may_have_other_workers() {
+    let dir = folder("signal");
+    let runtime = |threads: usize| {
+        let s = Settings {
+            checkpoint: Some(dir.clone()),
+            checkpoint_every: Some(Duration::from_secs(3600)),
+            ..Settings::default()
+        };
+        Runtime::threads(threads, s).unwrap()
+    };
+    let signalled = std::sync::atomic::AtomicBool::new(false);
+    let (v, stats) = runtime(3)
+        .doall_reduce(
+            "signalled",
+            0..N,
+            "ss".parse().unwrap(),
+            || 0u64,
+            |i, s| {
+                if i == N / 2 && !signalled.swap(true, Ordering::Relaxed) {
+                    let me = std::process::id().to_string();
+                    std::process::Command::new("kill")
+                        .args(["-USR1", &me])
+                        .status()
+                        .unwrap();
+                }
+                std::thread::sleep(Duration::from_micros(20));
+                *s += value(i);
+            },
+            |a, b| a + b,
+        )
+        .unwrap();
+    assert_eq!(v, serial().0);
+    // The interval is an hour: besides the 3 workers' writes at the loop's end, only the signal
+    // made them write.
+    let c = stats.report.checkpoint.unwrap();
+    assert!(c.writes > 3, "{c:?}");
+    // A restart on 2 workers restores everything.
+    let (v, stats) = runtime(2)
+        .doall_reduce(
+            "signalled",
+            0..N,
+            "ss".parse().unwrap(),
+            || 0u64,
+            |i, s| *s += value(i),
+            |a, b| a + b,
+        )
+        .unwrap();
+    assert_eq!(v, serial().0);
+    assert_eq!(stats.report.checkpoint.unwrap().restored_iterates, N);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
