@@ -53,7 +53,7 @@ check_output() {
 $out"
   [[ $(wc -l <<<"$ser") -eq 1 && -n $ser ]] || fail "$label: expected one 'serial:' line, got:
 $out"
-  [[ ${par#parallel:} == "${ser#serial:}" ]] || fail "$label: the parallel result differs from the serial one:
+  [[ $(sed 's/^parallel: *//' <<<"$par") == "$(sed 's/^serial: *//' <<<"$ser")" ]] || fail "$label: the parallel result differs from the serial one:
 $out"
   echo "$label: $par"
 }

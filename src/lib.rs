@@ -121,7 +121,8 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, fault_check, gather, group, pipeline_model, reduce, report, runtime, sim, technique,
+    clause_types, collection, fault_check, gather, group, pipeline_model, reduce, report, runtime,
+    sim, technique,
 };
 
 #[doc(inline)]

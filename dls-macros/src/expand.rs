@@ -24,7 +24,6 @@ pub(crate) fn expand(
     kind: LoopKind,
 ) -> syn::Result<TokenStream> {
     let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
-    let private_path = quote!(::dls::__private);
     if let Some(check) = &clauses.check {
         // The iterate's value of the checked variable, at the end of the body (an iterate that
         // ends early with `continue` yields none).
@@ -32,14 +31,15 @@ pub(crate) fn expand(
         if let Some(syn::Stmt::Expr(_, semi @ None)) = for_loop.body.stmts.last_mut() {
             *semi = Some(Default::default());
         }
+        // Spanned at the values, so that one that is no number is reported there alone.
         let observation = if check.predictors.is_empty() {
-            quote_spanned!(var.span()=> #private_path::observe_value(#var))
+            quote_spanned!(var.span()=> ::dls::__private::observe_value(#var))
         } else {
             let xs = check
                 .predictors
                 .iter()
-                .map(|x| quote_spanned!(x.span()=> #private_path::checked_value(#x)));
-            quote_spanned!(var.span()=> #private_path::observe_row([#(#xs),*], #var))
+                .map(|x| quote_spanned!(x.span()=> ::dls::__private::checked_value(#x)));
+            quote_spanned!(var.span()=> ::dls::__private::observe_row([#(#xs),*], #var))
         };
         for_loop
             .body
@@ -134,8 +134,9 @@ pub(crate) fn expand(
         ));
         if let ReduceOp::MergeFrom(..) = &r.op {
             // The type need not be `Default`, so the worker's copy is kept in an `Option` that
-            // each iterate takes it out of.
+            // each iterate takes it out of; every worker starts from a clone of the identity.
             setup.push(quote_spanned!(var.span()=>
+                #private::starts_each_worker(&#var);
                 let #ty = #private::type_of(&#var);
             ));
             identities.push(quote_spanned!(var.span()=>
@@ -176,24 +177,28 @@ pub(crate) fn expand(
     }
 
     for var in &clauses.gathers {
+        let outer_private = &private;
+        // Errors about the target's type (not a vector, elements that cannot travel) point at it.
+        let private = quote_spanned!(var.span()=> ::dls::__private);
         let idx = syn::Index::from(slot);
         let view = format_ident!("__dls_view_{}", slot);
         let res = format_ident!("__dls_result_{}", slot);
         setup.push(quote_spanned!(var.span()=>
+            #private::gathers(&#var);
             let #view = #private::view(&#var);
         ));
-        identities.push(quote!(#private::GatherBuf::new()));
+        identities.push(quote!(#outer_private::GatherBuf::new()));
         slots.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
             let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
         ));
-        combine.push(quote!(#private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
+        combine.push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
         results.push(res.clone());
         finish.push(quote_spanned!(var.span()=>
             // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
             #private::scatter(#res, {
-                use #private::GatherTarget as _;
-                #var.elements_mut()
+                use #private::ScatterTarget as _;
+                #var.scatter_elements()
             }, ::core::stringify!(#var), #name);
         ));
         slot += 1;

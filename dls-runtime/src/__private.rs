@@ -35,6 +35,7 @@
 
 use std::marker::PhantomData;
 
+use crate::clause_types::{CheckedValue, GatherItem, StartValue};
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
 use crate::runtime::checked::Observation;
@@ -110,6 +111,34 @@ pub fn scatter<G: GatherTarget + ?Sized>(
 ) {
     if let Err(conflict) = log.scatter_into(target) {
         fail(&format!("loop {name}: {}", conflict.explain(var)));
+    }
+}
+
+/// The writable elements of a gather target after the loop, as a method on every type so that
+/// `out.scatter_elements()` reborrows an `out: &mut [T]` parameter without `mut` on it (as
+/// `GatherTarget::elements_mut` would) and a target that is no [`GatherTarget`] is reported by
+/// that trait's message at the variable, like [`gathers`] reports it, rather than as a missing
+/// method.
+///
+/// ```
+/// use dls_runtime::__private::ScatterTarget as _;
+/// let mut v = vec![1, 2];
+/// v.scatter_elements()[0] = 5;
+/// assert_eq!(v, [5, 2]);
+/// ```
+pub trait ScatterTarget {
+    /// [`GatherTarget::elements_mut`], for the types that are gather targets.
+    fn scatter_elements(&mut self) -> &mut [<Self as Indexable>::Item]
+    where
+        Self: GatherTarget;
+}
+
+impl<T: ?Sized> ScatterTarget for T {
+    fn scatter_elements(&mut self) -> &mut [<Self as Indexable>::Item]
+    where
+        Self: GatherTarget,
+    {
+        self.elements_mut()
     }
 }
 
@@ -261,8 +290,8 @@ fn seed_of(name: &str) -> u64 {
 /// ```
 /// assert_eq!(dls_runtime::__private::observe_value(2_u8).predictors(), 0);
 /// ```
-pub fn observe_value<V: Into<f64>>(y: V) -> Observation {
-    Observation::value(y.into())
+pub fn observe_value<V: CheckedValue>(y: V) -> Observation {
+    Observation::value(y.to_f64())
 }
 
 /// The observation of a `check(regression(x1, …): y)` clause.
@@ -271,8 +300,8 @@ pub fn observe_value<V: Into<f64>>(y: V) -> Observation {
 /// let o = dls_runtime::__private::observe_row([1.0, 2.0], 3_i32);
 /// assert_eq!(o.predictors(), 2);
 /// ```
-pub fn observe_row<const N: usize, V: Into<f64>>(x: [f64; N], y: V) -> Observation {
-    Observation::row(&x, y.into())
+pub fn observe_row<const N: usize, V: CheckedValue>(x: [f64; N], y: V) -> Observation {
+    Observation::row(&x, y.to_f64())
 }
 
 /// The value a `check(...)` clause tests, as `f64`.
@@ -280,8 +309,8 @@ pub fn observe_row<const N: usize, V: Into<f64>>(x: [f64; N], y: V) -> Observati
 /// ```
 /// assert_eq!(dls_runtime::__private::checked_value(3_u32), 3.0);
 /// ```
-pub fn checked_value<V: Into<f64>>(value: V) -> f64 {
-    value.into()
+pub fn checked_value<V: CheckedValue>(value: V) -> f64 {
+    value.to_f64()
 }
 
 /// The current runtime, with the loop's `reduction = "..."` strategy if it names one (checked by
@@ -607,6 +636,27 @@ pub fn items_travel<V>(_target: &V)
 where
     V: AppendTarget + ?Sized,
     V::Item: Wire + Send,
+{
+}
+
+/// Checks at compile time, at the variable's token, that a `reduce(…, identity = …: x)`
+/// variable's type gives every worker a copy of the start value ([`StartValue`]).
+///
+/// ```
+/// dls_runtime::__private::starts_each_worker(&String::new());
+/// ```
+pub fn starts_each_worker<T: StartValue>(_value: &T) {}
+
+/// Checks at compile time, at the variable's token, that the elements of a `gather(v)` target
+/// can be written by the workers and travel between ranks ([`GatherItem`]).
+///
+/// ```
+/// dls_runtime::__private::gathers(&vec![1.0_f64]);
+/// ```
+pub fn gathers<G>(_target: &G)
+where
+    G: GatherTarget + ?Sized,
+    G::Item: GatherItem,
 {
 }
 

@@ -7,6 +7,7 @@
 
 #[doc(hidden)]
 pub mod __private;
+pub mod clause_types;
 pub mod collection;
 pub mod fault_check;
 pub mod gather;

@@ -17,6 +17,7 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                 ))
                     .__dls_operator()
             };
+            ::dls::__private::gathers(&out);
             let __dls_view_1 = ::dls::__private::view(&out);
             let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
                 _,
@@ -65,8 +66,8 @@ fn both(n: usize) -> (u64, Vec<u64>) {
             ::dls::__private::scatter(
                 __dls_result_1,
                 {
-                    use ::dls::__private::GatherTarget as _;
-                    out.elements_mut()
+                    use ::dls::__private::ScatterTarget as _;
+                    out.scatter_elements()
                 },
                 ::core::stringify!(out),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),

@@ -7,6 +7,7 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
                 support::add_vecs,
                 vec![0.0; bins],
             );
+            ::dls::__private::starts_each_worker(&hist);
             let __dls_ty_0 = ::dls::__private::type_of(&hist);
             let (__dls_result_0,) = ::dls::__private::run_loop_ordered::<
                 _,
