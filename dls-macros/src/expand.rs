@@ -244,7 +244,7 @@ pub(crate) fn expand(
     // when a type cannot travel between workers (no serde Serialize/Deserialize). With one
     // variable it is at the variable, where `travels` reports the same missing trait, so the two
     // errors are one; with several, `travels` points at the right variable and this at the
-    // attribute.
+    // loop's `par_doall`.
     let vars: Vec<&Ident> = (clauses.reductions.iter().map(|r| &r.var))
         .chain(&clauses.gathers)
         .collect();
@@ -252,6 +252,8 @@ pub(crate) fn expand(
     let mut partials = Group::new(Delimiter::Parenthesis, quote!(#(#holes)*));
     if let [only] = vars[..] {
         partials.set_span(only.span());
+    } else if let Some(attribute) = clauses.attribute {
+        partials.set_span(attribute);
     }
     let identity = quote!(|| (#(#identities,)*));
 

@@ -522,6 +522,37 @@ mod tests {
         assert!(e[0].contains("`forces[j]`") && e[0].contains("reduce(+: forces)"));
     }
 
+    /// Issue 14: an inner loop's clause naming a variable declared before the outer loop says
+    /// what to write instead; one named by the outer loop's clauses (its worker's copy) is fine.
+    #[test]
+    fn inner_clauses_of_variables_outside_the_outer_loop_are_reported() {
+        let body: Block = syn::parse_quote!({
+            let mut part = vec![0; n];
+            #[par_doall(gather(part, out))]
+            for k in 0..n {
+                part[k] = k;
+                out[i * n + k] = k;
+            }
+            #[par_doall(reduce(+: t, total))]
+            for k in 0..n {
+                t += k;
+                total += k;
+            }
+        });
+        let e = errors(body, "reduce(+: total)", &["out", "t", "total"]);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(
+            e[0].starts_with("`out` is declared outside the two-level loop"),
+            "{e:?}"
+        );
+        assert!(e[0].contains("`out[i] = part;`"), "{e:?}");
+        assert!(
+            e[1].starts_with("`t` is declared outside the two-level loop"),
+            "{e:?}"
+        );
+        assert!(e[1].contains("`t += part;`"), "{e:?}");
+    }
+
     #[test]
     fn a_gathered_vector_may_only_be_written_element_by_element() {
         let e = errors(
