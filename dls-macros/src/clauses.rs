@@ -80,8 +80,6 @@ pub(crate) struct Clauses {
     pub shared: Vec<Ident>,
     /// `group(min = ..., max = ...)`: the group sizes of a two-level loop (see `nested.rs`).
     pub group: Option<GroupClause>,
-    /// The span of the attribute's name (`par_doall`), for errors about the loop as a whole.
-    pub attribute: Option<Span>,
 }
 
 const VALID_CLAUSES: &str = "schedule = \"<technique>\", reduce(<op>: <vars>), \
@@ -110,16 +108,14 @@ impl Clauses {
 
     /// Parses the attribute (`#[par_doall]` or `#[par_doall(...)]`) and validates the clauses.
     pub(crate) fn from_attribute(attr: &Attribute) -> syn::Result<Clauses> {
-        let mut clauses = match &attr.meta {
-            Meta::Path(_) => Clauses::default(),
-            Meta::List(list) => list.parse_args::<Clauses>()?,
+        match &attr.meta {
+            Meta::Path(_) => Ok(Clauses::default()),
+            Meta::List(list) => list.parse_args::<Clauses>(),
             Meta::NameValue(nv) => Err(syn::Error::new_spanned(
                 nv.eq_token,
                 format!("write the clauses in parentheses: #[par_doall({VALID_CLAUSES})]"),
-            ))?,
-        };
-        clauses.attribute = Some(syn::spanned::Spanned::span(attr.path()));
-        Ok(clauses)
+            )),
+        }
     }
 
     /// Which clause names `name`, if any.

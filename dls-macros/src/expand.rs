@@ -3,7 +3,7 @@
 //! logs, collection views) and `core`; `src/snapshots.rs` checks this and pins the expansion of
 //! every clause form. See the crate documentation for the shape of the expansion.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, ExprForLoop, Ident};
@@ -68,6 +68,9 @@ pub(crate) fn expand(
     let mut combine = Vec::new();
     let mut results = Vec::new();
     let mut finish = Vec::new();
+    // Markers of the partial results' types, one per slot, each at its variable: the witness
+    // that they travel (`dls_runtime::partials`), so that one that cannot is reported there.
+    let mut witnesses = Vec::new();
     let mut slot = 0usize;
     let acc = Ident::new("__dls_acc", Span::call_site());
 
@@ -89,6 +92,7 @@ pub(crate) fn expand(
                 #private::items_travel(&#var);
             ));
             identities.push(quote_spanned!(var.span()=> #private::append_identity(#ty)));
+            witnesses.push(quote_spanned!(var.span()=> #private::append_partial(#ty)));
             slots.push(quote_spanned!(var.span()=>
                 #[allow(unused_mut)]
                 let mut #var = #private::AppendSlot::new(&mut #acc.#idx, __dls_index);
@@ -128,6 +132,14 @@ pub(crate) fn expand(
             ),
             ReduceOp::Append(_) => unreachable!("handled above"),
         };
+        if let ReduceOp::MergeFrom(..) = &r.op {
+            // Checked first: what the type lacks (Clone, or serde) is said once, in this
+            // clause's words, and `travels` (implied) is not reported again.
+            setup.push(quote_spanned!(var.span()=>
+                let #ty = #private::type_of(&#var);
+                #private::starts_each_worker(#ty);
+            ));
+        }
         setup.push(quote_spanned!(var.span()=>
             #private::travels(&#var);
             let #op = #op_value;
@@ -135,13 +147,10 @@ pub(crate) fn expand(
         if let ReduceOp::MergeFrom(..) = &r.op {
             // The type need not be `Default`, so the worker's copy is kept in an `Option` that
             // each iterate takes it out of; every worker starts from a clone of the identity.
-            setup.push(quote_spanned!(var.span()=>
-                #private::starts_each_worker(&#var);
-                let #ty = #private::type_of(&#var);
-            ));
             identities.push(quote_spanned!(var.span()=>
                 ::core::option::Option::Some(#private::identity(&#op, #ty))
             ));
+            witnesses.push(quote_spanned!(var.span()=> #private::option_partial(#ty)));
             take.push(quote_spanned!(var.span()=>
                 #[allow(unused_mut)]
                 let mut #var = #private::take_partial(&mut #acc.#idx);
@@ -155,6 +164,7 @@ pub(crate) fn expand(
             ));
             continue;
         }
+        witnesses.push(quote_spanned!(var.span()=> #private::type_of(&#var)));
         if shaped {
             identities.push(quote_spanned!(var.span()=> #private::identity_like(&#op, &#var)));
         } else {
@@ -188,6 +198,7 @@ pub(crate) fn expand(
             let #view = #private::view(&#var);
         ));
         identities.push(quote!(#outer_private::GatherBuf::new()));
+        witnesses.push(quote_spanned!(var.span()=> #private::gather_partial(&#var)));
         slots.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
             let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
@@ -240,21 +251,6 @@ pub(crate) fn expand(
         quote!(#body)
     };
 
-    // The type of the partial results, `(_, …)`, given explicitly so that the compiler blames it
-    // when a type cannot travel between workers (no serde Serialize/Deserialize). With one
-    // variable it is at the variable, where `travels` reports the same missing trait, so the two
-    // errors are one; with several, `travels` points at the right variable and this at the
-    // loop's `par_doall`.
-    let vars: Vec<&Ident> = (clauses.reductions.iter().map(|r| &r.var))
-        .chain(&clauses.gathers)
-        .collect();
-    let holes = vars.iter().map(|v| quote_spanned!(v.span()=> _,));
-    let mut partials = Group::new(Delimiter::Parenthesis, quote!(#(#holes)*));
-    if let [only] = vars[..] {
-        partials.set_span(only.span());
-    } else if let Some(attribute) = clauses.attribute {
-        partials.set_span(attribute);
-    }
     let identity = quote!(|| (#(#identities,)*));
 
     let CallShape {
@@ -294,6 +290,9 @@ pub(crate) fn expand(
             ))
         }
     };
+    // The loop's call is the `for` keyword's, wholly: an error about the call (a clause value
+    // that cannot travel) then marks the loop, not the function's attribute.
+    let function = respan(function, span);
     // A merge function without `unordered` may depend on order: the loop then combines its
     // partial results in the iterates' order (one-level loops).
     let function = match (clauses.ordered_merge(), kind) {
@@ -337,13 +336,14 @@ pub(crate) fn expand(
         #(#attrs)*
         let () = {
             #(#setup)*
-            let (#(#results,)*) = #function::<_, #partials, _, _, _>(
+            let (#(#results,)*) = #function(
                 #lead
                 #name,
                 #schedule,
                 #reduction
                 #check_arg
                 #group_args
+                (#(#witnesses,)*),
                 #range,
                 #identity,
                 |__dls_index, #extra_param #acc| {
@@ -360,4 +360,21 @@ pub(crate) fn expand(
             #(#finish)*
         };
     }})
+}
+
+/// `tokens` with every token (and group delimiter) at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }

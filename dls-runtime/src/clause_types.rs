@@ -20,20 +20,22 @@
 use crate::Wire;
 
 /// The type of a `reduce(f, identity = …: x)` variable: every worker starts from its own copy of
-/// the identity value, so the type is `Clone` (and `Sync`, since the workers read the one value).
+/// the identity value, so the type is `Clone` (and `Sync`, since the workers read the one value),
+/// and the workers' results travel between them ([`Wire`]).
 ///
 /// ```compile_fail
+/// #[derive(serde::Serialize, serde::Deserialize)]
 /// struct Once;
 /// fn start<T: dls_runtime::clause_types::StartValue>() {}
 /// start::<Once>();
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not `Clone`, but `identity = …` gives every worker a copy of the start value",
+    message = "`reduce(…, identity = …: x)` gives every worker a copy of the start value and sends the copies between workers, so `{Self}` must be `Clone`, `Sync` and serde's `Serialize` and `Deserialize`",
     label = "the variable of a `reduce(…, identity = …: x)` clause, of type `{Self}`",
-    note = "derive it (#[derive(Clone)]), or drop `identity = …` so that every worker starts from `{Self}::default()`"
+    note = "derive what is missing (#[derive(Clone, dls::Serialize, dls::Deserialize)] with #[serde(crate = \"dls::serde\")]); a type that is not Clone can drop `identity = …` and start every worker from `{Self}::default()`"
 )]
-pub trait StartValue: Clone + Sync {}
-impl<T: Clone + Sync> StartValue for T {}
+pub trait StartValue: Clone + Sync + Wire {}
+impl<T: Clone + Sync + Wire> StartValue for T {}
 
 /// The element type of a `gather(v)` vector: each worker writes its elements into a copy of the
 /// vector's shape, and the written elements travel between ranks, so it is `Clone`, `Send` and

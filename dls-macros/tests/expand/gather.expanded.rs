@@ -6,16 +6,14 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
             let __dls_view_0 = ::dls::__private::view(&v);
             ::dls::__private::gathers(&out);
             let __dls_view_1 = ::dls::__private::view(&out);
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
-                _,
-                (_, _),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "gss",
                 ::core::option::Option::None,
+                (
+                    ::dls::__private::gather_partial(&v),
+                    ::dls::__private::gather_partial(&out),
+                ),
                 0..n,
                 || (
                     ::dls::__private::GatherBuf::new(),

@@ -19,16 +19,14 @@ fn both(n: usize) -> (u64, Vec<u64>) {
             };
             ::dls::__private::gathers(&out);
             let __dls_view_1 = ::dls::__private::view(&out);
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
-                _,
-                (_, _),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "fac2",
                 ::core::option::Option::None,
+                (
+                    ::dls::__private::type_of(&total),
+                    ::dls::__private::gather_partial(&out),
+                ),
                 0..n,
                 || (
                     ::dls::__private::identity_like(&__dls_op_0, &total),

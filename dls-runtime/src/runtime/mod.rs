@@ -71,7 +71,7 @@ pub mod stats;
 mod strategy;
 mod sync;
 mod threads;
-mod wire;
+pub(crate) mod wire;
 
 use std::sync::{Arc, Mutex, Weak};
 
