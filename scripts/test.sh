@@ -100,6 +100,11 @@ for ranks in 1 3; do
   run_ranks 120 "$ranks" "$examples_dir/explicit_api"
 done
 
+# ---- a newcomer's project, from the README only (issue 14): a new cargo project with the
+# README's Cargo.toml and src/main.rs, depending on this clone by path, built and run on threads
+# and under mpirun -n 2 (and refused under mpirun without the mpi feature) --------------------------
+bash scripts/fresh_project.sh
+
 # ---- without the mpi feature: `cargo build` needs no MPI, and a program launched by mpirun
 # refuses to run N independent copies (tests/runtime_env.rs) ---------------------------------------
 cargo test --test runtime_env

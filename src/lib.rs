@@ -1,5 +1,116 @@
 //! **dls**: turn a serial loop into a dynamically load-balanced parallel loop, on threads or on a
 //! cluster under `mpirun`.
+//!
+//! # Quick start
+//!
+//! In `Cargo.toml` (dls is not on crates.io: depend on a clone of its repository by `path`, or
+//! by `git`):
+//!
+//! ```toml
+//! [dependencies]
+//! dls = { path = "../dls" }
+//!
+//! [features]
+//! mpi = ["dls/mpi"]   # `cargo build --features mpi`: the version that runs under mpirun
+//! ```
+//!
+//! Mark the function with [`main`] (or [`parallel`] for any other function) and the loop with
+//! `#[par_doall(...)]`; the body stays as it was:
+//!
+//! ```
+//! #[derive(Debug, Default, Clone, PartialEq, dls::Serialize, dls::Deserialize)]
+//! #[serde(crate = "dls::serde")] // your own types travel between ranks through dls's serde
+//! struct Longest {
+//!     len: u64,
+//!     at: u64,
+//! }
+//!
+//! fn longer(a: Longest, b: Longest) -> Longest {
+//!     if (b.len, a.at) > (a.len, b.at) { b } else { a }
+//! }
+//!
+//! fn collatz(mut x: u64) -> u64 {
+//!     let mut steps = 0;
+//!     while x > 1 {
+//!         x = if x % 2 == 0 { x / 2 } else { 3 * x + 1 };
+//!         steps += 1;
+//!     }
+//!     steps
+//! }
+//!
+//! #[dls::main]
+//! fn main() {
+//!     let n = 10_000_u64;
+//!     let mut total = 0_u64;
+//!     let mut steps = vec![0_u64; n as usize];
+//!     let mut longest = Longest::default();
+//!     #[par_doall(schedule = "af", reduce(+: total), reduce(longer: longest), gather(steps))]
+//!     for i in 0..n {
+//!         let s = collatz(i + 1);
+//!         steps[i as usize] = s;
+//!         total += s;
+//!         longest = longer(longest, Longest { len: s, at: i + 1 });
+//!     }
+//!     // Every rank runs `main` and holds the whole result: print and write files on one.
+//!     if dls::is_root() {
+//!         println!("{total} steps in all; the longest: {} from {}", longest.len, longest.at);
+//!     }
+//!     assert_eq!(total, steps.iter().sum::<u64>());
+//!     assert_eq!((longest.len, longest.at), (261, 6171));
+//! }
+//! ```
+//!
+//! `cargo run` runs it on the threads of the machine; `cargo build --features mpi` and
+//! `mpirun -n 8 target/debug/<program>` runs it on 8 ranks. A program built without the
+//! feature and started by a launcher stops with an error instead of running 8 copies.
+//!
+//! # The clauses
+//!
+//! All are optional, in any order:
+//!
+//! | clause | what it does |
+//! |--------|--------------|
+//! | `schedule = "af"` | the technique that sizes the chunks (`ss`, `gss`, `tss`, `fac2`, `awf-b`, `af`, … with parameters: `"fsc,h=200us,sigma=50us"`); `"runtime"` reads `DLS_SCHEDULE`. Default `fac2` |
+//! | `reduce(+: a, b)` | each worker accumulates its own copy; the copies are combined after the loop: `+`, `*`, `max`, `min` on numbers and, element by element, on vectors and maps of numbers |
+//! | `reduce(merge: x)` | combines the copies with your function `fn(T, T) -> T`, in iteration order; `reduce(merge, unordered: x)` when order does not matter, `identity = expr` when the start is not `T::default()` |
+//! | `reduce(append: v)` | the items the iterates push into a `Vec`, in iteration order |
+//! | `gather(v)` | the iterates write `v[i] = …`; after the loop every rank holds every element |
+//! | `shared(x)` | a variable the iterates update through `&self` methods (atomics, `Mutex`), on their own rank |
+//! | `reduction = "tree"` | how partial results travel between ranks: `auto`, `allgather`, `master`, `tree`, `pipeline` |
+//! | `name = "text"` | the loop's name in reports (default: file and line) |
+//! | `group(min = 2, max = 4)` | on the outer loop of a nested pair: a two-level loop on groups of ranks |
+//! | `check(anova: y)` | tests that the workers' values `y` agree (fault checks) |
+//!
+//! A mistake (an unknown technique, `break` in the body, an outer variable changed without a
+//! clause, a type that cannot travel) is a compile error at your token.
+//!
+//! # Settings
+//!
+//! Read from the environment when the runtime starts; a bad value is an error naming the
+//! variable and the allowed values (the full table: [`runtime::settings`]):
+//!
+//! | variable | effect |
+//! |----------|--------|
+//! | `DLS_SCHEDULE` | replaces the technique of every loop (`gss`, `"fac2"`, `"fsc,h=200us,sigma=50us"`) |
+//! | `DLS_THREADS` | worker threads without mpirun (default: one per core); an error under mpirun |
+//! | `DLS_REPORT` | `1`: a summary of every loop on stderr from rank 0; `run.jsonl`: one JSON line per loop |
+//! | `DLS_PROGRESS` | `auto`, `bar`, `lines`, `off`: progress of long loops on stderr |
+//! | `DLS_REDUCTION` | replaces every loop's `reduction = "..."` |
+//! | `DLS_CHECK`, `DLS_CHECK_ALPHA` | what checked loops do (`off`, `warn`, `repair`) and their significance level |
+//! | `DLS_STACK` | stack size of the pool threads (default 8 MiB) |
+//! | `DLS_CHUNK_MAP` | the most chunks a report lists |
+//! | `DLS_RACKS` | which rack each rank is in, for two-level loops |
+//! | `DLS_INJECT` | wrong values on one worker, to test fault checks |
+//!
+//! # Learn more
+//!
+//! The book in the repository (`mdbook serve book`): `book/src/first_loop.md` (converting a
+//! program step by step, threads and MPI), `book/src/clauses.md` (every clause and error),
+//! `book/src/big_results.md` (reduction strategies), `book/src/fault_checks.md`,
+//! `book/src/two_level.md` and `book/src/own_project.md` (your own project, clusters, Slurm).
+//! The explicit API, for full control: [`init`], [`Runtime::start_loop`], [`Loop::next_chunk`],
+//! [`Runtime::doall`], [`Runtime::doall_reduce`]; the `dls` command-line tool (`dls simulate`,
+//! `dls compare`, `dls plot`) installs with `cargo install --path <your clone of dls>`.
 
 // The public surface, item by item (as rayon's src/lib.rs re-exports rayon-core): a new item of
 // dls-runtime becomes part of dls only when it is listed here.
@@ -10,8 +121,8 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    collection, fault_check, gather, group, markov, pipeline_model, reduce, report, runtime,
-    scaltest, sim, technique,
+    clause_types, collection, fault_check, gather, group, markov, pipeline_model, reduce, report,
+    runtime, scaltest, sim, technique,
 };
 
 #[doc(inline)]
@@ -25,6 +136,34 @@ pub use dls_runtime::{
 /// dls::serde::Deserialize)]` with `#[serde(crate = "dls::serde")]`), so that `dls` is the only
 /// dependency a program needs.
 pub use serde;
+
+/// serde's `Serialize` and `Deserialize` (traits and derives), for your own types:
+/// `#[derive(dls::Serialize, dls::Deserialize)]` with `#[serde(crate = "dls::serde")]`.
+///
+/// ```
+/// #[derive(Debug, Default, Clone, PartialEq, dls::Serialize, dls::Deserialize)]
+/// #[serde(crate = "dls::serde")]
+/// struct Cell {
+///     hits: u64,
+/// }
+///
+/// fn add(a: Cell, b: Cell) -> Cell {
+///     Cell { hits: a.hits + b.hits }
+/// }
+///
+/// #[dls::parallel]
+/// fn count(n: u64) -> Cell {
+///     let mut c = Cell::default();
+///     #[par_doall(reduce(add: c))]
+///     for i in 0..n {
+///         c = add(c, Cell { hits: i % 2 });
+///     }
+///     c
+/// }
+///
+/// assert_eq!(count(100), Cell { hits: 50 });
+/// ```
+pub use serde::{Deserialize, Serialize};
 
 /// The MPI bindings (rsmpi) dls is built with, for programs that pass their own communicators
 /// (feature `mpi`).

@@ -9,11 +9,25 @@ fn run_child(vars: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args(["--exact", "child", "--nocapture", "--test-threads=1"])
         .env("DLS_ENV_TEST_CHILD", "1")
-        .env_remove("OMPI_COMM_WORLD_SIZE")
-        .env_remove("PMI_SIZE")
         .env_remove("DLS_SCHEDULE")
         .env_remove("DLS_THREADS")
         .env_remove("DLS_REPORT");
+    // Whatever launched this test (mpirun, srun) must not leak into the child.
+    for launcher_var in [
+        "OMPI_COMM_WORLD_SIZE",
+        "OMPI_COMM_WORLD_RANK",
+        "PMI_SIZE",
+        "PMI_RANK",
+        "MV2_COMM_WORLD_SIZE",
+        "MV2_COMM_WORLD_RANK",
+        "PMIX_RANK",
+        "MPI_LOCALNRANKS",
+        "MPI_LOCALRANKID",
+        "SLURM_STEP_NUM_TASKS",
+        "SLURM_NTASKS",
+    ] {
+        cmd.env_remove(launcher_var);
+    }
     for (k, v) in vars {
         cmd.env(k, v);
     }
@@ -119,10 +133,20 @@ fn summary_on_stderr_with_dls_report_1() {
 fn launched_by_mpirun_without_the_mpi_feature_is_an_error() {
     let out = run_child(&[("OMPI_COMM_WORLD_SIZE", "4")]);
     assert!(
-        out.contains("INIT ERR launched by mpirun with 4 processes"),
+        out.contains("INIT ERR launched by Open MPI's mpirun with 4 processes"),
         "{out}"
     );
     assert!(out.contains("--features mpi"), "{out}");
+    // The lines a user adds to their own Cargo.toml.
+    assert!(out.contains("[features]\n    mpi = [\"dls/mpi\"]"), "{out}");
     let out = run_child(&[("PMI_SIZE", "1")]);
+    assert!(out.contains("INIT OK backend=Threads"), "{out}");
+    // srun --mpi=pmix sets no *_SIZE variable: PMIx gives the rank, Slurm the step's size.
+    let out = run_child(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "2")]);
+    assert!(
+        out.contains("INIT ERR launched by a PMIx launcher (srun --mpi=pmix, prterun) with 2 processes (PMIX_RANK=0)"),
+        "{out}"
+    );
+    let out = run_child(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "1")]);
     assert!(out.contains("INIT OK backend=Threads"), "{out}");
 }

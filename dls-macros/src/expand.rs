@@ -3,7 +3,7 @@
 //! logs, collection views) and `core`; `src/snapshots.rs` checks this and pins the expansion of
 //! every clause form. See the crate documentation for the shape of the expansion.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, ExprForLoop, Ident};
@@ -24,7 +24,6 @@ pub(crate) fn expand(
     kind: LoopKind,
 ) -> syn::Result<TokenStream> {
     let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
-    let private_path = quote!(::dls::__private);
     if let Some(check) = &clauses.check {
         // The iterate's value of the checked variable, at the end of the body (an iterate that
         // ends early with `continue` yields none).
@@ -32,14 +31,15 @@ pub(crate) fn expand(
         if let Some(syn::Stmt::Expr(_, semi @ None)) = for_loop.body.stmts.last_mut() {
             *semi = Some(Default::default());
         }
+        // Spanned at the values, so that one that is no number is reported there alone.
         let observation = if check.predictors.is_empty() {
-            quote_spanned!(var.span()=> #private_path::observe_value(#var))
+            quote_spanned!(var.span()=> ::dls::__private::observe_value(#var))
         } else {
             let xs = check
                 .predictors
                 .iter()
-                .map(|x| quote_spanned!(x.span()=> #private_path::checked_value(#x)));
-            quote_spanned!(var.span()=> #private_path::observe_row([#(#xs),*], #var))
+                .map(|x| quote_spanned!(x.span()=> ::dls::__private::checked_value(#x)));
+            quote_spanned!(var.span()=> ::dls::__private::observe_row([#(#xs),*], #var))
         };
         for_loop
             .body
@@ -68,6 +68,9 @@ pub(crate) fn expand(
     let mut combine = Vec::new();
     let mut results = Vec::new();
     let mut finish = Vec::new();
+    // Markers of the partial results' types, one per slot, each at its variable: the witness
+    // that they travel (`dls_runtime::partials`), so that one that cannot is reported there.
+    let mut witnesses = Vec::new();
     let mut slot = 0usize;
     let acc = Ident::new("__dls_acc", Span::call_site());
 
@@ -89,6 +92,7 @@ pub(crate) fn expand(
                 #private::items_travel(&#var);
             ));
             identities.push(quote_spanned!(var.span()=> #private::append_identity(#ty)));
+            witnesses.push(quote_spanned!(var.span()=> #private::append_partial(#ty)));
             slots.push(quote_spanned!(var.span()=>
                 #[allow(unused_mut)]
                 let mut #var = #private::AppendSlot::new(&mut #acc.#idx, __dls_index);
@@ -128,19 +132,25 @@ pub(crate) fn expand(
             ),
             ReduceOp::Append(_) => unreachable!("handled above"),
         };
+        if let ReduceOp::MergeFrom(..) = &r.op {
+            // Checked first: what the type lacks (Clone, or serde) is said once, in this
+            // clause's words, and `travels` (implied) is not reported again.
+            setup.push(quote_spanned!(var.span()=>
+                let #ty = #private::type_of(&#var);
+                #private::starts_each_worker(#ty);
+            ));
+        }
         setup.push(quote_spanned!(var.span()=>
             #private::travels(&#var);
             let #op = #op_value;
         ));
         if let ReduceOp::MergeFrom(..) = &r.op {
             // The type need not be `Default`, so the worker's copy is kept in an `Option` that
-            // each iterate takes it out of.
-            setup.push(quote_spanned!(var.span()=>
-                let #ty = #private::type_of(&#var);
-            ));
+            // each iterate takes it out of; every worker starts from a clone of the identity.
             identities.push(quote_spanned!(var.span()=>
                 ::core::option::Option::Some(#private::identity(&#op, #ty))
             ));
+            witnesses.push(quote_spanned!(var.span()=> #private::option_partial(#ty)));
             take.push(quote_spanned!(var.span()=>
                 #[allow(unused_mut)]
                 let mut #var = #private::take_partial(&mut #acc.#idx);
@@ -154,6 +164,7 @@ pub(crate) fn expand(
             ));
             continue;
         }
+        witnesses.push(quote_spanned!(var.span()=> #private::type_of(&#var)));
         if shaped {
             identities.push(quote_spanned!(var.span()=> #private::identity_like(&#op, &#var)));
         } else {
@@ -176,24 +187,29 @@ pub(crate) fn expand(
     }
 
     for var in &clauses.gathers {
+        let outer_private = &private;
+        // Errors about the target's type (not a vector, elements that cannot travel) point at it.
+        let private = quote_spanned!(var.span()=> ::dls::__private);
         let idx = syn::Index::from(slot);
         let view = format_ident!("__dls_view_{}", slot);
         let res = format_ident!("__dls_result_{}", slot);
         setup.push(quote_spanned!(var.span()=>
+            #private::gathers(&#var);
             let #view = #private::view(&#var);
         ));
-        identities.push(quote!(#private::GatherBuf::new()));
+        identities.push(quote!(#outer_private::GatherBuf::new()));
+        witnesses.push(quote_spanned!(var.span()=> #private::gather_partial(&#var)));
         slots.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
             let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
         ));
-        combine.push(quote!(#private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
+        combine.push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
         results.push(res.clone());
         finish.push(quote_spanned!(var.span()=>
             // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
             #private::scatter(#res, {
-                use #private::GatherTarget as _;
-                #var.elements_mut()
+                use #private::ScatterTarget as _;
+                #var.scatter_elements()
             }, ::core::stringify!(#var), #name);
         ));
         slot += 1;
@@ -235,19 +251,6 @@ pub(crate) fn expand(
         quote!(#body)
     };
 
-    // The type of the partial results, `(_, …)`, given explicitly so that the compiler blames it
-    // when a type cannot travel between workers (no serde Serialize/Deserialize). With one
-    // variable it is at the variable, where `travels` reports the same missing trait, so the two
-    // errors are one; with several, `travels` points at the right variable and this at the
-    // attribute.
-    let vars: Vec<&Ident> = (clauses.reductions.iter().map(|r| &r.var))
-        .chain(&clauses.gathers)
-        .collect();
-    let holes = vars.iter().map(|v| quote_spanned!(v.span()=> _,));
-    let mut partials = Group::new(Delimiter::Parenthesis, quote!(#(#holes)*));
-    if let [only] = vars[..] {
-        partials.set_span(only.span());
-    }
     let identity = quote!(|| (#(#identities,)*));
 
     let CallShape {
@@ -287,6 +290,9 @@ pub(crate) fn expand(
             ))
         }
     };
+    // The loop's call is the `for` keyword's, wholly: an error about the call (a clause value
+    // that cannot travel) then marks the loop, not the function's attribute.
+    let function = respan(function, span);
     // A merge function without `unordered` may depend on order: the loop then combines its
     // partial results in the iterates' order (one-level loops).
     let function = match (clauses.ordered_merge(), kind) {
@@ -330,13 +336,14 @@ pub(crate) fn expand(
         #(#attrs)*
         let () = {
             #(#setup)*
-            let (#(#results,)*) = #function::<_, #partials, _, _, _>(
+            let (#(#results,)*) = #function(
                 #lead
                 #name,
                 #schedule,
                 #reduction
                 #check_arg
                 #group_args
+                (#(#witnesses,)*),
                 #range,
                 #identity,
                 |__dls_index, #extra_param #acc| {
@@ -353,4 +360,21 @@ pub(crate) fn expand(
             #(#finish)*
         };
     }})
+}
+
+/// `tokens` with every token (and group delimiter) at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }

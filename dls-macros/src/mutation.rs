@@ -73,7 +73,12 @@ pub(crate) fn check(
     locals.visit_pat(loop_pat);
     let mut inner = InnerLoopVars::default();
     inner.visit_block(body);
+    let outer_index = match loop_pat {
+        Pat::Ident(p) => p.ident.to_string(),
+        _ => "j".to_string(),
+    };
     let mut v = Mutations {
+        outer_index,
         locals: &locals.names,
         inner_loop_vars: &inner.names,
         mutable_outer,
@@ -129,6 +134,8 @@ const SHARED_MUTATORS: &[&str] = &[
 ];
 
 struct Mutations<'a> {
+    /// The name of the loop's index (`j` when its pattern is no plain name), for advice.
+    outer_index: String,
     locals: &'a HashSet<String>,
     inner_loop_vars: &'a HashSet<String>,
     mutable_outer: &'a HashSet<String>,
@@ -304,7 +311,73 @@ impl Mutations<'_> {
     }
 }
 
+impl Mutations<'_> {
+    /// An inner `#[par_doall]` loop of this (outer) loop whose `reduce` or `gather` clause names a
+    /// variable declared outside the outer loop: its partial results would be combined over the
+    /// ranks of one group only, so the clause is rejected at the variable with what to write.
+    fn inner_clauses(&mut self, for_loop: &syn::ExprForLoop) {
+        let Some(attr) = for_loop
+            .attrs
+            .iter()
+            .find(|a| crate::rewrite::is_par_doall(a))
+        else {
+            return;
+        };
+        // A clause that does not parse is reported when the inner loop itself is expanded.
+        let Ok(inner) = Clauses::from_attribute(attr) else {
+            return;
+        };
+        let named = inner
+            .reductions
+            .iter()
+            .map(|r| (&r.var, "reduce"))
+            .chain(inner.gathers.iter().map(|v| (v, "gather")));
+        for (var, clause) in named {
+            let name = var.to_string();
+            // A variable of the outer loop's own clauses is the outer worker's copy in the body
+            // (an inner reduction into the outer one's partial result is fine).
+            if self.locals.contains(&name)
+                || self.reported.contains(&name)
+                || self.clauses.clause_of(var).is_some()
+            {
+                continue;
+            }
+            self.reported.insert(name.clone());
+            let j = &self.outer_index;
+            let instead = if clause == "gather" {
+                format!(
+                    "gather into a vector declared in the outer loop's body and hand it to the \
+                     outer loop: `let mut part = vec![…; len];` before the inner loop, \
+                     gather(part) on the inner loop (writing `part[i] = …`), then `{name}[{j}] = \
+                     part;` after it ({j} the outer loop's index), with gather({name}) on the outer loop (`{name}` then holds \
+                     one part per outer iterate)"
+                )
+            } else {
+                format!(
+                    "reduce into a variable declared in the outer loop's body and combine that \
+                     on the outer loop: `let mut part = …;` before the inner loop, \
+                     reduce(…: part) on the inner loop, then `{name} += part;` (or your merge) \
+                     after it, with reduce(…: {name}) on the outer loop"
+                )
+            };
+            self.errors.push(syn::Error::new_spanned(
+                var,
+                format!(
+                    "`{name}` is declared outside the two-level loop, so the inner loop cannot \
+                     {clause} into it: the inner loop runs on the ranks of one group, and its \
+                     {clause} would reach those ranks only; {instead}"
+                ),
+            ));
+        }
+    }
+}
+
 impl<'ast> Visit<'ast> for Mutations<'_> {
+    fn visit_expr_for_loop(&mut self, for_loop: &'ast syn::ExprForLoop) {
+        self.inner_clauses(for_loop);
+        visit::visit_expr_for_loop(self, for_loop);
+    }
+
     fn visit_expr(&mut self, expr: &'ast Expr) {
         match expr {
             Expr::Assign(a) => {
@@ -447,6 +520,37 @@ mod tests {
         let e = errors(body, "gather(forces, out)", &[]);
         assert_eq!(e.len(), 1, "{e:?}");
         assert!(e[0].contains("`forces[j]`") && e[0].contains("reduce(+: forces)"));
+    }
+
+    /// Issue 14: an inner loop's clause naming a variable declared before the outer loop says
+    /// what to write instead; one named by the outer loop's clauses (its worker's copy) is fine.
+    #[test]
+    fn inner_clauses_of_variables_outside_the_outer_loop_are_reported() {
+        let body: Block = syn::parse_quote!({
+            let mut part = vec![0; n];
+            #[par_doall(gather(part, out))]
+            for k in 0..n {
+                part[k] = k;
+                out[i * n + k] = k;
+            }
+            #[par_doall(reduce(+: t, total))]
+            for k in 0..n {
+                t += k;
+                total += k;
+            }
+        });
+        let e = errors(body, "reduce(+: total)", &["out", "t", "total"]);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(
+            e[0].starts_with("`out` is declared outside the two-level loop"),
+            "{e:?}"
+        );
+        assert!(e[0].contains("`out[i] = part;`"), "{e:?}");
+        assert!(
+            e[1].starts_with("`t` is declared outside the two-level loop"),
+            "{e:?}"
+        );
+        assert!(e[1].contains("`t += part;`"), "{e:?}");
     }
 
     #[test]

@@ -9,24 +9,27 @@
 //! the expansion (pinned by `dls-macros/tests/expand/`) has one list of paths to keep stable.
 //!
 //! A `#[par_doall(schedule = "fac2", reduction = "tree", reduce(+: total))]` loop is one call of
-//! [`run_loop`] (`None` without a `reduction` clause):
+//! [`run_loop`] (`None` without a `reduction` clause), with the witness that the partial results
+//! travel (`(type_of(&total),)`, see [`crate::partials`]):
 //!
 //! ```
-//! use dls_runtime::__private::run_loop;
-//! let total: (u64,) = run_loop("sum", "fac2", Some("tree"), 1..=100_u64, || (0,),
-//!                              |i, acc| acc.0 += i, |a, b| (a.0 + b.0,));
-//! assert_eq!(total.0, 5050);
+//! use dls_runtime::__private::{run_loop, type_of};
+//! let total = 0_u64;
+//! let (total,) = run_loop("sum", "fac2", Some("tree"), (type_of(&total),), 1..=100_u64,
+//!                         || (0,), |i, acc| acc.0 += i, |a, b| (a.0 + b.0,));
+//! assert_eq!(total, 5050);
 //! ```
 //!
 //! A two-level loop is one call of [`run_loop_2d`] whose body calls [`inner_run_loop`]:
 //!
 //! ```
-//! use dls_runtime::__private::{inner_run_loop, run_loop_2d};
+//! use dls_runtime::__private::{inner_run_loop, run_loop_2d, type_of};
 //! // #[par_doall(schedule = "af", group(min = 2, max = 4), reduce(+: total))]
 //! // for j in 0..10u64 { let n = j; #[par_doall(schedule = "fac2", reduce(+: s))] for i in 0..n { s += i; } total += s; }
-//! let (total,) = run_loop_2d("2d", "af", None, 2, 4, 0..10u64, || (0u64,), |j, inner, acc| {
+//! let w = (type_of(&0_u64),);
+//! let (total,) = run_loop_2d("2d", "af", None, 2, 4, w, 0..10u64, || (0u64,), |j, inner, acc| {
 //!     let n = j;
-//!     let (s,) = inner_run_loop(inner, "inner", "fac2", 0..n, || (0u64,), |i, a| a.0 += i,
+//!     let (s,) = inner_run_loop(inner, "inner", "fac2", w, 0..n, || (0u64,), |i, a| a.0 += i,
 //!                               |a, b| (a.0 + b.0,));
 //!     acc.0 += s;
 //! }, |a, b| (a.0 + b.0,));
@@ -35,8 +38,10 @@
 
 use std::marker::PhantomData;
 
+use crate::clause_types::{CheckedValue, GatherItem, StartValue};
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
+use crate::partials::{Coded, Partials};
 use crate::runtime::checked::Observation;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
@@ -113,6 +118,34 @@ pub fn scatter<G: GatherTarget + ?Sized>(
     }
 }
 
+/// The writable elements of a gather target after the loop, as a method on every type so that
+/// `out.scatter_elements()` reborrows an `out: &mut [T]` parameter without `mut` on it (as
+/// `GatherTarget::elements_mut` would) and a target that is no [`GatherTarget`] is reported by
+/// that trait's message at the variable, like [`gathers`] reports it, rather than as a missing
+/// method.
+///
+/// ```
+/// use dls_runtime::__private::ScatterTarget as _;
+/// let mut v = vec![1, 2];
+/// v.scatter_elements()[0] = 5;
+/// assert_eq!(v, [5, 2]);
+/// ```
+pub trait ScatterTarget {
+    /// [`GatherTarget::elements_mut`], for the types that are gather targets.
+    fn scatter_elements(&mut self) -> &mut [<Self as Indexable>::Item]
+    where
+        Self: GatherTarget;
+}
+
+impl<T: ?Sized> ScatterTarget for T {
+    fn scatter_elements(&mut self) -> &mut [<Self as Indexable>::Item]
+    where
+        Self: GatherTarget,
+    {
+        self.elements_mut()
+    }
+}
+
 /// Starts the runtime for `#[dls::main]`: on error (bad `DLS_SCHEDULE`, `mpirun` without the
 /// `mpi` feature, …) prints the reason and exits with status 1.
 ///
@@ -145,14 +178,17 @@ pub fn init_or_exit() -> Runtime {
 /// program with status 1 and a message naming the loop.
 ///
 /// ```
-/// let v = dls_runtime::__private::run_loop("count", "ss", None, -5_i8..5, || 0_u32,
-///                                          |_, n| *n += 1, |a, b| a + b);
+/// use dls_runtime::__private::{run_loop, type_of};
+/// let (v,) = run_loop("count", "ss", None, (type_of(&0_u32),), -5_i8..5, || (0_u32,),
+///                     |_, n| n.0 += 1, |a, b| (a.0 + b.0,));
 /// assert_eq!(v, 10);
 /// ```
-pub fn run_loop<R, T, Id, B, C>(
+#[allow(clippy::too_many_arguments)]
+pub fn run_loop<R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
     reduction: Option<&str>,
+    _partials: W,
     range: R,
     identity: Id,
     body: B,
@@ -160,16 +196,41 @@ pub fn run_loop<R, T, Id, B, C>(
 ) -> T
 where
     R: LoopRange,
-    T: Send + Wire,
+    T: Send,
+    W: Partials<T>,
     Id: Fn() -> T + Sync,
     B: Fn(R::Index, &mut T) + Sync,
     C: Fn(T, T) -> T + Sync,
 {
+    let (identity, body, combine) = coded::<R::Index, T, W, _, _, _>(identity, body, combine);
     let run = || {
         let technique = technique(schedule)?;
         runtime_for(reduction)?.doall_reduce(name, range, technique, identity, body, combine)
     };
-    or_exit(name, run()).0
+    or_exit(name, run()).0.into_inner()
+}
+
+/// The closures of a loop over [`Coded`] partial results, from those over the plain tuple.
+#[allow(clippy::type_complexity)]
+fn coded<I, T, W, Id, B, C>(
+    identity: Id,
+    body: B,
+    combine: C,
+) -> (
+    impl Fn() -> Coded<T, W> + Sync,
+    impl Fn(I, &mut Coded<T, W>) + Sync,
+    impl Fn(Coded<T, W>, Coded<T, W>) -> Coded<T, W> + Sync,
+)
+where
+    Id: Fn() -> T + Sync,
+    B: Fn(I, &mut T) + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
+    (
+        move || Coded::new(identity()),
+        move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value),
+        move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value)),
+    )
 }
 
 /// [`run_loop`] for a loop with a merge function that may depend on order (one without
@@ -177,15 +238,18 @@ where
 /// iterates' order.
 ///
 /// ```
-/// let s: (String,) = dls_runtime::__private::run_loop_ordered("words", "ss", None, 0..3u8,
+/// use dls_runtime::__private::{run_loop_ordered, type_of};
+/// let s: (String,) = run_loop_ordered("words", "ss", None, (type_of(&String::new()),), 0..3u8,
 ///     || (String::new(),), |i, acc| acc.0.push_str(["a", "b", "c"][i as usize]),
 ///     |a, b| (a.0 + &b.0,));
 /// assert_eq!(s.0, "abc");
 /// ```
-pub fn run_loop_ordered<R, T, Id, B, C>(
+#[allow(clippy::too_many_arguments)]
+pub fn run_loop_ordered<R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
     reduction: Option<&str>,
+    _partials: W,
     range: R,
     identity: Id,
     body: B,
@@ -193,17 +257,19 @@ pub fn run_loop_ordered<R, T, Id, B, C>(
 ) -> T
 where
     R: LoopRange,
-    T: Send + Wire,
+    T: Send,
+    W: Partials<T>,
     Id: Fn() -> T + Sync,
     B: Fn(R::Index, &mut T) + Sync,
     C: Fn(T, T) -> T + Sync,
 {
+    let (identity, body, combine) = coded::<R::Index, T, W, _, _, _>(identity, body, combine);
     let run = || {
         let technique = technique(schedule)?;
         runtime_for(reduction)?
             .doall_reduce_ordered(name, range, technique, identity, body, combine)
     };
-    or_exit(name, run()).0
+    or_exit(name, run()).0.into_inner()
 }
 
 /// [`run_loop`] for a loop with a `check(...)` clause: [`Runtime::doall_reduce_checked`]; the
@@ -211,19 +277,20 @@ where
 /// run in a seeded random order unless `exchangeable`.
 ///
 /// ```
-/// use dls_runtime::__private::{observe_value, run_loop_checked};
-/// let (s,): (f64,) = run_loop_checked("sum", "fac2", None, false,
+/// use dls_runtime::__private::{observe_value, run_loop_checked, type_of};
+/// let (s,): (f64,) = run_loop_checked("sum", "fac2", None, false, (type_of(&0.0),),
 ///     0..1000u32, || (0.0,),
 ///     |i, acc| { let y = (i % 7) as f64; acc.0 += y; Some(observe_value(y)) },
 ///     |a, b| (a.0 + b.0,));
 /// assert_eq!(s, (0..1000u32).map(|i| (i % 7) as f64).sum::<f64>());
 /// ```
 #[allow(clippy::too_many_arguments)]
-pub fn run_loop_checked<R, T, Id, B, C>(
+pub fn run_loop_checked<R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
     reduction: Option<&str>,
     exchangeable: bool,
+    _partials: W,
     range: R,
     identity: Id,
     body: B,
@@ -231,11 +298,15 @@ pub fn run_loop_checked<R, T, Id, B, C>(
 ) -> T
 where
     R: LoopRange,
-    T: Send + Wire,
+    T: Send,
+    W: Partials<T>,
     Id: Fn() -> T + Sync,
     B: Fn(R::Index, &mut T) -> Option<Observation> + Sync,
     C: Fn(T, T) -> T + Sync,
 {
+    let identity = move || Coded::<T, W>::new(identity());
+    let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
+    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
     let run = || {
         let technique = technique(schedule)?;
         let check = crate::runtime::checked::Check {
@@ -246,7 +317,7 @@ where
         runtime_for(reduction)?
             .doall_reduce_checked_some(name, range, technique, &check, identity, body, combine)
     };
-    or_exit(name, run()).0
+    or_exit(name, run()).0.into_inner()
 }
 
 /// A checked loop's permutation seed, from its name (the same on every rank and every run).
@@ -261,8 +332,8 @@ fn seed_of(name: &str) -> u64 {
 /// ```
 /// assert_eq!(dls_runtime::__private::observe_value(2_u8).predictors(), 0);
 /// ```
-pub fn observe_value<V: Into<f64>>(y: V) -> Observation {
-    Observation::value(y.into())
+pub fn observe_value<V: CheckedValue>(y: V) -> Observation {
+    Observation::value(y.to_f64())
 }
 
 /// The observation of a `check(regression(x1, …): y)` clause.
@@ -271,8 +342,8 @@ pub fn observe_value<V: Into<f64>>(y: V) -> Observation {
 /// let o = dls_runtime::__private::observe_row([1.0, 2.0], 3_i32);
 /// assert_eq!(o.predictors(), 2);
 /// ```
-pub fn observe_row<const N: usize, V: Into<f64>>(x: [f64; N], y: V) -> Observation {
-    Observation::row(&x, y.into())
+pub fn observe_row<const N: usize, V: CheckedValue>(x: [f64; N], y: V) -> Observation {
+    Observation::row(&x, y.to_f64())
 }
 
 /// The value a `check(...)` clause tests, as `f64`.
@@ -280,8 +351,8 @@ pub fn observe_row<const N: usize, V: Into<f64>>(x: [f64; N], y: V) -> Observati
 /// ```
 /// assert_eq!(dls_runtime::__private::checked_value(3_u32), 3.0);
 /// ```
-pub fn checked_value<V: Into<f64>>(value: V) -> f64 {
-    value.into()
+pub fn checked_value<V: CheckedValue>(value: V) -> f64 {
+    value.to_f64()
 }
 
 /// The current runtime, with the loop's `reduction = "..."` strategy if it names one (checked by
@@ -300,12 +371,13 @@ fn runtime_for(reduction: Option<&str>) -> Result<Runtime, DlsError> {
 /// combined accumulator on every rank. An error (bad group sizes, rack map, technique, range)
 /// ends the program with status 1 and a message naming the loop.
 #[allow(clippy::too_many_arguments)]
-pub fn run_loop_2d<R, T, Id, B, C>(
+pub fn run_loop_2d<R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
     reduction: Option<&str>,
     min: usize,
     max: usize,
+    _partials: W,
     range: R,
     identity: Id,
     body: B,
@@ -313,11 +385,14 @@ pub fn run_loop_2d<R, T, Id, B, C>(
 ) -> T
 where
     R: LoopRange,
-    T: Send + Wire,
+    T: Send,
+    W: Partials<T>,
     Id: Fn() -> T + Sync,
     B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) + Sync,
     C: Fn(T, T) -> T + Sync,
 {
+    let identity = move || Coded::<T, W>::new(identity());
+    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
     let run = || {
         let technique = technique(schedule)?;
         let rt = runtime_for(reduction)?;
@@ -327,46 +402,52 @@ where
             range,
             technique,
             identity,
-            |j, inner, acc| {
-                body(j, inner, acc);
+            |j, inner, acc: &mut Coded<T, W>| {
+                body(j, inner, &mut acc.value);
                 Ok(())
             },
             combine,
         )
     };
-    or_exit(name, run()).0
+    or_exit(name, run()).0.into_inner()
 }
 
 /// An inner loop of a two-level `#[par_doall]` loop: [`InnerLoops::fold`] with the schedule given as
 /// text; an error ends the program with status 1 and a message naming the loop.
 ///
 /// ```
+/// use dls_runtime::__private::{inner_run_loop, type_of};
 /// let mut inner = dls_runtime::group::InnerLoops::solo();
-/// let n: u32 = dls_runtime::__private::inner_run_loop(&mut inner, "count", "gss", 0..7u8,
-///                                                     || 0, |_, n| *n += 1, |a, b| a + b);
+/// let (n,) = inner_run_loop(&mut inner, "count", "gss", (type_of(&0_u32),), 0..7u8,
+///                           || (0_u32,), |_, n| n.0 += 1, |a, b| (a.0 + b.0,));
 /// assert_eq!(n, 7);
 /// ```
-pub fn inner_run_loop<R, T, Id, B, C>(
+#[allow(clippy::too_many_arguments)]
+pub fn inner_run_loop<R, T, W, Id, B, C>(
     inner: &mut InnerLoops<'_>,
     name: &str,
     schedule: &str,
+    _partials: W,
     range: R,
     identity: Id,
-    body: B,
+    mut body: B,
     combine: C,
 ) -> T
 where
     R: LoopRange,
-    T: Wire,
+    W: Partials<T>,
     Id: Fn() -> T,
     B: FnMut(R::Index, &mut T),
     C: Fn(T, T) -> T,
 {
+    let identity = move || Coded::<T, W>::new(identity());
+    let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
+    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
     let run = || {
         let technique = technique(schedule)?;
         inner.fold(range, &technique, identity, combine, body)
     };
-    or_exit(name, run())
+    or_exit(name, run()).into_inner()
 }
 
 /// An inner loop of a two-level `#[par_doall]` loop with a `check(...)` clause:
@@ -374,18 +455,20 @@ where
 /// 1 and a message naming the loop.
 ///
 /// ```
-/// use dls_runtime::__private::{inner_run_loop_checked, observe_value};
+/// use dls_runtime::__private::{inner_run_loop_checked, observe_value, type_of};
 /// let mut inner = dls_runtime::group::InnerLoops::solo();
-/// let (s,): (u32,) = inner_run_loop_checked(&mut inner, "count", "gss", false, 0..7u8,
+/// let (s,): (u32,) = inner_run_loop_checked(&mut inner, "count", "gss", false,
+///     (type_of(&0_u32),), 0..7u8,
 ///     || (0,), |i, acc| { acc.0 += 1; Some(observe_value(i)) }, |a, b| (a.0 + b.0,));
 /// assert_eq!(s, 7);
 /// ```
 #[allow(clippy::too_many_arguments)]
-pub fn inner_run_loop_checked<R, T, Id, B, C>(
+pub fn inner_run_loop_checked<R, T, W, Id, B, C>(
     inner: &mut InnerLoops<'_>,
     name: &str,
     schedule: &str,
     exchangeable: bool,
+    _partials: W,
     range: R,
     identity: Id,
     body: B,
@@ -393,11 +476,14 @@ pub fn inner_run_loop_checked<R, T, Id, B, C>(
 ) -> T
 where
     R: LoopRange,
-    T: Wire,
+    W: Partials<T>,
     Id: Fn() -> T,
     B: Fn(R::Index, &mut T) -> Option<Observation>,
     C: Fn(T, T) -> T,
 {
+    let identity = move || Coded::<T, W>::new(identity());
+    let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
+    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
     let run = || {
         let technique = technique(schedule)?;
         let check = crate::runtime::checked::Check {
@@ -407,7 +493,7 @@ where
         };
         inner.fold_checked(range, &technique, &check, identity, combine, body)
     };
-    or_exit(name, run()).0
+    or_exit(name, run()).0.into_inner()
 }
 
 /// A zero-sized token of the type of `value`: lets generated code name the type of a reduction
@@ -607,6 +693,66 @@ pub fn items_travel<V>(_target: &V)
 where
     V: AppendTarget + ?Sized,
     V::Item: Wire + Send,
+{
+}
+
+/// The marker of a `reduce(append: v)` variable's partial result (its items' log), for the
+/// witness of [`Partials`]; `ty` is [`type_of`] the variable.
+///
+/// ```
+/// let w = dls_runtime::__private::append_partial(dls_runtime::__private::type_of(&vec![1_u8]));
+/// let _: std::marker::PhantomData<fn() -> dls_runtime::__private::AppendBuf<u8>> = w;
+/// ```
+pub fn append_partial<V: AppendTarget + ?Sized>(
+    _ty: PhantomData<fn() -> V>,
+) -> PhantomData<fn() -> AppendBuf<V::Item>> {
+    PhantomData
+}
+
+/// The marker of a `reduce(f, identity = …: x)` variable's partial result (kept in an `Option`),
+/// for the witness of [`Partials`]; `ty` is [`type_of`] the variable.
+///
+/// ```
+/// let w = dls_runtime::__private::option_partial(dls_runtime::__private::type_of(&1_u8));
+/// let _: std::marker::PhantomData<fn() -> Option<u8>> = w;
+/// ```
+pub fn option_partial<T>(_ty: PhantomData<fn() -> T>) -> PhantomData<fn() -> Option<T>> {
+    PhantomData
+}
+
+/// The marker of a `gather(v)` variable's partial result (its write log), for the witness of
+/// [`Partials`].
+///
+/// ```
+/// let w = dls_runtime::__private::gather_partial(&vec![1.0_f64]);
+/// let _: std::marker::PhantomData<fn() -> dls_runtime::__private::GatherBuf<f64>> = w;
+/// ```
+pub fn gather_partial<G: GatherTarget + ?Sized>(
+    _target: &G,
+) -> PhantomData<fn() -> GatherBuf<G::Item>> {
+    PhantomData
+}
+
+/// Checks at compile time, at the variable's token, that a `reduce(…, identity = …: x)`
+/// variable's type gives every worker a copy of the start value ([`StartValue`]); takes the
+/// variable's type as a marker ([`type_of`]), so that the compiler suggests no borrow.
+///
+/// ```
+/// use dls_runtime::__private::{starts_each_worker, type_of};
+/// starts_each_worker(type_of(&String::new()));
+/// ```
+pub fn starts_each_worker<T: StartValue>(_ty: PhantomData<fn() -> T>) {}
+
+/// Checks at compile time, at the variable's token, that the elements of a `gather(v)` target
+/// can be written by the workers and travel between ranks ([`GatherItem`]).
+///
+/// ```
+/// dls_runtime::__private::gathers(&vec![1.0_f64]);
+/// ```
+pub fn gathers<G>(_target: &G)
+where
+    G: GatherTarget + ?Sized,
+    G::Item: GatherItem,
 {
 }
 

@@ -7,11 +7,13 @@
 
 #[doc(hidden)]
 pub mod __private;
+pub mod clause_types;
 pub mod collection;
 pub mod fault_check;
 pub mod gather;
 pub mod group;
 pub mod markov;
+pub mod partials;
 pub mod pipeline_model;
 pub mod reduce;
 pub mod report;

@@ -20,16 +20,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&a),),
                 0..__dls_items.len(),
                 || (::dls::__private::identity_like(&__dls_op_0, &a),),
                 |__dls_index, __dls_acc| {
@@ -69,16 +64,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&b),),
                 0..__dls_items.len(),
                 || (::dls::__private::identity_like(&__dls_op_0, &b),),
                 |__dls_index, __dls_acc| {
@@ -118,16 +108,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&c),),
                 0..__dls_items.len(),
                 || (::dls::__private::identity_like(&__dls_op_0, &c),),
                 |__dls_index, __dls_acc| {
@@ -167,16 +152,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::borrowed(r);
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&d),),
                 0..__dls_items.len(),
                 || (::dls::__private::identity_like(&__dls_op_0, &d),),
                 |__dls_index, __dls_acc| {

@@ -16,16 +16,11 @@ fn odd_sum(n: u64) -> u64 {
                 ))
                     .__dls_operator()
             };
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&total),),
                 0..n,
                 || (::dls::__private::identity_like(&__dls_op_0, &total),),
                 |__dls_index, __dls_acc| {

@@ -2,18 +2,18 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
     let mut v = vec![0.0; n];
     {
         let () = {
+            ::dls::__private::gathers(&v);
             let __dls_view_0 = ::dls::__private::view(&v);
+            ::dls::__private::gathers(&out);
             let __dls_view_1 = ::dls::__private::view(&out);
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
-                _,
-                (_, _),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "gss",
                 ::core::option::Option::None,
+                (
+                    ::dls::__private::gather_partial(&v),
+                    ::dls::__private::gather_partial(&out),
+                ),
                 0..n,
                 || (
                     ::dls::__private::GatherBuf::new(),
@@ -44,8 +44,8 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
             ::dls::__private::scatter(
                 __dls_result_0,
                 {
-                    use ::dls::__private::GatherTarget as _;
-                    v.elements_mut()
+                    use ::dls::__private::ScatterTarget as _;
+                    v.scatter_elements()
                 },
                 ::core::stringify!(v),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
@@ -53,8 +53,8 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
             ::dls::__private::scatter(
                 __dls_result_1,
                 {
-                    use ::dls::__private::GatherTarget as _;
-                    out.elements_mut()
+                    use ::dls::__private::ScatterTarget as _;
+                    out.scatter_elements()
                 },
                 ::core::stringify!(out),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),

@@ -18,16 +18,11 @@ fn main() {
                 ))
                     .__dls_operator()
             };
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&total),),
                 0..10_u64,
                 || (::dls::__private::identity_like(&__dls_op_0, &total),),
                 |__dls_index, __dls_acc| {

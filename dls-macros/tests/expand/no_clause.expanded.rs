@@ -1,16 +1,11 @@
 fn touch(n: u64) {
     {
         let () = {
-            let () = ::dls::__private::run_loop::<
-                _,
-                (),
-                _,
-                _,
-                _,
-            >(
+            let () = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
+                (),
                 0..n,
                 || (),
                 |__dls_index, __dls_acc| {

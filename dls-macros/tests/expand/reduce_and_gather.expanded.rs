@@ -17,17 +17,16 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                 ))
                     .__dls_operator()
             };
+            ::dls::__private::gathers(&out);
             let __dls_view_1 = ::dls::__private::view(&out);
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
-                _,
-                (_, _),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "fac2",
                 ::core::option::Option::None,
+                (
+                    ::dls::__private::type_of(&total),
+                    ::dls::__private::gather_partial(&out),
+                ),
                 0..n,
                 || (
                     ::dls::__private::identity_like(&__dls_op_0, &total),
@@ -65,8 +64,8 @@ fn both(n: usize) -> (u64, Vec<u64>) {
             ::dls::__private::scatter(
                 __dls_result_1,
                 {
-                    use ::dls::__private::GatherTarget as _;
-                    out.elements_mut()
+                    use ::dls::__private::ScatterTarget as _;
+                    out.scatter_elements()
                 },
                 ::core::stringify!(out),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),

@@ -5,16 +5,11 @@ fn evens(v: &[u32]) -> Vec<u32> {
             let __dls_ty_0 = ::dls::__private::type_of(&out);
             ::dls::__private::items_travel(&out);
             let __dls_items = ::dls::__private::borrowed(v);
-            let (__dls_result_0,) = ::dls::__private::run_loop::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "ss",
                 ::core::option::Option::None,
+                (::dls::__private::append_partial(__dls_ty_0),),
                 0..__dls_items.len(),
                 || (::dls::__private::append_identity(__dls_ty_0),),
                 |__dls_index, __dls_acc| {

@@ -20,16 +20,11 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
             };
             ::dls::__private::travels(&best);
             let __dls_op_1 = ::dls::__private::Max;
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop::<
-                _,
-                (_, _),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "gss",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&forces), ::dls::__private::type_of(&best)),
                 0..n,
                 || (
                     ::dls::__private::identity_like(&__dls_op_0, &forces),

@@ -10,16 +10,15 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
             let __dls_op_1 = ::dls::__private::Max;
             ::dls::__private::travels(&lo);
             let __dls_op_2 = ::dls::__private::Min;
-            let (__dls_result_0, __dls_result_1, __dls_result_2) = ::dls::__private::run_loop::<
-                _,
-                (_, _, _),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0, __dls_result_1, __dls_result_2) = ::dls::__private::run_loop(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "af",
                 ::core::option::Option::None,
+                (
+                    ::dls::__private::type_of(&hi),
+                    ::dls::__private::type_of(&hi2),
+                    ::dls::__private::type_of(&lo),
+                ),
                 0..v.len(),
                 || (
                     ::dls::__private::identity_like(&__dls_op_0, &hi),

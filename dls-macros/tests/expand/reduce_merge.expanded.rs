@@ -5,16 +5,11 @@ fn histogram(v: &[u8]) -> Vec<u64> {
             ::dls::__private::travels(&counts);
             let __dls_op_0 = ::dls::__private::Merge(support::add_counts);
             let __dls_ty_0 = ::dls::__private::type_of(&counts);
-            let (__dls_result_0,) = ::dls::__private::run_loop_ordered::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop_ordered(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "ss",
                 ::core::option::Option::None,
+                (::dls::__private::type_of(&counts),),
                 0..v.len(),
                 || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                 |__dls_index, __dls_acc| {

@@ -2,22 +2,18 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
     let mut hist = vec![0.0; bins];
     {
         let () = {
+            let __dls_ty_0 = ::dls::__private::type_of(&hist);
+            ::dls::__private::starts_each_worker(__dls_ty_0);
             ::dls::__private::travels(&hist);
             let __dls_op_0 = ::dls::__private::MergeFrom(
                 support::add_vecs,
                 vec![0.0; bins],
             );
-            let __dls_ty_0 = ::dls::__private::type_of(&hist);
-            let (__dls_result_0,) = ::dls::__private::run_loop_ordered::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop_ordered(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "fac2",
                 ::core::option::Option::None,
+                (::dls::__private::option_partial(__dls_ty_0),),
                 0..v.len(),
                 || (
                     ::core::option::Option::Some(

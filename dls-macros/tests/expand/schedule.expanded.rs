@@ -1,16 +1,11 @@
 fn touch(n: u32) {
     {
         let () = {
-            let () = ::dls::__private::run_loop::<
-                _,
-                (),
-                _,
-                _,
-                _,
-            >(
+            let () = ::dls::__private::run_loop(
                 "rows",
                 "gss,min=2",
                 ::core::option::Option::None,
+                (),
                 1..=n,
                 || (),
                 |__dls_index, __dls_acc| {

@@ -16,18 +16,13 @@ fn nested(sizes: &[u64]) -> u64 {
                 ))
                     .__dls_operator()
             };
-            let (__dls_result_0,) = ::dls::__private::run_loop_2d::<
-                _,
-                (_,),
-                _,
-                _,
-                _,
-            >(
+            let (__dls_result_0,) = ::dls::__private::run_loop_2d(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "af",
                 ::core::option::Option::None,
                 2usize,
                 4usize,
+                (::dls::__private::type_of(&total),),
                 0..sizes.len(),
                 || (::dls::__private::identity_like(&__dls_op_0, &total),),
                 |__dls_index, __dls_inner, __dls_acc| {
@@ -53,16 +48,11 @@ fn nested(sizes: &[u64]) -> u64 {
                                     ))
                                         .__dls_operator()
                                 };
-                                let (__dls_result_0,) = ::dls::__private::inner_run_loop::<
-                                    _,
-                                    (_,),
-                                    _,
-                                    _,
-                                    _,
-                                >(
+                                let (__dls_result_0,) = ::dls::__private::inner_run_loop(
                                     __dls_inner,
                                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                                     "fac2",
+                                    (::dls::__private::type_of(&s),),
                                     0..n,
                                     || (::dls::__private::identity_like(&__dls_op_0, &s),),
                                     |__dls_index, __dls_acc| {
@@ -113,18 +103,13 @@ fn nested(sizes: &[u64]) -> u64 {
 fn nested_default(m: u64, n: u64) {
     {
         let () = {
-            let () = ::dls::__private::run_loop_2d::<
-                _,
-                (),
-                _,
-                _,
-                _,
-            >(
+            let () = ::dls::__private::run_loop_2d(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
                 ::core::option::Option::None,
                 1usize,
                 ::core::primitive::usize::MAX,
+                (),
                 0..m,
                 || (),
                 |__dls_index, __dls_inner, __dls_acc| {
@@ -132,16 +117,11 @@ fn nested_default(m: u64, n: u64) {
                     let () = {
                         {
                             let () = {
-                                let () = ::dls::__private::inner_run_loop::<
-                                    _,
-                                    (),
-                                    _,
-                                    _,
-                                    _,
-                                >(
+                                let () = ::dls::__private::inner_run_loop(
                                     __dls_inner,
                                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                                     "runtime",
+                                    (),
                                     0..n,
                                     || (),
                                     |__dls_index, __dls_acc| {

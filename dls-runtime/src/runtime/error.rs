@@ -34,11 +34,11 @@ pub enum DlsError {
         /// The number of iterates, when it fits in a `u128`.
         len: Option<u128>,
     },
-    /// The program was launched by `mpirun` with several processes but built without the `mpi`
-    /// feature: it refuses to run N independent copies.
+    /// The program was launched by `mpirun`, `mpiexec` or `srun` with several processes but
+    /// built without the `mpi` feature: it refuses to run N independent copies.
     MpiNotBuilt {
-        /// Number of processes `mpirun` started.
-        size: usize,
+        /// The launch, as the launcher's variables describe it.
+        launch: crate::runtime::settings::Launch,
     },
     /// MPI could not be set up, or the runtime is used in a way MPI does not allow.
     Mpi(String),
@@ -74,12 +74,29 @@ impl fmt::Display for DlsError {
                 "loop range has more than u128::MAX iterates; at most {} (u64::MAX) are supported",
                 u64::MAX
             ),
-            DlsError::MpiNotBuilt { size } => write!(
-                f,
-                "launched by mpirun with {size} processes, but this program was built without \
-                 the `mpi` feature of dls; rebuild with `--features mpi` (or run it without \
-                 mpirun to use threads). Refusing to run {size} independent copies"
-            ),
+            DlsError::MpiNotBuilt { launch } => {
+                let (size, copies) = match launch.size {
+                    Some(n) => (format!("{n} processes"), format!("{n} independent copies")),
+                    None => (
+                        "an unknown number of processes".to_string(),
+                        "independent copies".to_string(),
+                    ),
+                };
+                let value = match (launch.variable, launch.size, launch.rank) {
+                    (v, Some(n), _) if v.ends_with("SIZE") => format!("{v}={n}"),
+                    (v, _, Some(r)) => format!("{v}={r}"),
+                    (v, _, _) => v.to_string(),
+                };
+                write!(
+                    f,
+                    "launched by {} with {size} ({value}), but this program was built without \
+                     the `mpi` feature of dls. Refusing to run {copies}. Give your program an \
+                     `mpi` feature that turns on dls's, in its Cargo.toml:\n\n    [features]\n    \
+                     mpi = [\"dls/mpi\"]\n\nthen rebuild with `cargo build --release --features \
+                     mpi` (or run the program without a launcher to use threads)",
+                    launch.launcher
+                )
+            }
             DlsError::Mpi(m) => write!(f, "MPI: {m}"),
             DlsError::Wire(m) => write!(f, "reduction value: {m}"),
             DlsError::Threads(m) => write!(f, "threads: {m}"),

@@ -76,7 +76,7 @@ pub mod stats;
 mod strategy;
 mod sync;
 mod threads;
-mod wire;
+pub(crate) mod wire;
 
 use std::sync::{Arc, Mutex, Weak};
 
@@ -96,7 +96,7 @@ pub(crate) use source::{ChunkSource, Tally};
 pub(crate) use sync::lock;
 
 use platform::Platform;
-use settings::{launcher_size, ReportMode, Settings};
+use settings::{Launch, ReportMode, Settings};
 use threads::ThreadsBackend;
 
 use crate::Technique;
@@ -178,10 +178,12 @@ static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 
 /// `DLS_Setup`: sets up the runtime, once per process.
 ///
-/// - Launched by `mpirun` (`OMPI_COMM_WORLD_SIZE` or `PMI_SIZE` set) and built with the `mpi`
-///   feature: initialises MPI (with `MPI_THREAD_MULTIPLE`) over `MPI_COMM_WORLD`.
-/// - Launched by `mpirun` with more than one process but built without `mpi`: an error
-///   ([`DlsError::MpiNotBuilt`]); dls never runs N independent copies of the program.
+/// - Launched by `mpirun`, `mpiexec` or `srun` (the launcher's variables, see
+///   [`settings::Launch`]) and built with the `mpi` feature: initialises MPI (with
+///   `MPI_THREAD_MULTIPLE`) over `MPI_COMM_WORLD`.
+/// - Launched with more than one process (or a launch whose size no variable gives) but built
+///   without `mpi`: an error ([`DlsError::MpiNotBuilt`]) naming the variable and the lines to
+///   add to `Cargo.toml`; dls never runs N independent copies of the program.
 /// - Otherwise: the threads backend, `DLS_THREADS` threads (default: one per core).
 ///
 /// Reads `DLS_SCHEDULE`, `DLS_THREADS` and `DLS_REPORT` (see [`settings`]); a bad value is an
@@ -204,8 +206,8 @@ pub fn init() -> Result<Runtime, DlsError> {
         });
     }
     let settings = Settings::from_env()?;
-    let launched = launcher_size(|k| std::env::var(k).ok());
-    let platform = if use_mpi(launched, cfg!(feature = "mpi"))? {
+    let launched = Launch::detect(|k| std::env::var(k).ok());
+    let platform = if use_mpi(launched.as_ref(), cfg!(feature = "mpi"))? {
         if let Some(threads) = settings.threads {
             // Never silently ignored: under mpirun every rank is one worker.
             return Err(DlsError::Setting {
@@ -225,13 +227,15 @@ pub fn init() -> Result<Runtime, DlsError> {
     Ok(rt)
 }
 
-/// Whether to run on MPI: when launched by an MPI launcher (`launched`: its process count) and
-/// built with MPI. Launched with several processes but built without MPI is an error: never run
-/// N independent copies.
-fn use_mpi(launched: Option<usize>, mpi_built: bool) -> Result<bool, DlsError> {
+/// Whether to run on MPI: when launched by an MPI launcher and built with MPI. Launched with
+/// several processes (or an unknown number) but built without MPI is an error: never run N
+/// independent copies.
+fn use_mpi(launched: Option<&Launch>, mpi_built: bool) -> Result<bool, DlsError> {
     match launched {
         Some(_) if mpi_built => Ok(true),
-        Some(size) if size > 1 => Err(DlsError::MpiNotBuilt { size }),
+        Some(launch) if launch.multi_process() => Err(DlsError::MpiNotBuilt {
+            launch: launch.clone(),
+        }),
         _ => Ok(false),
     }
 }
@@ -277,11 +281,12 @@ pub fn current() -> Result<Runtime, DlsError> {
             reexecute: None,
         });
     }
-    if let Some(size) = launcher_size(|k| std::env::var(k).ok()) {
-        if size > 1 {
+    if let Some(launch) = Launch::detect(|k| std::env::var(k).ok()) {
+        if launch.multi_process() {
             return Err(DlsError::Mpi(format!(
-                "launched by mpirun with {size} processes but no runtime is alive: call \
-                 `let rt = dls::init()?;` at the start of main and keep `rt` until main ends"
+                "launched by {} ({}) but no runtime is alive: call `let rt = dls::init()?;` at \
+                 the start of main and keep `rt` until main ends",
+                launch.launcher, launch.variable
             )));
         }
     }
@@ -541,15 +546,55 @@ impl Runtime {
 mod tests {
     use super::*;
 
+    /// A launch read from a map of variables, as `init` reads the process's environment.
+    fn launch(vars: &[(&str, &str)]) -> Option<Launch> {
+        Launch::detect(|k| {
+            vars.iter()
+                .find(|(name, _)| *name == k)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
     #[test]
     fn backend_choice() {
+        let one = launch(&[("OMPI_COMM_WORLD_SIZE", "1")]);
+        let four = launch(&[("OMPI_COMM_WORLD_SIZE", "4"), ("OMPI_COMM_WORLD_RANK", "0")]);
         assert!(!use_mpi(None, true).unwrap());
         assert!(!use_mpi(None, false).unwrap());
-        assert!(use_mpi(Some(1), true).unwrap());
-        assert!(use_mpi(Some(4), true).unwrap());
-        assert!(!use_mpi(Some(1), false).unwrap());
-        let e = use_mpi(Some(4), false).unwrap_err().to_string();
-        assert!(e.contains("launched by mpirun with 4 processes"), "{e}");
+        assert!(use_mpi(one.as_ref(), true).unwrap());
+        assert!(use_mpi(four.as_ref(), true).unwrap());
+        assert!(!use_mpi(one.as_ref(), false).unwrap());
+        let e = use_mpi(four.as_ref(), false).unwrap_err().to_string();
+        assert!(
+            e.contains("with 4 processes (OMPI_COMM_WORLD_SIZE=4)"),
+            "{e}"
+        );
         assert!(e.contains("--features mpi"), "{e}");
+        assert!(e.contains(r#"mpi = ["dls/mpi"]"#), "{e}");
+    }
+
+    /// A PMIx launch (`srun --mpi=pmix`) and a Hydra launch of a program built without MPI
+    /// are errors on every rank, not N copies on threads.
+    #[test]
+    fn pmix_and_hydra_launches_without_mpi_are_errors() {
+        let srun = launch(&[("PMIX_RANK", "1"), ("SLURM_STEP_NUM_TASKS", "2")]);
+        let e = use_mpi(srun.as_ref(), false).unwrap_err().to_string();
+        assert!(
+            e.contains("srun --mpi=pmix") && e.contains("PMIX_RANK"),
+            "{e}"
+        );
+        assert!(e.contains("2 processes"), "{e}");
+        let rank0 = launch(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "2")]);
+        assert!(use_mpi(rank0.as_ref(), false).is_err());
+        let prterun = launch(&[("PMIX_RANK", "0")]);
+        let e = use_mpi(prterun.as_ref(), false).unwrap_err().to_string();
+        assert!(e.contains("an unknown number of processes"), "{e}");
+        let hydra = launch(&[
+            ("PMI_RANK", "0"),
+            ("PMI_SIZE", "2"),
+            ("MPI_LOCALNRANKS", "2"),
+        ]);
+        assert!(use_mpi(hydra.as_ref(), false).is_err());
+        assert!(use_mpi(srun.as_ref(), true).unwrap());
     }
 }

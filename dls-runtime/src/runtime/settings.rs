@@ -18,8 +18,9 @@
 //! | `DLS_REPORT` | `1`/`on`/`true`/`yes`/`stderr`, `stdout`/`-`, `0`/`off`/`false`/`no`/empty, or a file path (with a `/` or an extension, e.g. `run.jsonl`) | a summary of every loop on stderr (or stdout), printed by rank 0; a path: rank 0 appends one JSON object per loop to that file (JSON Lines). Words are case-insensitive; any other value is an error |
 //!
 //! Launch detection (not settings, read from the launcher): `OMPI_COMM_WORLD_SIZE` (Open MPI),
-//! `PMI_SIZE` (MPICH/Hydra, Slurm with PMI-2) or `PMIX_RANK` with `SLURM_STEP_NUM_TASKS` (Slurm's
-//! `srun --mpi=pmix`) tell that a launcher started the program, see [`launcher_size`].
+//! `PMI_SIZE`/`PMI_RANK` (MPICH/Intel MPI Hydra, Slurm with PMI-2), `MV2_COMM_WORLD_SIZE`
+//! (MVAPICH), `PMIX_RANK` with `SLURM_STEP_NUM_TASKS` (Slurm's `srun --mpi=pmix`) or
+//! `MPI_LOCALNRANKS` (Hydra) tell that a launcher started the program, see [`Launch`].
 
 use std::path::PathBuf;
 
@@ -370,10 +371,129 @@ pub fn parse_stack(value: &str) -> Result<usize, DlsError> {
     }
 }
 
-/// The number of processes the MPI launcher started, if the program was started by one:
-/// `OMPI_COMM_WORLD_SIZE` (Open MPI's `mpirun`), else `PMI_SIZE` (MPICH's Hydra `mpiexec`,
-/// Slurm's `srun --mpi=pmi2`), else, for a process of a PMIx launch (`PMIX_RANK` set, as by
-/// Slurm's `srun --mpi=pmix`), the step's task count `SLURM_STEP_NUM_TASKS`.
+/// An MPI launch as the launcher's environment variables describe it, read before MPI is
+/// initialised: which variable told, this process's rank and the job's size when known.
+///
+/// The launchers and their variables, in the order they are looked for:
+///
+/// | launcher | variables |
+/// |----------|-----------|
+/// | Open MPI's `mpirun` / `mpiexec` (also under Slurm) | `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_RANK` |
+/// | MPICH's and Intel MPI's Hydra `mpiexec`; Slurm's `srun --mpi=pmi2` | `PMI_SIZE`, `PMI_RANK` |
+/// | MVAPICH's `mpirun_rsh` | `MV2_COMM_WORLD_SIZE`, `MV2_COMM_WORLD_RANK` |
+/// | a PMIx launcher: Slurm's `srun --mpi=pmix`, PRRTE's `prterun` | `PMIX_RANK`, the size from `SLURM_STEP_NUM_TASKS` or `SLURM_NTASKS` (PMIx itself gives it no variable) |
+/// | Hydra, when no PMI variable is set | `MPI_LOCALNRANKS`, `MPI_LOCALRANKID` (the ranks on this node) |
+///
+/// ```
+/// use dls_runtime::runtime::settings::Launch;
+/// let srun_pmix = |k: &str| match k {
+///     "PMIX_RANK" => Some("3".to_string()),
+///     "SLURM_STEP_NUM_TASKS" => Some("8".to_string()),
+///     _ => None,
+/// };
+/// let launch = Launch::detect(srun_pmix).unwrap();
+/// assert_eq!((launch.variable, launch.rank, launch.size), ("PMIX_RANK", Some(3), Some(8)));
+/// assert!(launch.multi_process());
+/// assert_eq!(Launch::detect(|_| None), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Launch {
+    /// The variable that shows the launch (named in errors).
+    pub variable: &'static str,
+    /// The launcher the variable belongs to, in words.
+    pub launcher: &'static str,
+    /// This process's rank, when a variable gives it.
+    pub rank: Option<usize>,
+    /// The number of processes, when a variable gives it.
+    pub size: Option<usize>,
+}
+
+impl Launch {
+    /// Reads the launcher's variables through `lookup` (`std::env::var` in a program, a map in
+    /// tests); `None` when no launcher started the program.
+    ///
+    /// ```
+    /// use dls_runtime::runtime::settings::Launch;
+    /// let hydra = |k: &str| match k {
+    ///     "PMI_RANK" => Some("1".to_string()),
+    ///     "PMI_SIZE" => Some("2".to_string()),
+    ///     _ => None,
+    /// };
+    /// assert_eq!(Launch::detect(hydra).unwrap().size, Some(2));
+    /// ```
+    pub fn detect(lookup: impl Fn(&str) -> Option<String>) -> Option<Launch> {
+        let number = |k: &str| lookup(k).and_then(|v| v.trim().parse::<usize>().ok());
+        let present = |k: &str| lookup(k).is_some();
+        // (size variable, rank variable, launcher)
+        const PAIRS: [(&str, &str, &str); 3] = [
+            (
+                "OMPI_COMM_WORLD_SIZE",
+                "OMPI_COMM_WORLD_RANK",
+                "Open MPI's mpirun",
+            ),
+            (
+                "PMI_SIZE",
+                "PMI_RANK",
+                "a PMI launcher (MPICH's or Intel MPI's mpiexec, srun --mpi=pmi2)",
+            ),
+            (
+                "MV2_COMM_WORLD_SIZE",
+                "MV2_COMM_WORLD_RANK",
+                "MVAPICH's mpirun_rsh",
+            ),
+        ];
+        let slurm_size = || number("SLURM_STEP_NUM_TASKS").or_else(|| number("SLURM_NTASKS"));
+        for (size_var, rank_var, launcher) in PAIRS {
+            if present(size_var) || present(rank_var) {
+                return Some(Launch {
+                    variable: if present(size_var) {
+                        size_var
+                    } else {
+                        rank_var
+                    },
+                    launcher,
+                    rank: number(rank_var),
+                    size: number(size_var).or_else(slurm_size),
+                });
+            }
+        }
+        if present("PMIX_RANK") {
+            return Some(Launch {
+                variable: "PMIX_RANK",
+                launcher: "a PMIx launcher (srun --mpi=pmix, prterun)",
+                rank: number("PMIX_RANK"),
+                size: slurm_size(),
+            });
+        }
+        if present("MPI_LOCALNRANKS") {
+            // Only the ranks on this node are known: more than one is a multi-process job.
+            let local = number("MPI_LOCALNRANKS");
+            return Some(Launch {
+                variable: "MPI_LOCALNRANKS",
+                launcher: "Hydra's mpiexec",
+                rank: number("MPI_LOCALRANKID").filter(|&r| r > 0),
+                size: local.filter(|&n| n <= 1),
+            });
+        }
+        None
+    }
+
+    /// Whether the launch may have started more than one process: a size above 1, a rank
+    /// above 0, or a size no variable gives (a PMIx launch outside Slurm).
+    ///
+    /// ```
+    /// use dls_runtime::runtime::settings::Launch;
+    /// let one = Launch::detect(|k| (k == "PMI_SIZE").then(|| "1".to_string())).unwrap();
+    /// assert!(!one.multi_process());
+    /// ```
+    pub fn multi_process(&self) -> bool {
+        self.size.map_or(true, |s| s > 1) || self.rank.is_some_and(|r| r > 0)
+    }
+}
+
+/// The number of processes the MPI launcher started, if the program was started by one and a
+/// variable gives it (see [`Launch`] for the launchers and their variables).
 ///
 /// ```
 /// use dls_runtime::runtime::settings::launcher_size;
@@ -387,17 +507,12 @@ pub fn parse_stack(value: &str) -> Result<usize, DlsError> {
 /// assert_eq!(launcher_size(|_| None), None);
 /// ```
 pub fn launcher_size(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
-    let number = |k: &str| lookup(k).and_then(|v| v.trim().parse::<usize>().ok());
-    number("OMPI_COMM_WORLD_SIZE")
-        .or_else(|| number("PMI_SIZE"))
-        .or_else(|| {
-            lookup("PMIX_RANK")?;
-            number("SLURM_STEP_NUM_TASKS")
-        })
+    Launch::detect(lookup)?.size
 }
 
-/// This process's rank as the MPI launcher numbered it (`OMPI_COMM_WORLD_RANK`, `PMI_RANK` or
-/// `PMIX_RANK`), before MPI is initialised; `None` when no launcher started the program.
+/// This process's rank as the MPI launcher numbered it (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`,
+/// `MV2_COMM_WORLD_RANK` or `PMIX_RANK`, see [`Launch`]), before MPI is initialised; `None` when
+/// no launcher started the program.
 ///
 /// ```
 /// use dls_runtime::runtime::settings::launcher_rank;
@@ -405,14 +520,82 @@ pub fn launcher_size(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
 /// assert_eq!(launcher_rank(|_| None), None);
 /// ```
 pub fn launcher_rank(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
-    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
-        .iter()
-        .find_map(|k| lookup(k).and_then(|v| v.trim().parse::<usize>().ok()))
+    Launch::detect(lookup)?.rank
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Launch::detect` over a map of variables.
+    fn launch(vars: &[(&str, &str)]) -> Option<Launch> {
+        let map: std::collections::HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Launch::detect(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn launchers_are_detected_from_their_variables() {
+        let l = launch(&[("OMPI_COMM_WORLD_SIZE", "4"), ("OMPI_COMM_WORLD_RANK", "2")]).unwrap();
+        assert_eq!(
+            (l.variable, l.rank, l.size),
+            ("OMPI_COMM_WORLD_SIZE", Some(2), Some(4))
+        );
+        // MPICH's Hydra mpiexec sets PMI_* and the per-node MPI_LOCAL*.
+        let hydra = [
+            ("PMI_RANK", "0"),
+            ("PMI_SIZE", "3"),
+            ("MPI_LOCALNRANKS", "3"),
+            ("MPI_LOCALRANKID", "0"),
+        ];
+        let l = launch(&hydra).unwrap();
+        assert_eq!((l.variable, l.rank, l.size), ("PMI_SIZE", Some(0), Some(3)));
+        assert!(l.multi_process());
+        // srun --mpi=pmix: PMIx gives the rank, Slurm the step's size.
+        let srun = [
+            ("PMIX_RANK", "0"),
+            ("PMIX_NAMESPACE", "slurm.pmix.42.0"),
+            ("SLURM_PROCID", "0"),
+            ("SLURM_STEP_NUM_TASKS", "2"),
+            ("SLURM_NTASKS", "2"),
+        ];
+        let l = launch(&srun).unwrap();
+        assert_eq!(
+            (l.variable, l.rank, l.size),
+            ("PMIX_RANK", Some(0), Some(2))
+        );
+        assert!(l.multi_process());
+        // A PMIx launch of one process is not a multi-process job.
+        let l = launch(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "1")]).unwrap();
+        assert!(!l.multi_process());
+        // PMIx outside Slurm (prterun): no size, so it may be several processes.
+        let l = launch(&[("PMIX_RANK", "0")]).unwrap();
+        assert_eq!(l.size, None);
+        assert!(l.multi_process());
+        // Rank 1 is a multi-process job whatever the size variables say.
+        assert!(launch(&[("PMI_RANK", "1")]).unwrap().multi_process());
+        // srun --mpi=pmi2 in a step of 4 tasks.
+        let l = launch(&[("PMI_RANK", "3"), ("SLURM_STEP_NUM_TASKS", "4")]).unwrap();
+        assert_eq!((l.rank, l.size), (Some(3), Some(4)));
+        let l = launch(&[("MV2_COMM_WORLD_SIZE", "2"), ("MV2_COMM_WORLD_RANK", "1")]).unwrap();
+        assert_eq!((l.rank, l.size), (Some(1), Some(2)));
+        // Hydra's per-node variables alone.
+        assert!(
+            launch(&[("MPI_LOCALNRANKS", "2"), ("MPI_LOCALRANKID", "0")])
+                .unwrap()
+                .multi_process()
+        );
+        assert!(!launch(&[("MPI_LOCALNRANKS", "1")]).unwrap().multi_process());
+        // Slurm alone (sbatch, or srun of a program that is not MPI) is no MPI launch: srun
+        // starts single-task steps of ordinary programs all the time.
+        assert_eq!(
+            launch(&[("SLURM_NTASKS", "4"), ("SLURM_PROCID", "0")]),
+            None
+        );
+        assert_eq!(launch(&[]), None);
+    }
 
     #[test]
     fn bad_values_name_the_variable_and_list_values() {

@@ -1,6 +1,8 @@
 // A reduction variable whose type cannot travel between workers (no serde Serialize and
 // Deserialize): the error names the missing trait at the variable, for a merge function, for `+`
-// on a type with `Add` and `Default`, and for the items of `append`.
+// on a type with `Add` and `Default`, and for the items of `append` (their type is known only once
+// the body has pushed one, so that error keeps serde's words, at the variable). With several
+// variables, only the one that cannot travel is reported.
 #[derive(Debug, Default, Clone, Copy)]
 struct Tally(u64);
 
