@@ -43,6 +43,9 @@ for file in Cargo.toml src/main.rs; do
   [[ -s $file ]] || fail "README.md has no block marked <!-- fresh_project: $file -->"
 done
 grep -q 'dls = { path = "../dls" }' Cargo.toml || fail "the README's Cargo.toml has no path dependency on ../dls"
+# The workspace's lock file as a start: cargo keeps the versions it lists (and drops the rest), so
+# a new release of a dependency cannot break this check from one day to the next.
+cp "$repo/Cargo.lock" Cargo.lock
 binary=$CARGO_TARGET_DIR/release/my-sweep
 
 # check_output LABEL OUTPUT: one `parallel:` line and one `serial:` line, with the same result.
