@@ -94,7 +94,18 @@ fn report_file_written_once_per_loop_by_rank_0() {
         let map = l["chunk_map"].as_array().unwrap();
         assert_eq!(times.len(), map.len(), "{l}");
         let mut last_end = [0.0f64; 3];
+        // A chunk whose parts were re-executed by other ranks (a late chunk on a loaded machine)
+        // has no time of its own: at most one such chunk per copy made.
+        let copies = l["reexecution"]["copies"].as_u64().unwrap_or(0);
+        let untimed = times.iter().filter(|t| t.is_null()).count() as u64;
+        assert!(
+            untimed <= copies,
+            "{untimed} chunks without times, {copies} copies: {l}"
+        );
         for (c, t) in map.iter().zip(times) {
+            if t.is_null() {
+                continue;
+            }
             let (start, end) = (t[0].as_f64().unwrap(), t[1].as_f64().unwrap());
             assert!(
                 0.0 <= start && start <= end && end <= parallel,
