@@ -247,6 +247,9 @@ pub(crate) fn restore<T: DeserializeOwned>(
     listen_to_sigusr1();
     let folder = key.folder(dir);
     let all = files(&folder);
+    if all.is_empty() {
+        refuse_other_programs(dir, key)?;
+    }
     let newest = all.iter().map(|f| f.0).max();
     let mut refused = Vec::new();
     let mut generations: Vec<u64> = all.iter().map(|f| f.0).collect();
@@ -284,6 +287,38 @@ pub(crate) fn restore<T: DeserializeOwned>(
         values: Vec::new(),
         refused,
     })
+}
+
+/// A loop without checkpoints of its own in `dir`, where checkpoints of another program are: an
+/// error naming both (a folder shared by two programs would make a restart of one silently
+/// start over, or the folder be taken for the wrong job). Loops of the same program that have
+/// no checkpoint yet (not reached before the job was killed) are fine.
+fn refuse_other_programs(dir: &Path, key: &LoopKey) -> Result<(), DlsError> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let Some((_, _, path)) = files(&e.path()).into_iter().next() else {
+            continue;
+        };
+        let Ok(bytes) = fs::read(&path) else {
+            continue;
+        };
+        if let Ok((header, _)) = decode(&bytes) {
+            if header.key.program != key.program {
+                return Err(DlsError::Checkpoint(format!(
+                    "DLS_CHECKPOINT={} holds checkpoints of program `{}` (for example {}), and \
+                     this is `{}`: give each program a folder of its own, or delete the folder \
+                     to start over",
+                    dir.display(),
+                    header.key.program,
+                    path.display(),
+                    key.program
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Reads generation `g`: `Ok(Err(why))` if it is unusable, `Err` if it belongs to another loop.
@@ -643,6 +678,32 @@ mod tests {
         assert_eq!(r.ranges, vec![[0, 15], [40, 60]]);
         assert_eq!(r.values.iter().sum::<u64>(), 22);
         assert_eq!(w.tally.lock().unwrap().0, 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn another_programs_checkpoints_are_refused() {
+        let dir = temp("program");
+        let w = Writer::new(&dir, key(100), 0, DEFAULT_EVERY).unwrap();
+        let mut a = w.worker(0, vec![[0, 1]]);
+        w.write(&mut a, &1u64).unwrap();
+        // Another loop of the same program: no checkpoint yet, starts from the beginning.
+        let other_loop = LoopKey {
+            name: "main.rs:9:9".into(),
+            ..key(100)
+        };
+        assert_eq!(restore::<u64>(&dir, &other_loop).unwrap().from, None);
+        let other_program = LoopKey {
+            program: "another".into(),
+            ..key(100)
+        };
+        let e = restore::<u64>(&dir, &other_program)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("program `prog`") && e.contains("this is `another`"),
+            "{e}"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 
