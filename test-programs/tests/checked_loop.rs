@@ -344,12 +344,20 @@ fn an_inner_loop_checks_its_group() {
     ]);
     assert!(clean.contains("total=18.849556"), "{clean}");
     assert!(!quiet.contains("rejects"), "{quiet}");
-    let (_, warned) = run(&[("DLS_INJECT", "worker=2,bias=3"), ("DLS_CHECK", "warn")]);
+    let (_, warned) = run(&[
+        ("DLS_REEXECUTE", NO_REEXECUTION),
+        ("DLS_INJECT", "worker=2,bias=3"),
+        ("DLS_CHECK", "warn"),
+    ]);
     assert_eq!(
         warned.matches("suspect: group rank 1").count(),
         3,
         "{warned}"
     );
-    let (repaired, said) = run(&[("DLS_INJECT", "worker=2,bias=3"), ("DLS_CHECK", "repair")]);
+    let (repaired, said) = run(&[
+        ("DLS_REEXECUTE", NO_REEXECUTION),
+        ("DLS_INJECT", "worker=2,bias=3"),
+        ("DLS_CHECK", "repair"),
+    ]);
     assert_eq!(repaired, clean, "{said}");
 }
