@@ -186,6 +186,9 @@ mod book_first_loop {}
 #[doc = include_str!("../book/src/reading_a_run.md")]
 mod book_reading_a_run {}
 #[cfg(doctest)]
+#[doc = include_str!("../book/src/choosing.md")]
+mod book_choosing {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/clauses.md")]
 mod book_clauses {}
 #[cfg(doctest)]
