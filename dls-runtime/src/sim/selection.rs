@@ -133,7 +133,17 @@ impl Workload {
         };
         let over: Vec<Vec<(usize, u64)>> =
             chunks.iter().map(|&(s, k, _, _)| overlaps(s, k)).collect();
-        let speeds = estimate_speeds(&chunks, &over, p, bins);
+        let mut speeds = estimate_speeds(&chunks, &over, p, bins);
+        held_without_result(report, &mut speeds, |s, k| {
+            let o = overlaps(s, k);
+            let known: Vec<(usize, f64)> = chunks
+                .iter()
+                .zip(&over)
+                .flat_map(|(c, ov)| ov.iter().map(move |&(b, _)| (b, c.3 / c.1 as f64)))
+                .collect();
+            let mean = known.iter().map(|x| x.1).sum::<f64>() / known.len().max(1) as f64;
+            o.iter().map(|&(_, k)| k as f64 * mean).sum()
+        });
         let mut profile = vec![0.0; bins];
         let mut count = vec![0u64; bins];
         // The profile at those speeds.
@@ -279,6 +289,47 @@ fn estimate_speeds(
         speeds = next;
     }
     speeds
+}
+
+/// A rank whose last chunk never reported a time (re-executed by others and cancelled, or still
+/// running at the end) held it from its previous chunk's end to the loop's end without
+/// finishing: its time factor is at least that time over the chunk's predicted work
+/// (`work(start, size)`, at factor 1).
+fn held_without_result(report: &LoopReport, speeds: &mut [f64], work: impl Fn(u64, u64) -> f64) {
+    let p = speeds.len();
+    let mut last: Vec<Option<(u64, u64, Option<[f64; 2]>)>> = vec![None; p];
+    let mut prev_end = vec![0.0f64; p];
+    let mut open_from = vec![0.0f64; p];
+    for (&[start, size, rank], t) in report.chunk_map.iter().zip(&report.chunk_times) {
+        let r = rank as usize;
+        if r >= p {
+            continue;
+        }
+        open_from[r] = prev_end[r];
+        if let Some([_, b]) = *t {
+            prev_end[r] = b;
+        }
+        last[r] = Some((start, size, *t));
+    }
+    let before = speeds.to_vec();
+    let fastest_others = |r: usize| {
+        (0..p)
+            .filter(|&q| q != r)
+            .map(|q| before[q])
+            .fold(f64::INFINITY, f64::min)
+    };
+    for r in 0..p {
+        let Some((start, size, None)) = last[r] else {
+            continue;
+        };
+        let want = work(start, size);
+        let held = report.parallel_time_s - open_from[r];
+        if want > 0.0 && held > 0.0 {
+            let base = fastest_others(r);
+            let base = if base.is_finite() { base } else { 1.0 };
+            speeds[r] = speeds[r].max(base * held / want);
+        }
+    }
 }
 
 /// Fills each missing value with the mean of the nearest known values on either side; `None`
