@@ -23,7 +23,9 @@ fn runs(stdout: &str, np: usize) -> Vec<(String, String)> {
         .map(|(i, ranks)| {
             assert_eq!(ranks.len(), np, "run {}: {stdout}", i + 1);
             assert!(
-                ranks.iter().all(|r| (&r.0, &r.1) == (&ranks[0].0, &ranks[0].1)),
+                ranks
+                    .iter()
+                    .all(|r| (&r.0, &r.1) == (&ranks[0].0, &ranks[0].1)),
                 "run {}: the ranks disagree: {ranks:?}",
                 i + 1
             );
@@ -33,9 +35,14 @@ fn runs(stdout: &str, np: usize) -> Vec<(String, String)> {
 }
 
 fn check(job: &mpi_common::Job, reduction: bool) {
-    assert!(job.success, "{job}");
+    assert!(job.success, "{}\n{}", job.stdout, job.stderr);
     let r = runs(&job.stdout, 4);
-    assert_eq!(r[0], ("measure".to_string(), "fac2".to_string()), "{}", job.stdout);
+    assert_eq!(
+        r[0],
+        ("measure".to_string(), "fac2".to_string()),
+        "{}",
+        job.stdout
+    );
     assert_eq!(r[1].0, "chosen", "{}", job.stdout);
     assert_eq!(r[2], ("kept".to_string(), r[1].1.clone()), "{}", job.stdout);
     if reduction {
@@ -49,9 +56,10 @@ fn check(job: &mpi_common::Job, reduction: bool) {
 fn every_rank_runs_the_same_choice() {
     let job = mpi_common::mpirun(4, &[], "mpi_auto", &[], Duration::from_secs(120));
     check(&job, true);
-    // Rank 3 is three times slower: the choice is not FAC2 (the simulator's predictions are in
-    // the report; rank 0 prints how many).
-    assert!(job.stdout.contains("phase chosen chose"), "{}", job.stdout);
+    // Rank 3 is three times slower: the simulator predicts FAC2 (whose first chunk on rank 3
+    // takes 3 × N/8 iterate times) well behind a technique that adapts, so the choice is not FAC2.
+    let r = runs(&job.stdout, 4);
+    assert_ne!(r[1].1, "fac2", "{}", job.stdout);
 }
 
 #[test]

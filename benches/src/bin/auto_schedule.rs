@@ -12,8 +12,9 @@
 //! - `slow rank`: 500 us, but the last worker (rank, or thread) sleeps three times as long.
 //!
 //! The loops are `doall_reduce` with the default settings (re-execution of unfinished chunks on).
-//! Per repetition, every technique runs its T runs under a loop name of its own; `auto`'s first
-//! run measures under FAC2 and the next ones run its choice. Reported, per workload: the median
+//! Per repetition, every technique runs T times under a loop name of its own, interleaved (run 1
+//! of every technique, then run 2 of every technique, ...), so that the machine's changing load
+//! falls on all alike; `auto`'s first run measures under FAC2 and the next ones run its choice. Reported, per workload: the median
 //! over repetitions of the mean parallel time of runs 2..T (auto after learning) and of all T
 //! runs (auto's measuring run included), for auto, FAC2 and the best single technique.
 //!
@@ -110,10 +111,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut all: Vec<Vec<f64>> = vec![Vec::new(); techniques.len()];
         let mut chose = Vec::new();
         for rep in 0..reps {
-            for (k, t) in techniques.iter().enumerate() {
-                let name = format!("{wname} {t} {rep}");
-                let mut per_run = Vec::new();
-                for _ in 0..RUNS {
+            // Run r of every technique, then run r + 1 of every technique: the machine's load
+            // drifts over time, and this spreads the drift over all of them alike.
+            let mut per_run: Vec<Vec<f64>> = vec![Vec::new(); techniques.len()];
+            for _ in 0..RUNS {
+                for (k, t) in techniques.iter().enumerate() {
+                    let name = format!("{wname} {t} {rep}");
                     let (_, stats) = rt.doall_reduce(
                         &name,
                         0..N,
@@ -121,7 +124,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         || 0u64,
                         |i, s| {
                             let me = dls::inject::current_worker().unwrap_or(0);
-                            let f = if slow && me + 1 == p && p > 1 { 3.0 } else { 1.0 };
+                            let f = if slow && me + 1 == p && p > 1 {
+                                3.0
+                            } else {
+                                1.0
+                            };
                             std::thread::sleep(Duration::from_secs_f64(
                                 times[i as usize] * f * 1e-6,
                             ));
@@ -134,10 +141,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             chose.push(a.chose.clone());
                         }
                     }
-                    per_run.push(stats.report.parallel_time_s);
+                    per_run[k].push(stats.report.parallel_time_s);
                 }
-                after[k].push(per_run[1..].iter().sum::<f64>() / (RUNS - 1) as f64);
-                all[k].push(per_run.iter().sum::<f64>() / RUNS as f64);
+            }
+            for (k, runs) in per_run.iter().enumerate() {
+                after[k].push(runs[1..].iter().sum::<f64>() / (RUNS - 1) as f64);
+                all[k].push(runs.iter().sum::<f64>() / RUNS as f64);
             }
         }
         let med_after: Vec<f64> = after.into_iter().map(median).collect();

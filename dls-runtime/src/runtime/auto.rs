@@ -13,7 +13,7 @@
 //! FAC2 unless a candidate is predicted more than [`MARGIN`] faster.
 //!
 //! **On MPI** only rank 0 holds the chunk map, so rank 0 proposes and every rank takes its
-//! proposal ([`Platform::from_rank0`](super::platform::Platform), after checking that every rank
+//! proposal ([`Platform::rank0_value`](super::platform::Platform), after checking that every rank
 //! starts the same loop under `auto`): every rank runs and reports the same technique.
 
 use std::collections::{HashMap, VecDeque};
@@ -25,12 +25,12 @@ use crate::sim::selection::{select, Workload};
 use crate::{LoopReport, Technique};
 
 /// The technique of a measuring run.
-pub const MEASURE_WITH: &str = "fac2";
+pub(crate) const MEASURE_WITH: &str = "fac2";
 /// The choice keeps FAC2 unless a candidate is predicted more than this fraction faster.
-pub const MARGIN: f64 = 0.03;
+pub(crate) const MARGIN: f64 = 0.03;
 /// A run under the choice whose load imbalance, `(max − mean) / max` of the ranks' work times,
 /// exceeds the first run's by more than this brings a new measuring run.
-pub const REMEASURE_ABOVE: f64 = 0.10;
+pub(crate) const REMEASURE_ABOVE: f64 = 0.10;
 /// Noise draws per candidate in the simulation.
 const REPLICATIONS: u64 = 2;
 /// Loop names kept (the oldest is forgotten beyond it).
@@ -204,7 +204,7 @@ impl Runtime {
         let decides = self.rank() == 0;
         let mine = lock(&self.shared.auto).propose(name, p, decides);
         let bytes = serde_json::to_vec(&mine).expect("an auto report serialises");
-        let theirs = self.shared.platform.from_rank0(name, n, requested, bytes);
+        let theirs = self.shared.platform.rank0_value(name, n, requested, bytes);
         let agreed: AutoReport = serde_json::from_slice(&theirs).unwrap_or(mine);
         lock(&self.shared.auto).adopt(name, &agreed);
         let mut technique: Technique = agreed

@@ -48,7 +48,7 @@
 //! `source.rs`: the chunk-source seam that every loop runs on; `execute.rs`: the one worker loop;
 //! `combine.rs`: the one function that combines partial results; `platform.rs`: the backends.
 
-pub mod auto;
+pub(crate) mod auto;
 pub mod checked;
 pub(crate) mod checkpoint;
 pub(crate) mod combine;

@@ -65,7 +65,7 @@ impl Platform for ThreadsBackend {
         ok
     }
 
-    fn from_rank0(&self, _name: &str, _n: u64, _requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
+    fn rank0_value(&self, _name: &str, _n: u64, _requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
         mine
     }
 

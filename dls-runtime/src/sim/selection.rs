@@ -31,6 +31,13 @@ use crate::technique::{Kind, ModelFacts};
 use crate::{LoopReport, Technique};
 
 /// A loop's workload as measured in one execution (see the [module documentation](self)).
+///
+/// ```
+/// use dls_runtime::sim::selection::Workload;
+/// let w = Workload { n: 100, profile: vec![1e-3, 3e-3], cov: 0.5, speeds: vec![1.0, 2.0],
+///     overhead_s: 10e-6, chunks: 12 };
+/// assert_eq!(w.speeds.len(), 2); // two ranks, the second twice as slow
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Workload {
     /// Iterates of the loop.
@@ -49,6 +56,12 @@ pub struct Workload {
 }
 
 /// One candidate's predicted makespan.
+///
+/// ```
+/// use dls_runtime::sim::selection::Prediction;
+/// let p = Prediction { technique: "gss".parse().unwrap(), makespan_s: 0.25 };
+/// assert_eq!(p.technique.to_string(), "gss");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prediction {
     /// The technique, with the parameters its model hook filled (e.g. WF's weights).
@@ -58,6 +71,14 @@ pub struct Prediction {
 }
 
 /// What [`select`] chose and why.
+///
+/// ```
+/// use dls_runtime::sim::selection::{select, Workload};
+/// let w = Workload { n: 1000, profile: vec![1e-3], cov: 0.0, speeds: vec![1.0; 2],
+///     overhead_s: 0.0, chunks: 0 };
+/// let s = select(&w, &"fac2".parse().unwrap(), 0.03, 1).unwrap();
+/// assert!(s.predicted.iter().any(|p| p.technique == s.chose) && !s.why.is_empty());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Selection {
     /// The technique to run.
@@ -70,8 +91,16 @@ pub struct Selection {
 
 impl Workload {
     /// Bins of the iterate-time profile.
+    ///
+    /// ```
+    /// assert_eq!(dls_runtime::sim::selection::Workload::BINS, 64);
+    /// ```
     pub const BINS: usize = 64;
     /// Most iterates simulated per candidate; larger loops are simulated at this size.
+    ///
+    /// ```
+    /// assert!(dls_runtime::sim::selection::Workload::MAX_SIMULATED >= 1_000_000);
+    /// ```
     pub const MAX_SIMULATED: u64 = 1_000_000;
 
     /// Estimates the workload from `report` (its chunk map and chunk times; without them, from
@@ -297,7 +326,9 @@ fn estimate_speeds(
 /// (`work(start, size)`, at factor 1).
 fn held_without_result(report: &LoopReport, speeds: &mut [f64], work: impl Fn(u64, u64) -> f64) {
     let p = speeds.len();
-    let mut last: Vec<Option<(u64, u64, Option<[f64; 2]>)>> = vec![None; p];
+    // Per rank, its last chunk: start, size, and its time if it reported one.
+    type Last = Option<(u64, u64, Option<[f64; 2]>)>;
+    let mut last: Vec<Last> = vec![None; p];
     let mut prev_end = vec![0.0f64; p];
     let mut open_from = vec![0.0f64; p];
     for (&[start, size, rank], t) in report.chunk_map.iter().zip(&report.chunk_times) {

@@ -96,7 +96,7 @@ impl Platform for MpiEnv {
         all == 1
     }
 
-    fn from_rank0(&self, name: &str, n: u64, requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
+    fn rank0_value(&self, name: &str, n: u64, requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
         use crate::runtime::combine::Exchange;
         agree(&Step::StartLoop {
             name: name.to_string(),
