@@ -31,8 +31,16 @@ pub(crate) const MARGIN: f64 = 0.03;
 /// A run under the choice whose load imbalance, `(max − mean) / max` of the ranks' work times,
 /// exceeds the first run's by more than this brings a new measuring run.
 pub(crate) const REMEASURE_ABOVE: f64 = 0.10;
-/// Noise draws per candidate in the simulation.
-const REPLICATIONS: u64 = 2;
+/// Noise draws per candidate in the simulation: 4 up to 100,000 iterates (the predictions of
+/// close candidates then differ by their technique, not by the draw), 1 above (the simulation
+/// time grows with the iterates).
+fn replications(n: u64) -> u64 {
+    if n <= 100_000 {
+        4
+    } else {
+        1
+    }
+}
 /// Loop names kept (the oldest is forgotten beyond it).
 const MAX_LOOPS: usize = 1024;
 
@@ -126,10 +134,9 @@ impl AutoHistory {
             return fallback("rank 0 chooses".into());
         }
         let default: Technique = MEASURE_WITH.parse().expect("a valid technique");
-        let selection = workload
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|w| select(w, &default, MARGIN, REPLICATIONS).map_err(|e| e.to_string()));
+        let selection = workload.as_ref().map_err(Clone::clone).and_then(|w| {
+            select(w, &default, MARGIN, replications(w.n)).map_err(|e| e.to_string())
+        });
         match selection {
             Ok(s) => AutoReport {
                 phase: "chosen".into(),
