@@ -1,4 +1,5 @@
-//! `schedule = "auto"`: per loop name, the first run measures the loop under FAC2; the next
+//! `schedule = "auto"`: per loop name, the first run measures the loop under FAC2 (its chunks
+//! capped at ceil(N/(8P)), see [`measuring`]); the next
 //! runs take the technique the simulator predicts fastest on the measured workload (SimAS,
 //! Mohammed & Ciorba 2020; the model and the choice are `sim/selection.rs`); when a later run's
 //! load imbalance grows past the first run of the choice by [`REMEASURE_ABOVE`], the loop is
@@ -9,7 +10,10 @@
 //! classic techniques over a wide range of variance and overhead (Hummel, Schonberg & Flynn
 //! 1992), and its geometrically shrinking chunks give every rank chunks spread over the index
 //! plus small ones at the end: what separates a slow rank from expensive iterates and shows the
-//! spread of iterate times. It is also the baseline `auto` must not lose to: the choice keeps
+//! spread of iterate times. Its first batch, though, hands out half the loop in P chunks, each
+//! of which would be one step of the measured profile; capped at N/(8P) iterates the profile
+//! has about 8P steps (what tells Mandelbrot's expensive middle rows apart) for about 4P more
+//! chunks. It is also the baseline `auto` must not lose to: the choice keeps
 //! FAC2 unless a candidate is predicted more than [`MARGIN`] faster.
 //!
 //! **On MPI** only rank 0 holds the chunk map, so rank 0 proposes and every rank takes its

@@ -1,7 +1,8 @@
 //! `auto`: not a chunk formula but a choice among the other techniques, made per loop name by
 //! the runtime, after SimAS (Mohammed & Ciorba, "SimAS: A simulation-assisted approach for the
 //! scheduling algorithm selection under perturbations", Concurrency and Computation: Practice
-//! and Experience 32(15), 2020): the loop's first execution runs FAC2 and is measured (iterate
+//! and Experience 32(15), 2020): the loop's first execution runs FAC2 (chunks capped at
+//! ceil(N/(8P)) for a finer view of the index) and is measured (iterate
 //! times over the index, per-rank speeds, the per-chunk overhead); before each later execution
 //! the simulator runs the candidate techniques on a workload built from those measurements and
 //! the loop takes the one with the smallest predicted makespan. As in Auto4OMP (Mohammed,
