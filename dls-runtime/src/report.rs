@@ -99,6 +99,9 @@ pub struct LoopReport {
     /// otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<CheckpointReport>,
+    /// Loops under `schedule = "auto"`: what was chosen for this run and why (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<AutoReport>,
     /// Checked loops only (`Runtime::doall_reduce_checked`): the fault check's result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
@@ -208,6 +211,35 @@ pub struct CheckReport {
     /// p after the re-execution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_after: Option<f64>,
+}
+
+/// `schedule = "auto"` in one run of a loop (the `auto` entry of a [`LoopReport`]): the
+/// technique that ran and why, with the simulator's predictions when it chose (SimAS, Mohammed
+/// & Ciorba 2020). The same on every rank.
+///
+/// ```
+/// let a = dls_runtime::report::AutoReport { phase: "measure".into(), chose: "fac2".into(),
+///     ..Default::default() };
+/// assert!(serde_json::to_string(&a).unwrap().contains("\"chose\":\"fac2\""));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct AutoReport {
+    /// `measure` (this run measures the loop under FAC2), `chosen` (the first run of the
+    /// technique the simulator chose from the last measuring run) or `kept` (a later run of it).
+    pub phase: String,
+    /// The technique that ran, as text (with the parameters filled from the measurements).
+    pub chose: String,
+    /// Why, in words: the measured workload and the predicted gain, or why it measures.
+    pub why: String,
+    /// The candidates' predicted makespans, fastest first, as `[technique, seconds]` (empty in a
+    /// measuring run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub predicted: Vec<(String, f64)>,
+    /// Which execution of the loop (1 = the first) this is, and which one was measured for the
+    /// choice (0 in a measuring run).
+    pub run: u64,
+    /// The run whose measurements the choice came from (0 in a measuring run).
+    pub from_run: u64,
 }
 
 /// How a loop's partial results were combined (the `reduction` entry of a [`LoopReport`]), as one

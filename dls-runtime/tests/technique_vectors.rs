@@ -38,6 +38,13 @@ fn fac2_vector() {
     assert_eq!(round_robin("fac2", 1000, 4), expected);
 }
 
+/// `auto` where no choice is made (the scheduler alone, the simulator): FAC2's vector, its
+/// measuring run.
+#[test]
+fn auto_unresolved_vector() {
+    assert_eq!(round_robin("auto", 1000, 4), round_robin("fac2", 1000, 4));
+}
+
 #[test]
 fn tss_vector() {
     assert_eq!(

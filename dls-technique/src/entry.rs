@@ -47,6 +47,10 @@ pub struct Entry {
     /// Whether the technique learns weights across executions of the same loop (AWF's time
     /// steps, see [`History`](crate::History)).
     pub learns_across_loops: bool,
+    /// Whether this is not one technique but a choice among the others, made per loop by the
+    /// runtime from measurements of the loop's earlier executions (`auto`); where no choice is
+    /// made (the simulator, nested loops) its own chunk rule runs.
+    pub selects: bool,
     /// How the next chunk is sized.
     pub(crate) rule: Rule,
     /// Checks that only make sense for this technique (parameters that work together, ...),
@@ -64,6 +68,7 @@ impl fmt::Debug for Entry {
             .field("merges_tail", &self.merges_tail)
             .field("adaptive", &self.adaptive)
             .field("learns_across_loops", &self.learns_across_loops)
+            .field("selects", &self.selects)
             .finish_non_exhaustive()
     }
 }
@@ -85,6 +90,7 @@ impl Entry {
             merges_tail: false,
             adaptive: false,
             learns_across_loops: false,
+            selects: false,
             rule,
             check: None,
             fill_from_model: None,

@@ -107,6 +107,7 @@ pub(crate) struct UntypedLoop {
     reduction: Mutex<Option<ReductionReport>>,
     /// A checked loop's fault check, for its report.
     check: Mutex<Option<CheckReport>>,
+    auto: Mutex<Option<crate::report::AutoReport>>,
     /// A loop's checkpoints, for its report.
     checkpoint: Mutex<Option<CheckpointReport>>,
     /// The progress display (`DLS_PROGRESS`), on the process that schedules the loop; stopped
@@ -153,6 +154,7 @@ impl UntypedLoop {
             running: None,
             reduction: Mutex::new(None),
             check: Mutex::new(None),
+            auto: Mutex::new(None),
             checkpoint: Mutex::new(None),
             progress: Mutex::new(None),
         }
@@ -300,6 +302,7 @@ impl UntypedLoop {
         self.stop_progress();
         report.reduction = lock(&self.reduction).take();
         report.check = lock(&self.check).take();
+        report.auto = lock(&self.auto).take();
         report.checkpoint = lock(&self.checkpoint).take();
         report.backend = if self.source.exchange().is_some() {
             "mpi"
@@ -315,6 +318,9 @@ impl UntypedLoop {
         }
         if *history == History::Record {
             runtime.record_history(&self.technique, &report);
+            if report.auto.is_some() {
+                runtime.record_auto(&report);
+            }
         }
         let whole_process = self.source.exchange().is_none();
         (
@@ -328,6 +334,11 @@ impl UntypedLoop {
         if let Some(mut p) = lock(&self.progress).take() {
             p.stop();
         }
+    }
+
+    /// Records what `auto` chose for this run (before `finish`, which reports it).
+    pub(crate) fn note_auto(&self, auto: crate::report::AutoReport) {
+        *lock(&self.auto) = Some(auto);
     }
 
     /// Records how the loop's partial results were combined (before `finish`, which reports it).

@@ -76,6 +76,12 @@ impl Runtime {
             return Ok((Loop::new(first, lp), Placement::Nested));
         }
         let p = self.workers();
+        let (technique, auto) = if technique.kind.entry().selects {
+            let (t, a) = self.resolve_auto(name, n, p, &technique);
+            (t, Some(a))
+        } else {
+            (technique, None)
+        };
         let weights = self.awf_weights_for(name, &technique, p);
         let source = self.shared.platform.start(name, &technique, n, weights)?;
         let lp = self
@@ -88,6 +94,9 @@ impl Runtime {
             )
             .over_all_workers()
             .with_progress(self.shared.settings.progress);
+        if let Some(a) = auto {
+            lp.note_auto(a);
+        }
         Ok((Loop::new(first, lp), Placement::AllWorkers))
     }
 

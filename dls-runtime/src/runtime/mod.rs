@@ -48,6 +48,7 @@
 //! `source.rs`: the chunk-source seam that every loop runs on; `execute.rs`: the one worker loop;
 //! `combine.rs`: the one function that combines partial results; `platform.rs`: the backends.
 
+pub(crate) mod auto;
 pub mod checked;
 pub(crate) mod checkpoint;
 pub(crate) mod combine;
@@ -135,6 +136,8 @@ struct Shared {
     /// The mean merge time of each loop name's last run (for `auto`), at most
     /// `history::MAX_NAMES` names.
     merge_times: Mutex<std::collections::HashMap<String, f64>>,
+    /// `schedule = "auto"`: what each loop name measured and chose (`auto.rs`).
+    auto: Mutex<auto::AutoHistory>,
     /// How many loops of each name have started with checkpoints on: the k-th run of a loop (a
     /// time step) has checkpoints of its own.
     runs: Mutex<std::collections::HashMap<String, u64>>,
@@ -359,6 +362,7 @@ impl Runtime {
                 platform,
                 history: Mutex::new(crate::technique::History::new()),
                 merge_times: Mutex::new(std::collections::HashMap::new()),
+                auto: Mutex::new(auto::AutoHistory::default()),
                 runs: Mutex::new(std::collections::HashMap::new()),
             }),
             reduction: None,

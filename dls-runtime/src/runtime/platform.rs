@@ -26,6 +26,11 @@ pub(crate) trait Platform: Send + Sync {
         weights: Option<Vec<f64>>,
     ) -> Result<Box<dyn ChunkSource>, DlsError>;
 
+    /// Rank 0's `mine`, on every process (collective on MPI, where every rank first checks that
+    /// all start the loop `name` of `n` iterates under `requested`): how every rank takes the
+    /// technique rank 0 chose for a loop under `auto`. The threads backend returns `mine`.
+    fn rank0_value(&self, name: &str, n: u64, requested: &Technique, mine: Vec<u8>) -> Vec<u8>;
+
     /// Runs `worker(slot)` on this process's workers, in parallel, and waits for all: on at most
     /// `useful` of them (a loop of n iterates keeps at most n workers busy), and always on slot 0,
     /// which pulls chunks until none remain, so a worker that does not start loses nothing.

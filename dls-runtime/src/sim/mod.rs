@@ -27,6 +27,7 @@ mod iterate_time;
 mod measured;
 mod outcome;
 pub(crate) mod rng;
+pub mod selection;
 mod service;
 mod speed;
 

@@ -31,6 +31,7 @@
 //! | af-a | `af_a` | LB4OMP, after Banicescu & Liu 2000 |
 //! | bold | `bold` | Hagerup 1997 (LB4OMP form) |
 //! | static-steal | `static_steal` | LLVM OpenMP / LB4OMP (chunks placed in the ranks' blocks) |
+//! | auto | `auto` | SimAS (Mohammed & Ciorba 2020); re-selection after Auto4OMP (Mohammed, Korndörfer, Eleliemy & Ciorba 2022) |
 //!
 //! Helpers shared by several formulas: `rounding` (whole chunks from real formulas).
 //!
@@ -203,6 +204,11 @@ registry! {
     mod static_steal {
         /// Static blocks with stealing (LLVM/LB4OMP static_steal).
         StaticSteal => ENTRY
+    }
+    mod auto {
+        /// A choice per loop: the technique the simulator predicts fastest from the loop's
+        /// measured first execution (SimAS, Mohammed & Ciorba 2020).
+        Auto => ENTRY
     }
 }
 

@@ -89,7 +89,12 @@ pub(crate) fn run(a: &CompareArgs) -> Result<(), CliError> {
     };
     (source.config)(Technique::new(Kind::Ss)).validate()?;
     let techniques: Vec<Technique> = if a.technique.is_empty() {
-        Kind::ALL.iter().map(|k| Technique::new(*k)).collect()
+        // `auto` is a choice among the others (simulated alone it is FAC2, its measuring run).
+        Kind::ALL
+            .iter()
+            .filter(|k| !k.entry().selects)
+            .map(|k| Technique::new(*k))
+            .collect()
     } else {
         a.technique.clone()
     };

@@ -61,6 +61,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "progress_loop" => env!("CARGO_BIN_EXE_progress_loop"),
         "mpi_stall" => env!("CARGO_BIN_EXE_mpi_stall"),
         "mpi_restart" => env!("CARGO_BIN_EXE_mpi_restart"),
+        "mpi_auto" => env!("CARGO_BIN_EXE_mpi_auto"),
         // A [[bin]] not listed above: cargo has built it all the same.
         other => built_next_to_tests(other)
             .map(|path| &*Box::leak(path.display().to_string().into_boxed_str()))

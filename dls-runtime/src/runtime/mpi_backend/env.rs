@@ -96,6 +96,17 @@ impl Platform for MpiEnv {
         all == 1
     }
 
+    fn rank0_value(&self, name: &str, n: u64, requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
+        use crate::runtime::combine::Exchange;
+        agree(&Step::StartLoop {
+            name: name.to_string(),
+            n,
+            technique: requested.to_string(),
+        });
+        let world = super::LoopComm(SimpleCommunicator::world());
+        world.broadcast(0, (self.rank == 0).then_some(mine))
+    }
+
     fn start(
         &self,
         name: &str,
