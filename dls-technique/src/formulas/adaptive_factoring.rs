@@ -23,7 +23,7 @@
 //! the published FAC2 chunks.
 
 use crate::entry::{Entry, Rule};
-use crate::spec::params::PROBE;
+use crate::spec::params::{LOCAL, PROBE};
 use crate::formulas::fac2::batch_chunk;
 use crate::learning::probe;
 use crate::formulas::rounding::ceil_chunk;
@@ -47,7 +47,7 @@ pub(crate) fn chunk(s: &LoopState) -> u64 {
     let t = 1.0 / (agg.af_sum_inv_mu + unknown / mean_mu);
     let tr = t * s.remaining as f64;
     let numerator = 4.0 * tr * tr / (d + 2.0 * tr + (d * d + 4.0 * d * tr).sqrt());
-    ceil_chunk(numerator / (2.0 * mu_i))
+    probe::limit(s, true, ceil_chunk(numerator / (2.0 * mu_i)))
 }
 
 /// The registry entry of `af`.
@@ -58,7 +58,7 @@ pub(crate) const ENTRY: Entry = Entry {
         "af",
         "adaptive factoring: chunks from per-rank mu and sigma measured during the loop \
      (Banicescu & Liu, HPC Symposium 2000)",
-        &[PROBE],
+        &[PROBE, LOCAL],
         Rule::Formula(chunk),
     )
 };

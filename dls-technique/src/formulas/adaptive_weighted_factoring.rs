@@ -29,7 +29,7 @@ use crate::learning::aggregates::Aggregates;
 use crate::entry::{Entry, Learnt, LoopPlan, Rule};
 use crate::formulas::fac2::batch_chunk;
 use crate::formulas::weighted_factoring::normalise;
-use crate::spec::params::{Params, PROBE, WEIGHTS};
+use crate::spec::params::{Params, LOCAL, PROBE, WEIGHTS};
 use crate::learning::probe;
 use crate::learning::rank_stats::{RankStats, TimeBasis};
 use crate::formulas::rounding::ceil_chunk;
@@ -190,7 +190,7 @@ const fn variant(
     Entry {
         merges_tail: true,
         adaptive: true,
-        ..Entry::new(name, description, &[WEIGHTS, PROBE], Rule::PerLoop(start))
+        ..Entry::new(name, description, &[WEIGHTS, PROBE, LOCAL], Rule::PerLoop(start))
     }
 }
 

@@ -64,12 +64,19 @@
 use crate::state::LoopState;
 
 /// `own` capped at the probe chunk while the requesting rank is not yet `measured`; `own`
-/// unchanged once it is, or when the phase is off (`probe=0`).
+/// unchanged once it is, or when the phase is off (`probe=0`). With `local=1` (the default) a
+/// measured rank's chunk is also at most the iterates measured on it so far (at least the probe
+/// chunk): its chunks grow at most geometrically while its estimate settles.
 pub(crate) fn limit(s: &LoopState, measured: bool, own: u64) -> u64 {
     let probe = s.params.probe_chunk(s.n, s.p);
-    if measured || probe == 0 {
+    if probe == 0 {
         own
-    } else {
+    } else if !measured {
         own.min(probe)
+    } else if s.params.local_speeds(s.n, s.p) {
+        let seen = s.stats.get(s.rank).map_or(0, |r| r.iterates);
+        own.min(seen.max(probe))
+    } else {
+        own
     }
 }

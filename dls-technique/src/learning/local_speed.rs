@@ -1,0 +1,373 @@
+//! A rank's speed measured against the other ranks on neighbouring iterates (a dls choice, part
+//! of the adaptive techniques' sampling phase; `local=0` or `probe=0` turns it off).
+//!
+//! The published adaptive techniques (AF: Banicescu & Liu 2000; AWF-B..E: Cariño & Banicescu
+//! 2008) take a rank's time per iterate for its speed. When the cost of an iterate follows its
+//! index (Mandelbrot pixels in row order, a triangular loop whose iterate i costs ∝ i) the ranks
+//! measure different parts of the loop, so a rank that drew cheap iterates looks fast and is
+//! handed a large chunk of dear ones. Chunks are handed out in index order and ranks take turns,
+//! so every chunk has chunks of other ranks next to it in the index space: their time per
+//! iterate, each divided by its rank's speed, gives the local cost of an iterate around the
+//! chunk, by linear interpolation between the nearest chunk of another rank on either side (or
+//! extrapolation from the two nearest on one side, at the ends of what is measured). A rank's
+//! speed is its time per iterate over that local cost.
+//!
+//! The techniques keep their own formulas: each measured chunk is handed to them as a timing
+//! scaled by `c0 / local cost` (c0: the first time per iterate measured in the loop), so a rank
+//! as fast as the others on the same iterates shows the same time per iterate wherever its
+//! chunks lie, and a rank 3× slower shows 3× the time. A chunk is handed on once its
+//! neighbours are measured; a rank is unmeasured (and its chunks stay at the probe size) until
+//! then. A rank with three chunks waiting, or a loop on one rank, falls back to the loop-wide
+//! mean local cost (one rank: its raw time), so a rank never waits for ever.
+//!
+//! Iterate cost independent of the index gives local costs equal to the mean (up to noise): the
+//! techniques then behave as published, and their reaction to a rank that is slower from the
+//! start or turns slower mid-loop is kept (its times rise against its neighbours').
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::chunk::{Chunk, ChunkTiming};
+use crate::learning::aggregates::Aggregates;
+use crate::learning::rank_stats::{RankStats, TimeBasis};
+
+/// How many of a rank's chunks may wait for neighbours before the oldest is handed on with the
+/// loop-wide cost.
+const MAX_WAITING: usize = 3;
+/// How many chunks of the requesting rank a neighbour search steps over.
+const SCAN: usize = 16;
+/// Bounds of one chunk's speed ratio against its neighbours (guards against extrapolation).
+const RATIO_RANGE: (f64, f64) = (0.05, 20.0);
+
+/// One measured chunk.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    size: u64,
+    rank: usize,
+    timing: ChunkTiming,
+    handed_on: bool,
+}
+
+impl Measured {
+    fn mid(&self, start: u64) -> f64 {
+        start as f64 + self.size as f64 / 2.0
+    }
+    fn per_iterate(&self) -> f64 {
+        self.timing.work_s / self.size as f64
+    }
+}
+
+/// Measurements of every rank compared on neighbouring iterates: the per-rank statistics the
+/// adaptive formulas read (timings scaled to a common local cost) and their sums.
+#[derive(Debug, Clone)]
+pub(crate) struct LocalSpeeds {
+    /// Chunks handed to each rank and not yet measured, oldest first.
+    open: Vec<VecDeque<Chunk>>,
+    /// Measured chunks by start.
+    chunks: BTreeMap<u64, Measured>,
+    /// Starts of measured chunks not yet handed on, per rank, oldest first.
+    waiting: Vec<VecDeque<u64>>,
+    /// The first time per iterate measured: the scale of the scaled timings.
+    c0: Option<f64>,
+    stats: Vec<RankStats>,
+    aggregates: Aggregates,
+    since_refresh: usize,
+}
+
+impl LocalSpeeds {
+    /// Nothing measured, `p` ranks.
+    pub(crate) fn new(p: usize) -> Self {
+        LocalSpeeds {
+            open: vec![VecDeque::new(); p],
+            chunks: BTreeMap::new(),
+            waiting: vec![VecDeque::new(); p],
+            c0: None,
+            stats: vec![RankStats::default(); p],
+            aggregates: Aggregates::default(),
+            since_refresh: 0,
+        }
+    }
+
+    /// The per-rank statistics of the scaled timings (what the formulas read).
+    pub(crate) fn stats(&self) -> &[RankStats] {
+        &self.stats
+    }
+
+    /// Their running sums.
+    pub(crate) fn aggregates(&self) -> &Aggregates {
+        &self.aggregates
+    }
+
+    /// `rank` was handed `chunk`.
+    pub(crate) fn handed(&mut self, rank: usize, chunk: Chunk) {
+        self.open[rank].push_back(chunk);
+        self.stats[rank].chunks += 1;
+    }
+
+    /// `rank` finished a chunk in `timing`: the rank's oldest open chunk of that size (its
+    /// oldest one if none has that size).
+    pub(crate) fn record(&mut self, rank: usize, timing: ChunkTiming) {
+        let open = &mut self.open[rank];
+        let Some(k) = open
+            .iter()
+            .position(|c| c.size == timing.iterates)
+            .or(if open.is_empty() { None } else { Some(0) })
+        else {
+            return;
+        };
+        let chunk = open.remove(k).expect("index found above");
+        let valid = |x: f64| x.is_finite() && x >= 0.0;
+        if chunk.size == 0 || timing.iterates != chunk.size || !valid(timing.work_s) {
+            return;
+        }
+        if !valid(timing.elapsed_s) {
+            return;
+        }
+        if self.c0.is_none() && timing.work_s > 0.0 {
+            self.c0 = Some(timing.work_s / chunk.size as f64);
+        }
+        self.chunks.insert(
+            chunk.start,
+            Measured {
+                size: chunk.size,
+                rank,
+                timing,
+                handed_on: false,
+            },
+        );
+        self.waiting[rank].push_back(chunk.start);
+        let p = self.open.len();
+        if p == 1 {
+            self.hand_on_waiting(rank, true);
+            return;
+        }
+        // Every waiting chunk may have gained a neighbour.
+        for r in 0..p {
+            self.hand_on_waiting(r, false);
+        }
+        if self.waiting[rank].len() >= MAX_WAITING {
+            self.hand_on_waiting(rank, true);
+        }
+    }
+
+    /// Hands on `rank`'s waiting chunks, oldest first, while their local cost is known (all of
+    /// them when `force`: a chunk without neighbours on both sides then keeps its rank's speed
+    /// so far, so one-sided evidence never moves a rank's estimate).
+    fn hand_on_waiting(&mut self, rank: usize, force: bool) {
+        while let Some(&start) = self.waiting[rank].front() {
+            let cost = match self.local_cost(start) {
+                Some(c) => c,
+                None if force => {
+                    let own = self.chunks[&start].per_iterate();
+                    if self.open.len() == 1 {
+                        own
+                    } else {
+                        own / self.factor(rank)
+                    }
+                }
+                None => break,
+            };
+            self.waiting[rank].pop_front();
+            self.hand_on(start, cost);
+        }
+    }
+
+    /// Passes the chunk at `start` to its rank's statistics, scaled by `c0 / cost`.
+    fn hand_on(&mut self, start: u64, cost: f64) {
+        let m = self
+            .chunks
+            .get_mut(&start)
+            .expect("a waiting chunk is measured");
+        m.handed_on = true;
+        let m = *m;
+        let c0 = self.c0.unwrap_or(1.0);
+        let cost = if cost.is_finite() && cost > 0.0 {
+            cost
+        } else {
+            c0
+        };
+        let own = m.per_iterate();
+        let ratio = if own > 0.0 {
+            (own / cost).clamp(RATIO_RANGE.0, RATIO_RANGE.1)
+        } else {
+            0.0
+        };
+        let scale = if own > 0.0 { ratio * c0 / own } else { 1.0 };
+        let scaled = ChunkTiming {
+            iterates: m.size,
+            work_s: m.timing.work_s * scale,
+            elapsed_s: m.timing.elapsed_s * scale,
+        };
+        let stats = &mut self.stats[m.rank];
+        self.aggregates.remove(stats);
+        let changed = stats.record(scaled);
+        self.aggregates.add(stats);
+        if changed {
+            self.since_refresh += 1;
+            if self.since_refresh >= self.stats.len() {
+                self.aggregates = Aggregates::from_stats(&self.stats);
+                self.since_refresh = 0;
+            }
+        }
+    }
+
+    /// Rank `rank`'s speed factor so far (time per iterate over the local cost, 1 before any).
+    fn factor(&self, rank: usize) -> f64 {
+        match (self.stats[rank].awf_pi(TimeBasis::Work), self.c0) {
+            (Some(pi), Some(c0)) if c0 > 0.0 => pi / c0,
+            _ => 1.0,
+        }
+    }
+
+    /// Nearest measured chunks of ranks other than `rank` on one side of `start`: up to two,
+    /// as (midpoint, time per iterate over that rank's factor).
+    fn neighbours(&self, start: u64, rank: usize, left: bool) -> Vec<(f64, f64)> {
+        let pick = |(s, m): (&u64, &Measured)| {
+            (m.rank != rank && m.per_iterate() > 0.0)
+                .then(|| (m.mid(*s), m.per_iterate() / self.factor(m.rank)))
+        };
+        let found: Vec<(f64, f64)> = if left {
+            self.chunks
+                .range(..start)
+                .rev()
+                .take(SCAN)
+                .filter_map(pick)
+                .take(2)
+                .collect()
+        } else {
+            self.chunks
+                .range(start + 1..)
+                .take(SCAN)
+                .filter_map(pick)
+                .take(2)
+                .collect()
+        };
+        found
+    }
+
+    /// The cost of an iterate around the chunk at `start` at the speed of an average rank:
+    /// interpolated between the nearest other ranks' chunks on either side; at the start of the
+    /// loop (no other rank's chunk to the left), extrapolated from the two nearest on the right.
+    fn local_cost(&self, start: u64) -> Option<f64> {
+        let m = self.chunks.get(&start)?;
+        let x = m.mid(start);
+        let left = self.neighbours(start, m.rank, true);
+        let right = self.neighbours(start, m.rank, false);
+        let line = |(x1, y1): (f64, f64), (x2, y2): (f64, f64)| {
+            if (x2 - x1).abs() < f64::EPSILON {
+                (y1 + y2) / 2.0
+            } else {
+                y1 + (y2 - y1) * (x - x1) / (x2 - x1)
+            }
+        };
+        // An extrapolation is kept within a quarter of the nearer value, at least.
+        let extrapolate =
+            |side: &[(f64, f64)]| line(side[0], side[1]).max(0.25 * side[0].1.min(side[1].1));
+        let cost = match (left.first(), right.first()) {
+            (Some(&l), Some(&r)) => line(l, r),
+            (None, Some(_)) if right.len() == 2 => extrapolate(&right),
+            _ => return None,
+        };
+        (cost > 0.0).then_some(cost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(iterates: u64, work_s: f64) -> ChunkTiming {
+        ChunkTiming {
+            iterates,
+            work_s,
+            elapsed_s: work_s,
+        }
+    }
+
+    /// Hands out consecutive chunks of `size` round robin to `p` ranks, each iterate i costing
+    /// `cost(i) · factor[rank]`, and records them in order; returns the ranks' AWF pi.
+    fn run(
+        p: usize,
+        size: u64,
+        rounds: usize,
+        factor: &[f64],
+        cost: impl Fn(u64) -> f64,
+    ) -> Vec<f64> {
+        let mut l = LocalSpeeds::new(p);
+        let mut start = 0;
+        for _ in 0..rounds {
+            let mut handed = Vec::new();
+            for r in 0..p {
+                let c = Chunk { start, size };
+                l.handed(r, c);
+                handed.push((r, c));
+                start += size;
+            }
+            for (r, c) in handed {
+                let work: f64 = (c.start..c.start + c.size).map(&cost).sum::<f64>() * factor[r];
+                l.record(r, t(c.size, work));
+            }
+        }
+        (0..p)
+            .map(|r| l.stats()[r].awf_pi(TimeBasis::Work).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn triangular_cost_on_equal_ranks_gives_equal_speeds() {
+        let pi = run(2, 100, 6, &[1.0, 1.0], |i| (i + 1) as f64 * 1e-6);
+        let ratio = pi[0] / pi[1];
+        assert!((ratio - 1.0).abs() < 0.05, "pi = {pi:?}");
+        // The published estimate (raw time per iterate) would see rank 1 as slower.
+    }
+
+    #[test]
+    fn a_slower_rank_shows_on_triangular_cost() {
+        let pi = run(3, 100, 6, &[1.0, 3.0, 1.0], |i| (i + 1) as f64 * 1e-6);
+        assert!((pi[1] / pi[0] - 3.0).abs() < 0.3, "pi = {pi:?}");
+        assert!((pi[2] / pi[0] - 1.0).abs() < 0.1, "pi = {pi:?}");
+    }
+
+    #[test]
+    fn constant_cost_keeps_the_published_ratio() {
+        // Each estimate leans on its neighbours' estimates, which settle as chunks come in:
+        // within 10% after five rounds.
+        let pi = run(4, 50, 5, &[1.0, 1.0, 1.0, 3.0], |_| 1e-3);
+        for r in 0..3 {
+            assert!((pi[r] / pi[0] - 1.0).abs() < 0.1, "pi = {pi:?}");
+        }
+        assert!((pi[3] / pi[1] - 3.0).abs() < 0.3, "pi = {pi:?}");
+    }
+
+    #[test]
+    fn one_rank_hands_on_at_once() {
+        let mut l = LocalSpeeds::new(1);
+        l.handed(0, Chunk { start: 0, size: 10 });
+        l.record(0, t(10, 1.0));
+        assert_eq!(l.stats()[0].measured_chunks, 1);
+        assert!((l.stats()[0].awf_pi(TimeBasis::Work).unwrap() - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_rank_without_neighbours_is_handed_on_after_three_chunks() {
+        // Rank 1 never runs: rank 0's chunks have no neighbours of another rank.
+        let mut l = LocalSpeeds::new(2);
+        for k in 0..3 {
+            l.handed(
+                0,
+                Chunk {
+                    start: k * 10,
+                    size: 10,
+                },
+            );
+            l.record(0, t(10, 1.0));
+            assert_eq!(l.stats()[0].measured_chunks, if k < 2 { 0 } else { 3 });
+        }
+    }
+
+    #[test]
+    fn timings_of_unknown_chunks_are_ignored() {
+        let mut l = LocalSpeeds::new(2);
+        l.record(0, t(10, 1.0));
+        assert_eq!(l.stats()[0].measured_chunks, 0);
+    }
+}
