@@ -260,6 +260,7 @@ impl ChunkScheduler {
             params: &self.technique.params,
             ranks_started: self.ranks_started,
             aggregates: learnt_aggregates(&self.local, &self.aggregates),
+            growth_cap: self.local.as_ref().map(|l| l.growth_cap(rank)),
         };
         let placed = match &mut self.sizer {
             Sizer::Plan(plan) => plan.place(&state),

@@ -69,7 +69,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let base = times[0].clone();
-    println!("checkpoint_cost: N = 4000 iterates of 1 ms (sleep), 2 threads, {reps} paired repetitions");
+    println!(
+        "checkpoint_cost: N = 4000 iterates of 1 ms (sleep), 2 threads, {reps} paired repetitions"
+    );
     println!("| checkpoints | median time (s) | median ratio to none | writes (last run) | write time (s) |");
     println!("|---|---|---|---|---|");
     for (k, (name, _, _)) in configs.iter().enumerate() {

@@ -69,6 +69,8 @@ pub(crate) struct LocalSpeeds {
     /// The first time per iterate measured: the scale of the scaled timings.
     c0: Option<f64>,
     stats: Vec<RankStats>,
+    /// Work time measured on each rank (unscaled).
+    raw_work: Vec<f64>,
     aggregates: Aggregates,
     since_refresh: usize,
 }
@@ -82,6 +84,7 @@ impl LocalSpeeds {
             waiting: vec![VecDeque::new(); p],
             c0: None,
             stats: vec![RankStats::default(); p],
+            raw_work: vec![0.0; p],
             aggregates: Aggregates::default(),
             since_refresh: 0,
         }
@@ -135,6 +138,7 @@ impl LocalSpeeds {
             },
         );
         self.waiting[rank].push_back(chunk.start);
+        self.raw_work[rank] += timing.work_s;
         let p = self.open.len();
         if p == 1 {
             self.hand_on_waiting(rank, true);
@@ -210,6 +214,23 @@ impl LocalSpeeds {
         }
     }
 
+    /// The largest chunk `rank` may take while its estimate settles: the iterates it would run
+    /// at the loop's front (the cost per iterate of the measured chunk furthest in the index
+    /// space, at the rank's speed) in the work time measured on it so far; the iterates
+    /// measured on it when nothing has a cost yet. Its chunk times then at most double.
+    pub(crate) fn growth_cap(&self, rank: usize) -> u64 {
+        let worked: f64 = self.raw_work[rank];
+        let front = self
+            .chunks
+            .values()
+            .next_back()
+            .map(|m| m.per_iterate() / self.factor(m.rank) * self.factor(rank));
+        match front {
+            Some(c) if c > 0.0 && worked > 0.0 => (worked / c).min(u64::MAX as f64 / 2.0) as u64,
+            _ => self.stats[rank].iterates,
+        }
+    }
+
     /// Rank `rank`'s speed factor so far (time per iterate over the local cost, 1 before any).
     fn factor(&self, rank: usize) -> f64 {
         match (self.stats[rank].awf_pi(TimeBasis::Work), self.c0) {
@@ -265,6 +286,7 @@ impl LocalSpeeds {
         let cost = match (left.first(), right.first()) {
             (Some(&l), Some(&r)) => line(l, r),
             (None, Some(_)) if right.len() == 2 => extrapolate(&right),
+            (Some(_), None) if left.len() == 2 => extrapolate(&left),
             _ => return None,
         };
         (cost > 0.0).then_some(cost)

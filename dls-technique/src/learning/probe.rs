@@ -65,17 +65,17 @@ use crate::state::LoopState;
 
 /// `own` capped at the probe chunk while the requesting rank is not yet `measured`; `own`
 /// unchanged once it is, or when the phase is off (`probe=0`). With `local=1` (the default) a
-/// measured rank's chunk is also at most the iterates measured on it so far (at least the probe
-/// chunk): its chunks grow at most geometrically while its estimate settles.
+/// measured rank's chunk is also at most the iterates it could run at the loop's front in the
+/// time measured on it so far (at least the probe chunk): its chunks' times grow at most
+/// geometrically, so a rank that ran cheap iterates is not handed a large chunk of dear ones.
 pub(crate) fn limit(s: &LoopState, measured: bool, own: u64) -> u64 {
     let probe = s.params.probe_chunk(s.n, s.p);
     if probe == 0 {
         own
     } else if !measured {
         own.min(probe)
-    } else if s.params.local_speeds(s.n, s.p) {
-        let seen = s.stats.get(s.rank).map_or(0, |r| r.iterates);
-        own.min(seen.max(probe))
+    } else if let Some(cap) = s.growth_cap {
+        own.min(cap.max(probe))
     } else {
         own
     }
