@@ -20,7 +20,10 @@
 //! (parameter `probe`, default `ceil(N/(40P))`): a slow rank then cannot take on more work than
 //! the whole loop's lower bound before AF has measured it. This sampling phase is a dls choice,
 //! explained in the `probe` module of [`technique`](crate); `af,probe=0` turns it off and gives
-//! the published FAC2 chunks.
+//! the published FAC2 chunks. By default (`local=1`) mu and sigma are estimated from timings
+//! compared with the other ranks' on neighbouring iterates, so cost that follows the index is
+//! not taken for speed, and a measured rank's chunk grows at most as fast as its measured time
+//! (the `local_speed` module of [`technique`](crate)); `local=0` takes raw times per iterate.
 
 use crate::entry::{Entry, Rule};
 use crate::spec::params::{LOCAL, PROBE};
