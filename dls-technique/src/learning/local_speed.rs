@@ -47,7 +47,7 @@
 //! rank 3× slower: AF 1.04 → 1.07, AWF-C 1.04 → 1.06, AWF-B 1.32 → 1.08): a neighbour's time
 //! is then a noisy yardstick.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::chunk::{Chunk, ChunkTiming};
 use crate::learning::aggregates::Aggregates;
@@ -57,7 +57,7 @@ use crate::learning::rank_stats::{RankStats, TimeBasis};
 /// loop-wide cost.
 const MAX_WAITING: usize = 3;
 /// How many chunks of the requesting rank a neighbour search steps over.
-const SCAN: usize = 16;
+const SCAN: usize = 4;
 /// Bounds of one chunk's speed ratio against its neighbours (guards against extrapolation).
 const RATIO_RANGE: (f64, f64) = (0.05, 20.0);
 
@@ -85,8 +85,10 @@ impl Measured {
 pub(crate) struct LocalSpeeds {
     /// Chunks handed to each rank and not yet measured, oldest first.
     open: Vec<VecDeque<Chunk>>,
-    /// Measured chunks by start.
+    /// Measured chunks by start (those far before every open or waiting chunk are dropped).
     chunks: BTreeMap<u64, Measured>,
+    /// Starts of the chunks handed out and not yet handed on (open or waiting).
+    pending: BTreeSet<u64>,
     /// Starts of measured chunks not yet handed on, per rank, oldest first.
     waiting: Vec<VecDeque<u64>>,
     /// The first time per iterate measured: the scale of the scaled timings.
@@ -104,6 +106,7 @@ impl LocalSpeeds {
         LocalSpeeds {
             open: vec![VecDeque::new(); p],
             chunks: BTreeMap::new(),
+            pending: BTreeSet::new(),
             waiting: vec![VecDeque::new(); p],
             c0: None,
             stats: vec![RankStats::default(); p],
@@ -126,6 +129,7 @@ impl LocalSpeeds {
     /// `rank` was handed `chunk`.
     pub(crate) fn handed(&mut self, rank: usize, chunk: Chunk) {
         self.open[rank].push_back(chunk);
+        self.pending.insert(chunk.start);
         self.stats[rank].chunks += 1;
     }
 
@@ -141,6 +145,7 @@ impl LocalSpeeds {
             return;
         };
         let chunk = open.remove(k).expect("index found above");
+        self.pending.remove(&chunk.start);
         let valid = |x: f64| x.is_finite() && x >= 0.0;
         if chunk.size == 0 || timing.iterates != chunk.size || !valid(timing.work_s) {
             return;
@@ -161,18 +166,53 @@ impl LocalSpeeds {
             },
         );
         self.waiting[rank].push_back(chunk.start);
+        self.pending.insert(chunk.start);
         self.raw_work[rank] += timing.work_s;
         let p = self.open.len();
         if p == 1 {
             self.hand_on_waiting(rank, true);
             return;
         }
-        // Every waiting chunk may have gained a neighbour.
-        for r in 0..p {
+        // The waiting chunks near this one may have gained a neighbour (a chunk further away
+        // than SCAN entries is never a neighbour): O(SCAN) per record, whatever P.
+        let near: Vec<usize> = self
+            .chunks
+            .range(..chunk.start)
+            .rev()
+            .take(SCAN)
+            .chain(self.chunks.range(chunk.start..).take(SCAN + 1))
+            .filter(|(&k, m)| {
+                m.rank != rank && !m.handed_on && self.waiting[m.rank].front() == Some(&k)
+            })
+            .map(|(_, m)| m.rank)
+            .chain(std::iter::once(rank))
+            .collect();
+        for r in near {
             self.hand_on_waiting(r, false);
         }
         if self.waiting[rank].len() >= MAX_WAITING {
             self.hand_on_waiting(rank, true);
+        }
+        self.prune();
+    }
+
+    /// Drops the measured chunks no open or waiting chunk can reach as a neighbour: those more
+    /// than `SCAN + 1` entries before the first of them (memory and time stay bounded by what
+    /// is in flight, not by the loop's chunk count).
+    fn prune(&mut self) {
+        let Some(&first) = self.pending.first() else {
+            return;
+        };
+        let keep_from = self
+            .chunks
+            .range(..first)
+            .rev()
+            .nth(SCAN + 1)
+            .map(|(&k, _)| k);
+        if let Some(k) = keep_from {
+            if self.chunks.first_key_value().is_some_and(|(&f, _)| f < k) {
+                self.chunks = self.chunks.split_off(&k);
+            }
         }
     }
 
@@ -194,6 +234,7 @@ impl LocalSpeeds {
                 None => break,
             };
             self.waiting[rank].pop_front();
+            self.pending.remove(&start);
             self.hand_on(start, cost);
         }
     }
@@ -412,6 +453,30 @@ mod tests {
             l.record(0, t(10, 1.0));
             assert_eq!(l.stats()[0].measured_chunks, if k < 2 { 0 } else { 3 });
         }
+    }
+
+    #[test]
+    fn memory_stays_bounded_by_what_is_in_flight() {
+        // 4 ranks, 1,000 rounds: the chunks kept are those near the open or waiting ones.
+        let mut l = LocalSpeeds::new(4);
+        let mut start = 0;
+        for _ in 0..1000 {
+            let mut handed = Vec::new();
+            for r in 0..4 {
+                let c = Chunk { start, size: 10 };
+                l.handed(r, c);
+                handed.push((r, c));
+                start += 10;
+            }
+            for (r, c) in handed {
+                l.record(r, t(c.size, 1e-3 * c.size as f64));
+            }
+        }
+        assert!(l.chunks.len() <= 4 * (SCAN + 2), "{} kept", l.chunks.len());
+        assert_eq!(
+            l.stats().iter().map(|s| s.measured_chunks).sum::<u64>(),
+            4000
+        );
     }
 
     #[test]
