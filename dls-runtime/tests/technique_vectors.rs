@@ -311,8 +311,9 @@ fn probe_chunk_default_and_parameter() {
 
 #[test]
 fn af_probe_phase_hand_computed() {
+    // local=0: times per iterate taken as speeds (the estimate before neighbouring comparison).
     // N = 1000, P = 2, probe = 13. Both ranks probe: 13, 13 (FAC2 would give 250).
-    let mut s = sched("af", 1000, 2);
+    let mut s = sched("af,local=0", 1000, 2);
     assert_eq!(s.next_chunk(0).unwrap().size, 13);
     assert_eq!(s.next_chunk(1).unwrap().size, 13);
     // Rank 0 has mu but no sigma after one chunk: it probes again (batch 1, FAC2 would be
@@ -334,7 +335,7 @@ fn af_probe_phase_hand_computed() {
 #[test]
 fn awf_b_and_d_probe_phase_hand_computed() {
     // N = 1000, P = 2, probe = 13. Batch 0: 13, 13.
-    for spec in ["awf-b", "awf-d", "awf"] {
+    for spec in ["awf-b,local=0", "awf-d,local=0", "awf,local=0"] {
         let mut s = sched(spec, 1000, 2);
         assert_eq!(s.next_chunk(0).unwrap().size, 13, "{spec}");
         assert_eq!(s.next_chunk(1).unwrap().size, 13, "{spec}");
@@ -361,7 +362,7 @@ fn awf_b_and_d_probe_phase_hand_computed() {
 #[test]
 fn awf_c_and_e_probe_phase_hand_computed() {
     // N = 1000, P = 2, probe = 13: 13, 13 (R = 974).
-    for spec in ["awf-c", "awf-e"] {
+    for spec in ["awf-c,local=0", "awf-e,local=0"] {
         let mut s = sched(spec, 1000, 2);
         assert_eq!(s.next_chunk(0).unwrap().size, 13, "{spec}");
         assert_eq!(s.next_chunk(1).unwrap().size, 13, "{spec}");
@@ -372,6 +373,58 @@ fn awf_c_and_e_probe_phase_hand_computed() {
         s.record(1, timing(13, 0.39, 0.39));
         assert_eq!(s.next_chunk(1).unwrap().size, 92, "{spec}");
     }
+}
+
+/// Runs `spec` on `p` ranks in turns (each rank records its chunk before asking again), iterate
+/// i costing `(i + 1)·1us` times the rank's factor, for `rounds` rounds; the learnt weights.
+fn triangular_weights(spec: &str, factor: &[f64], rounds: usize) -> Vec<f64> {
+    let p = factor.len();
+    let mut s = sched(spec, 100_000, p);
+    let mut held: Vec<Option<dls_technique::Chunk>> = vec![None; p];
+    for _ in 0..rounds {
+        for r in 0..p {
+            if let Some(c) = held[r].take() {
+                let work = (c.start..c.start + c.size)
+                    .map(|i| (i + 1) as f64 * 1e-6)
+                    .sum::<f64>()
+                    * factor[r];
+                s.record(r, timing(c.size, work, work));
+            }
+            held[r] = s.next_chunk(r);
+        }
+    }
+    s.weights()
+}
+
+#[test]
+fn cost_that_follows_the_index_is_not_taken_for_speed() {
+    // Triangular cost, equal ranks: every rank's later chunks are dearer. With local=1 (the
+    // default) the ranks are compared on neighbouring iterates and weigh alike; with local=0
+    // (time per iterate taken as speed) the ranks that drew the dearer iterates weigh less.
+    for spec in ["awf-b", "awf-c", "awf-d", "awf-e"] {
+        let spread = |w: &[f64]| w.iter().map(|x| (x - 1.0).abs()).fold(0.0, f64::max);
+        let on = triangular_weights(spec, &[1.0, 1.0], 6);
+        let off = triangular_weights(&format!("{spec},local=0"), &[1.0, 1.0], 6);
+        assert!(spread(&on) < 0.1, "{spec}: {on:?}");
+        assert!(spread(&on) < 0.75 * spread(&off), "{spec}: {off:?}");
+    }
+    // A rank 3x slower still shows: weights 1.5 and 0.5 (within 10%).
+    for spec in ["awf-b", "awf-c"] {
+        let w = triangular_weights(spec, &[1.0, 3.0], 8);
+        assert!(
+            (w[0] - 1.5).abs() < 0.15 && (w[1] - 0.5).abs() < 0.05,
+            "{spec}: {w:?}"
+        );
+    }
+}
+
+#[test]
+fn local_parameter_is_checked() {
+    let e = "af,local=2".parse::<Technique>().unwrap_err().to_string();
+    assert!(e.contains("`local`") && e.contains("0 or 1"), "{e}");
+    assert!("fac2,local=1"
+        .parse::<Technique>()
+        .map_or(true, |t| t.validate(Some(2)).is_err()));
 }
 
 #[test]

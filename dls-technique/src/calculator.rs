@@ -66,6 +66,7 @@ mod tests {
             params: &t.params,
             ranks_started: 4,
             aggregates: &Aggregates::default(),
+            growth_cap: None,
         };
         assert_eq!(t.chunk_size(&s), 2); // ceil(4/8) = 1 would leave 1 behind: merged
         s.remaining = 0;

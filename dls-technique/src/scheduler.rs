@@ -6,6 +6,7 @@ use crate::entry::{Learnt, LoopPlan, Rule};
 use crate::formulas::adaptive_weighted_factoring::base_weights;
 use crate::formulas::weighted_factoring::normalise;
 use crate::learning::aggregates::Aggregates;
+use crate::learning::local_speed::LocalSpeeds;
 use crate::learning::rank_stats::RankStats;
 use crate::spec::error::TechniqueError;
 use crate::spec::kind::Kind;
@@ -61,6 +62,8 @@ pub struct ChunkScheduler {
     aggregates: Aggregates,
     ranks_started: usize,
     records_since_refresh: usize,
+    /// The adaptive techniques' measurements compared on neighbouring iterates (`local=1`).
+    local: Option<LocalSpeeds>,
 }
 
 impl ChunkScheduler {
@@ -116,6 +119,14 @@ impl ChunkScheduler {
             aggregates: Aggregates::default(),
             ranks_started: 0,
             records_since_refresh: 0,
+            local: (p > 1
+                && technique
+                    .kind
+                    .parameters()
+                    .iter()
+                    .any(|s| s.name == "local")
+                && technique.params.local_speeds(n, p))
+            .then(|| LocalSpeeds::new(p)),
         })
     }
 
@@ -230,8 +241,8 @@ impl ChunkScheduler {
             };
             if let Sizer::Plan(plan) = &mut self.sizer {
                 plan.new_batch(&Learnt {
-                    stats: &self.stats,
-                    aggregates: &self.aggregates,
+                    stats: learnt_stats(&self.local, &self.stats),
+                    aggregates: learnt_aggregates(&self.local, &self.aggregates),
                     base_weights: &self.base_weights,
                 });
             }
@@ -243,12 +254,13 @@ impl ChunkScheduler {
             rank,
             chunk_index: self.chunk_index,
             batch: self.batch,
-            stats: &self.stats,
+            stats: learnt_stats(&self.local, &self.stats),
             weights: &self.base_weights,
             seed: self.technique.params.seed,
             params: &self.technique.params,
             ranks_started: self.ranks_started,
-            aggregates: &self.aggregates,
+            aggregates: learnt_aggregates(&self.local, &self.aggregates),
+            growth_cap: self.local.as_ref().map(|l| l.growth_cap(rank)),
         };
         let placed = match &mut self.sizer {
             Sizer::Plan(plan) => plan.place(&state),
@@ -289,6 +301,9 @@ impl ChunkScheduler {
             self.ranks_started += 1;
         }
         self.stats[rank].chunks += 1;
+        if let Some(local) = &mut self.local {
+            local.handed(rank, chunk);
+        }
         Some(chunk)
     }
 
@@ -312,6 +327,9 @@ impl ChunkScheduler {
             "rank {rank} out of range: the loop has {} ranks",
             self.p
         );
+        if let Some(local) = &mut self.local {
+            local.record(rank, timing);
+        }
         self.aggregates.remove(&self.stats[rank]);
         let changed = self.stats[rank].record(timing);
         self.aggregates.add(&self.stats[rank]);
@@ -359,8 +377,8 @@ impl ChunkScheduler {
         self.base_weights = normalise(check.params.weights.as_deref().unwrap_or(&[]));
         if let Sizer::Plan(plan) = &mut self.sizer {
             plan.weights_given(&Learnt {
-                stats: &self.stats,
-                aggregates: &self.aggregates,
+                stats: learnt_stats(&self.local, &self.stats),
+                aggregates: learnt_aggregates(&self.local, &self.aggregates),
                 base_weights: &self.base_weights,
             });
         }
@@ -380,12 +398,23 @@ impl ChunkScheduler {
     pub fn weights(&self) -> Vec<f64> {
         let learnt = match &self.sizer {
             Sizer::Plan(plan) => plan.weights(&Learnt {
-                stats: &self.stats,
-                aggregates: &self.aggregates,
+                stats: learnt_stats(&self.local, &self.stats),
+                aggregates: learnt_aggregates(&self.local, &self.aggregates),
                 base_weights: &self.base_weights,
             }),
             Sizer::Formula(_) => None,
         };
         learnt.unwrap_or_else(|| self.base_weights.clone())
     }
+}
+
+/// The per-rank statistics the techniques learn from: compared on neighbouring iterates when
+/// `local` is on, else the raw ones.
+fn learnt_stats<'a>(local: &'a Option<LocalSpeeds>, raw: &'a [RankStats]) -> &'a [RankStats] {
+    local.as_ref().map_or(raw, |l| l.stats())
+}
+
+/// The sums of [`learnt_stats`].
+fn learnt_aggregates<'a>(local: &'a Option<LocalSpeeds>, raw: &'a Aggregates) -> &'a Aggregates {
+    local.as_ref().map_or(raw, |l| l.aggregates())
 }

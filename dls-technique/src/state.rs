@@ -52,4 +52,8 @@ pub(crate) struct LoopState<'a> {
     pub(crate) ranks_started: usize,
     /// Sums over the ranks' measurements (AF, AWF-C, AWF-E).
     pub(crate) aggregates: &'a Aggregates,
+    /// The largest chunk a measured rank may take while its estimate settles (`local=1`): the
+    /// iterates it could run at the loop's front in the time measured on it so far; `None`
+    /// without that comparison.
+    pub(crate) growth_cap: Option<u64>,
 }

@@ -20,10 +20,13 @@
 //! (parameter `probe`, default `ceil(N/(40P))`): a slow rank then cannot take on more work than
 //! the whole loop's lower bound before AF has measured it. This sampling phase is a dls choice,
 //! explained in the `probe` module of [`technique`](crate); `af,probe=0` turns it off and gives
-//! the published FAC2 chunks.
+//! the published FAC2 chunks. By default (`local=1`) mu and sigma are estimated from timings
+//! compared with the other ranks' on neighbouring iterates, so cost that follows the index is
+//! not taken for speed, and a measured rank's chunk grows at most as fast as its measured time
+//! (the `local_speed` module of [`technique`](crate)); `local=0` takes raw times per iterate.
 
 use crate::entry::{Entry, Rule};
-use crate::spec::params::PROBE;
+use crate::spec::params::{LOCAL, PROBE};
 use crate::formulas::fac2::batch_chunk;
 use crate::learning::probe;
 use crate::formulas::rounding::ceil_chunk;
@@ -47,7 +50,7 @@ pub(crate) fn chunk(s: &LoopState) -> u64 {
     let t = 1.0 / (agg.af_sum_inv_mu + unknown / mean_mu);
     let tr = t * s.remaining as f64;
     let numerator = 4.0 * tr * tr / (d + 2.0 * tr + (d * d + 4.0 * d * tr).sqrt());
-    ceil_chunk(numerator / (2.0 * mu_i))
+    probe::limit(s, true, ceil_chunk(numerator / (2.0 * mu_i)))
 }
 
 /// The registry entry of `af`.
@@ -58,7 +61,7 @@ pub(crate) const ENTRY: Entry = Entry {
         "af",
         "adaptive factoring: chunks from per-rank mu and sigma measured during the loop \
      (Banicescu & Liu, HPC Symposium 2000)",
-        &[PROBE],
+        &[PROBE, LOCAL],
         Rule::Formula(chunk),
     )
 };

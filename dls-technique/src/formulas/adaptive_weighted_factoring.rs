@@ -23,13 +23,16 @@
 //! in the weight that sizes the chunk: for AWF-C and AWF-E after its first measured chunk, for
 //! AWF-B and AWF-D once it was measured when the batch's weights were learnt. See the `probe`
 //! module of [`technique`](crate) for the reason and the default; `awf-b,probe=0` turns the
-//! phase off and gives the published first batch.
+//! phase off and gives the published first batch. By default (`local=1`) the times behind pi
+//! are compared with the other ranks' on neighbouring iterates, so cost that follows the index
+//! is not taken for speed, and a measured rank's chunk grows at most as fast as its measured
+//! time (the `local_speed` module of [`technique`](crate)); `local=0` takes raw times.
 
 use crate::learning::aggregates::Aggregates;
 use crate::entry::{Entry, Learnt, LoopPlan, Rule};
 use crate::formulas::fac2::batch_chunk;
 use crate::formulas::weighted_factoring::normalise;
-use crate::spec::params::{Params, PROBE, WEIGHTS};
+use crate::spec::params::{Params, LOCAL, PROBE, WEIGHTS};
 use crate::learning::probe;
 use crate::learning::rank_stats::{RankStats, TimeBasis};
 use crate::formulas::rounding::ceil_chunk;
@@ -190,7 +193,7 @@ const fn variant(
     Entry {
         merges_tail: true,
         adaptive: true,
-        ..Entry::new(name, description, &[WEIGHTS, PROBE], Rule::PerLoop(start))
+        ..Entry::new(name, description, &[WEIGHTS, PROBE, LOCAL], Rule::PerLoop(start))
     }
 }
 

@@ -18,7 +18,7 @@ use crate::entry::{Entry, Learnt, LoopPlan, Rule};
 use crate::formulas::adaptive_weighted_factoring::Batched;
 use crate::formulas::weighted_factoring;
 use crate::learning::rank_stats::TimeBasis;
-use crate::spec::params::{Params, PROBE, WEIGHTS};
+use crate::spec::params::{Params, LOCAL, PROBE, WEIGHTS};
 use crate::state::LoopState;
 
 /// AWF's per-loop state: learning within the loop (first time step) or not.
@@ -71,7 +71,7 @@ pub(crate) const ENTRY: Entry = Entry {
         "awf",
         "adaptive weighted factoring: WF with weights learnt over earlier time steps \
          (Banicescu, Velusamy & Devaprasad, Cluster Computing 6, 2003)",
-        &[WEIGHTS, PROBE],
+        &[WEIGHTS, PROBE, LOCAL],
         Rule::PerLoop(start),
     )
 };

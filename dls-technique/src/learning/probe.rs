@@ -52,24 +52,31 @@
 //! margin where N/(20P) is near its edge, and its first round of probes covers only 2.5% of the
 //! loop.
 //!
-//! **The price: iterate cost that depends on the index.** The adaptive techniques take a rank's
-//! time per iterate for its speed; a small probe measures only a few neighbouring iterates, so
-//! when cost follows the index (Mandelbrot rows: cheap at the top, dear in the middle) the first
-//! weights mistake cheap rows for a fast rank. Measured on the threads backend, 2 threads,
-//! Mandelbrot 800×600 rows (`cargo run --release -p dls-bench --bin bench_threads -- awf-b awf-b,probe=0
-//! af af,probe=0`, rayon time / dls time, median of 11 paired runs): AWF-B 0.73 with the default
-//! probe against 0.998 with `probe=0`; AF 0.95 against 0.997. For such loops on equal workers,
-//! `probe=0` (or FAC2/GSS) is the better choice; the default favours heterogeneous ranks.
+//! **Iterate cost that depends on the index.** A small probe measures only a few neighbouring
+//! iterates; taken as the rank's speed (`local=0`, as the published techniques do), the first
+//! weights mistake cheap Mandelbrot rows for a fast rank (measured before this was changed:
+//! 2 threads, Mandelbrot 800×600 rows, AWF-B 0.73 of rayon's speed with the probe against 0.998
+//! with `probe=0`). With `local=1` (the default) a rank's times are compared with the other
+//! ranks' on neighbouring iterates and its chunks grow at most as fast as its measured time
+//! (see the `local_speed` module of [`technique`](crate)), which keeps the probe's protection
+//! against a slow rank without the mistake.
 
 use crate::state::LoopState;
 
 /// `own` capped at the probe chunk while the requesting rank is not yet `measured`; `own`
-/// unchanged once it is, or when the phase is off (`probe=0`).
+/// unchanged once it is, or when the phase is off (`probe=0`). With `local=1` (the default) a
+/// measured rank's chunk is also at most the iterates it could run at the loop's front in the
+/// time measured on it so far (at least the probe chunk): its chunks' times grow at most
+/// geometrically, so a rank that ran cheap iterates is not handed a large chunk of dear ones.
 pub(crate) fn limit(s: &LoopState, measured: bool, own: u64) -> u64 {
     let probe = s.params.probe_chunk(s.n, s.p);
-    if measured || probe == 0 {
+    if probe == 0 {
         own
-    } else {
+    } else if !measured {
         own.min(probe)
+    } else if let Some(cap) = s.growth_cap {
+        own.min(cap.max(probe))
+    } else {
+        own
     }
 }

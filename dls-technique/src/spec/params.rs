@@ -84,6 +84,14 @@ pub(crate) const PROBE: ParamSpec = ParamSpec {
            (default ceil(N/(40P)), at least min; 0 turns the phase off: the published first chunks)",
     kind: ValueKind::Count,
 };
+pub(crate) const LOCAL: ParamSpec = ParamSpec {
+    name: "local",
+    value: "0 or 1",
+    help: "1 (default): a rank's speed is its time per iterate against the other ranks' on \
+           neighbouring iterates, so cost that follows the index is not taken for speed; 0: its \
+           time per iterate, as published (probe=0 also gives the published estimate)",
+    kind: ValueKind::Count,
+};
 /// The parameters every technique accepts: `min`, `max`, `seed`.
 ///
 /// ```
@@ -430,6 +438,23 @@ impl Params {
                 .div_ceil(40u64.saturating_mul(p.max(1) as u64))
                 .max(self.min_chunk),
         }
+    }
+
+    /// Whether an adaptive technique compares a rank's time per iterate with the other ranks'
+    /// on neighbouring iterates (`local=1`, the default) rather than taking it for the rank's
+    /// speed (`local=0`, or `probe=0`: the published estimate). See the `local_speed` module of
+    /// [`technique`](crate).
+    ///
+    /// ```
+    /// let t: dls_technique::Technique = "af".parse().unwrap();
+    /// assert!(t.params.local_speeds(1000, 4));
+    /// let t: dls_technique::Technique = "af,local=0".parse().unwrap();
+    /// assert!(!t.params.local_speeds(1000, 4));
+    /// let t: dls_technique::Technique = "af,probe=0".parse().unwrap();
+    /// assert!(!t.params.local_speeds(1000, 4));
+    /// ```
+    pub fn local_speeds(&self, n: u64, p: usize) -> bool {
+        self.number("local") != Some(0.0) && self.probe_chunk(n, p) > 0
     }
 
     /// Theta criterion (default a).

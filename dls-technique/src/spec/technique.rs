@@ -118,6 +118,11 @@ impl Technique {
                 );
             }
         }
+        if let Some(v) = params.number("local") {
+            if v != 0.0 && v != 1.0 {
+                return err("local", format!("must be 0 or 1, got `{v}`"));
+            }
+        }
         if params.min_chunk == 0 {
             return err("min", "must be a whole number >= 1, got `0`".into());
         }

@@ -1,0 +1,116 @@
+//! Mandelbrot with one iterate per pixel: the loop whose iterate cost follows the index that
+//! issue 13 measured (cheap rows at the top and bottom, dear ones through the set's middle).
+//!
+//! 500×500 pixels, row-major index, x ∈ [−2, 1), y ∈ [−1.5, 1.5), at most 2000 iterations per
+//! pixel; the result is the total iteration count (`doall_reduce`, checked against the serial
+//! loop's). Efficiency = the program's own serial time / (P × parallel time), where P is the
+//! number of workers (threads or ranks); each of `reps` rounds times the serial loop once, then
+//! every technique once (paired), and the median over rounds is printed.
+//!
+//! ```text
+//! cargo run --release -p dls-bench --bin mandelbrot_pixels              # threads (DLS_THREADS)
+//! cargo build --release -p dls-bench --features mpi --bin mandelbrot_pixels
+//! mpirun --oversubscribe -np 2 target/release/mandelbrot_pixels 5 af awf-b fac2
+//! ```
+//!
+//! Arguments: the number of rounds (default 5), then the techniques (default: all of
+//! STATIC, SS, GSS, TSS, FAC2, WF, mFSC, AF, AWF, AWF-B..E). Under mpirun the serial loop runs on
+//! rank 0 while the other ranks wait; with more ranks than cores (P = 4 on 2 cores) the
+//! parallel run is oversubscribed and the efficiency is at most cores / P.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+const W: u64 = 500;
+const H: u64 = 500;
+const MAX_ITER: u32 = 2000;
+
+/// Iterations of pixel `i` (row-major) before it escapes, at most `MAX_ITER`.
+fn pixel(i: u64) -> u64 {
+    let (px, py) = (i % W, i / W);
+    let cx = -2.0 + 3.0 * px as f64 / W as f64;
+    let cy = -1.5 + 3.0 * py as f64 / H as f64;
+    let (mut x, mut y, mut k) = (0.0f64, 0.0f64, 0u32);
+    while k < MAX_ITER && x * x + y * y <= 4.0 {
+        let t = x * x - y * y + cx;
+        y = 2.0 * x * y + cy;
+        x = t;
+        k += 1;
+    }
+    u64::from(k)
+}
+
+const DEFAULT: [&str; 14] = [
+    "static",
+    "ss",
+    "gss",
+    "tss",
+    "fac2",
+    "wf",
+    "mfsc",
+    "af",
+    "awf",
+    "awf-b",
+    "awf-c",
+    "awf-d",
+    "awf-e",
+    "fsc,h=1us,sigma=5us",
+];
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let rt = dls::init()?;
+    let (rank, p) = (rt.rank(), rt.workers());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let reps: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(5);
+    let mut techniques: Vec<&str> = args.iter().skip(1).map(|s| s.as_str()).collect();
+    if techniques.is_empty() {
+        techniques = DEFAULT.to_vec();
+    }
+    let mut effs = vec![Vec::new(); techniques.len()];
+    let mut serials = Vec::new();
+    for _ in 0..reps {
+        let mut serial_s = 0.0;
+        let mut want = 0;
+        if rank == 0 {
+            let t = Instant::now();
+            want = (0..W * H).map(|i| pixel(black_box(i))).sum::<u64>();
+            serial_s = t.elapsed().as_secs_f64();
+            serials.push(serial_s);
+        }
+        for (k, name) in techniques.iter().enumerate() {
+            let t = Instant::now();
+            let (total, _) = rt.doall_reduce(
+                name,
+                0..W * H,
+                name.parse()?,
+                || 0u64,
+                |i, acc: &mut u64| *acc += pixel(i),
+                |a, b| a + b,
+            )?;
+            let par_s = t.elapsed().as_secs_f64();
+            if rank == 0 {
+                assert_eq!(total, want, "{name}: result differs from the serial loop's");
+                effs[k].push(serial_s / (p as f64 * par_s));
+            }
+        }
+    }
+    if rank == 0 {
+        println!(
+            "mandelbrot_pixels: {W}x{H}, maxiter {MAX_ITER}, P = {p} ({:?}), serial median {:.3} s, {reps} paired rounds",
+            rt.backend(),
+            median(serials)
+        );
+        println!("| technique | efficiency (median) | rounds |");
+        println!("|---|---|---|");
+        for (name, e) in techniques.iter().zip(effs) {
+            let runs: Vec<String> = e.iter().map(|x| format!("{x:.3}")).collect();
+            println!("| {name} | {:.3} | {} |", median(e.clone()), runs.join(" "));
+        }
+    }
+    Ok(())
+}
