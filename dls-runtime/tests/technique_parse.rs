@@ -254,9 +254,15 @@ fn probe_is_a_parameter_of_the_adaptive_techniques_only() {
             .map(|p| p.name)
             .collect()
     };
-    assert_eq!(names("af"), ["probe", "min", "max", "seed"]);
-    assert_eq!(names("awf-b"), ["weights", "probe", "min", "max", "seed"]);
-    assert_eq!(names("awf"), ["weights", "probe", "min", "max", "seed"]);
+    assert_eq!(names("af"), ["probe", "local", "min", "max", "seed"]);
+    assert_eq!(
+        names("awf-b"),
+        ["weights", "probe", "local", "min", "max", "seed"]
+    );
+    assert_eq!(
+        names("awf"),
+        ["weights", "probe", "local", "min", "max", "seed"]
+    );
     assert_eq!(names("wf"), ["weights", "min", "max", "seed"]);
     assert_eq!(names("fac2"), ["min", "max", "seed"]);
     // probe=0 (phase off) is valid and kept in the text form.
