@@ -261,15 +261,16 @@ pub(crate) fn try_mpirun_env(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // mpirun has ended: nothing of its session may still run (a rank that outlived it) once a
-    // second has passed.
+    // mpirun has ended: nothing of its session may still run (a rank that outlived it) once
+    // three seconds have passed (when mpirun itself is killed, Open MPI's ranks notice it and end
+    // within one or two seconds).
     let left_behind = if timed_out {
         Vec::new()
     } else {
         let ended = Instant::now();
         loop {
             let left = session_processes(session);
-            if left.is_empty() || ended.elapsed() > Duration::from_secs(1) {
+            if left.is_empty() || ended.elapsed() > Duration::from_secs(3) {
                 break left;
             }
             std::thread::sleep(Duration::from_millis(20));
