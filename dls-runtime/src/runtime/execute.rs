@@ -95,6 +95,9 @@ where
 const CHECK_CHEAP: (Duration, Duration) = (Duration::from_micros(200), Duration::from_millis(1));
 /// ... and when it is an `MPI_Improbe`, which on an oversubscribed node yields the core.
 const CHECK_COSTLY: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(20));
+/// The most iterates of a new chunk before its first question (when it is a probe): the stride
+/// learnt on cheap iterates would otherwise delay it by a thousand dear ones.
+const FIRST_CHECK: u32 = 8;
 
 /// A worker's checkpoints (`runtime/checkpoint.rs`): the loop's writer and this worker's state.
 pub(crate) type Checkpointing<'a> = Option<(&'a checkpoint::Writer, checkpoint::WorkerState)>;
@@ -186,6 +189,12 @@ where
         let mut current: Option<I> = None;
         let mut abandoned = false;
         let delay = delay::body();
+        // Where the question is a memory load, it is asked after every iterate: exact, and
+        // cheaper than the clock a stride would need.
+        let flag = source.cancel_flag(worker);
+        // A new chunk may hold dearer iterates than the last (cost that follows the index):
+        // its first question comes within a few iterates, whatever the stride was.
+        countdown = countdown.min(FIRST_CHECK);
         let run = |part: &mut T, current: &mut Option<I>| {
             for i in chunk {
                 *current = Some(i);
@@ -193,6 +202,13 @@ where
                     d.wait(1);
                 }
                 body(i, part);
+                if let Some(flag) = flag {
+                    if flag.load(std::sync::atomic::Ordering::Relaxed) == ordinal {
+                        abandoned = true;
+                        break;
+                    }
+                    continue;
+                }
                 countdown -= 1;
                 if countdown == 0 {
                     let now = Instant::now();
@@ -201,7 +217,10 @@ where
                     if gap < check_at_least {
                         stride = (stride * 2).min(1024);
                     } else if gap > check_at_most {
-                        stride = (stride / 2).max(1);
+                        // In proportion: the next question comes about `check_at_most` later.
+                        let scaled = u128::from(stride) * check_at_most.as_nanos()
+                            / gap.as_nanos().max(1);
+                        stride = u32::try_from(scaled).unwrap_or(1).max(1);
                     }
                     countdown = stride;
                     // Every iterate of this chunk was confirmed by other copies: its verdict

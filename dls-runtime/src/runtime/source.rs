@@ -80,6 +80,14 @@ pub(crate) trait ChunkSource: Send + Sync {
         false
     }
 
+    /// The flag behind [`cancelled`](Self::cancelled) for `slot`, where it is one atomic (the
+    /// chunk's ordinal is stored in it when the chunk becomes redundant): the worker loop then
+    /// reads it after every iterate. `None` where the question needs a message probe.
+    fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
+        let _ = slot;
+        None
+    }
+
     /// Whether [`cancelled`](Self::cancelled) is cheap (a memory load) rather than a message
     /// probe: the worker loop asks more often then.
     fn cheap_cancel_check(&self) -> bool {
@@ -235,6 +243,10 @@ impl ChunkSource for SharedSource {
 
     fn cancelled(&self, slot: usize, ordinal: u64) -> bool {
         self.cancelled[slot % self.p].load(Ordering::Relaxed) == ordinal
+    }
+
+    fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
+        Some(&self.cancelled[slot % self.p])
     }
 
     fn terminated(&self) -> bool {

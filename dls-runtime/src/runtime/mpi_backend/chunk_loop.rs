@@ -346,6 +346,13 @@ impl ChunkSource for MpiLoop {
         matches!(self.side, Side::Scheduler { .. })
     }
 
+    fn cancel_flag(&self, _slot: usize) -> Option<&AtomicU64> {
+        match &self.side {
+            Side::Scheduler { own_cancel, .. } => Some(own_cancel.as_ref()),
+            Side::Worker { .. } => None,
+        }
+    }
+
     fn cancelled(&self, _slot: usize, ordinal: u64) -> bool {
         match &self.side {
             Side::Scheduler { own_cancel, .. } => own_cancel.load(Ordering::Relaxed) == ordinal,
