@@ -143,7 +143,7 @@ impl Oversubscribed {
     /// assert_eq!(Oversubscribed::on_this_node(cores + 1, false).map(|o| o.cores), Some(cores));
     /// ```
     pub fn on_this_node(workers: usize, mpi: bool) -> Option<Oversubscribed> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = Oversubscribed::node_cores(mpi);
         let local = [
             "OMPI_COMM_WORLD_LOCAL_SIZE",
             "MPI_LOCALNRANKS",
@@ -158,6 +158,57 @@ impl Oversubscribed {
             cores,
         })
     }
+
+    /// The cores this process's job may use on this node. Threads: the process's available
+    /// parallelism. Under a launcher (`mpi`) each rank is often bound to one core, so its own
+    /// count says 1 on a node of many; the launcher's daemon (the parent process: mpirun's
+    /// `orted`, `slurmstepd`, or mpirun itself) is not bound, and its allowed CPUs (Linux,
+    /// `/proc/<parent>/status`) are the job's share of the node, cgroups included. The larger of
+    /// the two counts.
+    ///
+    /// ```
+    /// use dls_runtime::report::Oversubscribed;
+    /// let own = std::thread::available_parallelism().map_or(1, |n| n.get());
+    /// assert_eq!(Oversubscribed::node_cores(false), own);
+    /// assert!(Oversubscribed::node_cores(true) >= own);
+    /// ```
+    pub fn node_cores(mpi: bool) -> usize {
+        let own = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if !mpi {
+            return own;
+        }
+        launcher_cpus().map_or(own, |cpus| cpus.len().max(own))
+    }
+}
+
+/// The CPUs the launcher's daemon (this process's parent) may run on: the job's share of the
+/// node when the ranks themselves are bound to single cores (Linux; `None` elsewhere or when
+/// unreadable).
+pub(crate) fn launcher_cpus() -> Option<Vec<usize>> {
+    let parent = std::os::unix::process::parent_id();
+    let status = std::fs::read_to_string(format!("/proc/{parent}/status")).ok()?;
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    cpu_list(list.trim())
+}
+
+/// The CPUs of a Linux CPU list such as `0-3,8,10-11` (`None` if malformed or empty).
+pub(crate) fn cpu_list(list: &str) -> Option<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in list.split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+                if b < a {
+                    return None;
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.parse().ok()?),
+        }
+    }
+    (!cpus.is_empty()).then_some(cpus)
 }
 
 /// The fault check of a checked loop (the `check` entry of a [`LoopReport`]): the one-way ANOVA
@@ -445,6 +496,20 @@ fn is_zero(n: &u64) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn cpu_lists_are_counted() {
+        assert_eq!(super::cpu_list("0-1"), Some(vec![0, 1]));
+        assert_eq!(
+            super::cpu_list("0-3,8,10-11"),
+            Some(vec![0, 1, 2, 3, 8, 10, 11])
+        );
+        assert_eq!(super::cpu_list("5"), Some(vec![5]));
+        assert_eq!(super::cpu_list(""), None);
+        assert_eq!(super::cpu_list("3-1"), None);
+        assert_eq!(super::cpu_list("a-b"), None);
+    }
+
     use super::LoopReport;
 
     #[test]

@@ -103,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         share.push(workers_chunks as f64 / (K * others) as f64);
     }
     if rank == 0 {
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let cores = dls::report::Oversubscribed::node_cores(true);
         println!("mpi_overhead: P = {p}, {K} requests per rank, {REPS} repetitions");
         if p > cores {
             println!(

@@ -58,6 +58,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rt = dls::init()?;
     let (rank, p) = (rt.rank(), rt.workers());
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("profile") {
+        return profile();
+    }
     let reps: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(5);
     let mut techniques: Vec<&str> = args.iter().skip(1).map(|s| s.as_str()).collect();
     if techniques.is_empty() {
@@ -103,6 +106,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let runs: Vec<String> = e.iter().map(|x| format!("{x:.3}")).collect();
             println!("| {name} | {:.3} | {} |", median(e.clone()), runs.join(" "));
         }
+    }
+    Ok(())
+}
+
+/// `profile`: prints the loop's iterate times for the simulator (`dls compare --iterate-time
+/// file:PATH`), one per line in nanoseconds: the serial loop's measured time (median of 5)
+/// shared out in proportion to each iterate's modelled cost.
+fn profile() -> Result<(), Box<dyn std::error::Error>> {
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let mut acc = 0u64;
+        for i in 0..N {
+            acc = acc.wrapping_add(body(black_box(i)));
+        }
+        black_box(acc);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let serial = median(times);
+    let cost = |i: u64| -> f64 { (i + 1) as f64 };
+    let total: f64 = (0..N).map(cost).sum();
+    println!("# serial time {serial:.4} s, shared in proportion to each iterate's cost");
+    for i in 0..N {
+        println!("{:.1}ns", serial * 1e9 * cost(i) / total);
     }
     Ok(())
 }

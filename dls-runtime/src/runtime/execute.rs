@@ -119,6 +119,53 @@ pub(crate) fn drive_apart<I, T, Id, B, C>(
     combine: &C,
     panics: Panics,
     initial: Option<T>,
+    checkpoints: Checkpointing<'_>,
+) -> Result<T, Failure>
+where
+    I: LoopIndex,
+    T: Serialize,
+    Id: Fn() -> T,
+    B: FnMut(I, &mut T),
+    C: Fn(T, T) -> T,
+{
+    // The body delay (`DLS_DELAY=body:...`) is chosen once per loop, so that the loop without
+    // one has no per-iterate test of it.
+    match delay::body() {
+        None => drive_apart_with(
+            lp,
+            slot,
+            identity,
+            body,
+            combine,
+            panics,
+            initial,
+            checkpoints,
+        ),
+        Some(d) => drive_apart_with(
+            lp,
+            slot,
+            identity,
+            move |i, part: &mut T| {
+                d.wait(1);
+                body(i, part);
+            },
+            combine,
+            panics,
+            initial,
+            checkpoints,
+        ),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn drive_apart_with<I, T, Id, B, C>(
+    lp: &Loop<I>,
+    slot: Option<usize>,
+    identity: &Id,
+    mut body: B,
+    combine: &C,
+    panics: Panics,
+    initial: Option<T>,
     mut checkpoints: Checkpointing<'_>,
 ) -> Result<T, Failure>
 where
@@ -188,7 +235,6 @@ where
         let mut part = identity();
         let mut current: Option<I> = None;
         let mut abandoned = false;
-        let delay = delay::body();
         // Where the question is a memory load, it is asked after every iterate: exact, and
         // cheaper than the clock a stride would need.
         let flag = source.cancel_flag(worker);
@@ -198,9 +244,6 @@ where
         let run = |part: &mut T, current: &mut Option<I>| {
             for i in chunk {
                 *current = Some(i);
-                if let Some(d) = delay {
-                    d.wait(1);
-                }
                 body(i, part);
                 if let Some(flag) = flag {
                     if flag.load(std::sync::atomic::Ordering::Relaxed) == ordinal {
@@ -218,8 +261,8 @@ where
                         stride = (stride * 2).min(1024);
                     } else if gap > check_at_most {
                         // In proportion: the next question comes about `check_at_most` later.
-                        let scaled = u128::from(stride) * check_at_most.as_nanos()
-                            / gap.as_nanos().max(1);
+                        let scaled =
+                            u128::from(stride) * check_at_most.as_nanos() / gap.as_nanos().max(1);
                         stride = u32::try_from(scaled).unwrap_or(1).max(1);
                     }
                     countdown = stride;

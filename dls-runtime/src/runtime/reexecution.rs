@@ -203,6 +203,19 @@ impl Ledger {
         self.completed = None;
     }
 
+    /// When `worker` should finish what it holds at `pace` seconds per iterate (`None`: it holds
+    /// nothing). The MPI service thread sleeps until shortly before the earliest of these.
+    pub(crate) fn due(&self, worker: usize, pace: f64) -> Option<Instant> {
+        let (seq, part) = self.held[worker]?;
+        let e = self.entries.get(self.index(seq))?;
+        let piece = match part {
+            None => &e.whole,
+            Some(k) => e.parts.get(k as usize)?,
+        };
+        let expected = Duration::try_from_secs_f64(pace * piece.chunk.size as f64).ok()?;
+        piece.handed.checked_add(expected)
+    }
+
     /// Whether `worker` holds a copy (part) of a chunk rather than a chunk of its own.
     pub(crate) fn holds_copy(&self, worker: usize) -> bool {
         matches!(self.held[worker], Some((_, Some(_))))

@@ -302,6 +302,26 @@ impl ReportingScheduler {
         self.ledger.take_cancels()
     }
 
+    /// When the next request of a worker in `slots` is expected: the earliest time one of them
+    /// should finish the chunk it holds, at its measured pace (seconds per iterate of its
+    /// finished chunks). `None` when one of them holding a chunk has no pace yet (nothing to
+    /// predict from) or none holds a chunk. Used by the MPI service thread to sleep instead of
+    /// polling while every remote worker is busy.
+    pub(crate) fn next_request_due(&self, slots: std::ops::Range<usize>) -> Option<Instant> {
+        let mut earliest: Option<Instant> = None;
+        for slot in slots {
+            let r = self.ranks.get(slot)?;
+            let pace = (r.iterates > 0).then(|| r.work_time_s / r.iterates as f64);
+            let due = match (pace, self.ledger.due(slot, 0.0)) {
+                (_, None) => continue,
+                (None, Some(_)) => return None,
+                (Some(pace), Some(_)) => self.ledger.due(slot, pace)?,
+            };
+            earliest = Some(earliest.map_or(due, |e| e.min(due)));
+        }
+        earliest
+    }
+
     /// Chunks handed out and not yet confirmed.
     pub(crate) fn unconfirmed(&self) -> usize {
         self.ledger.unconfirmed()

@@ -45,7 +45,14 @@ pub(crate) fn serve(
 ) {
     let comm = &comm.0;
     let mut active = workers;
-    let mut backoff = Backoff::default();
+    // Rank 0 computes (`first` = 0) and is bound to one core: the two threads share it.
+    let shared = first == 0 && std::thread::available_parallelism().map_or(true, |n| n.get() < 2);
+    let mut backoff = if shared {
+        widen_affinity();
+        Backoff::sharing_core()
+    } else {
+        Backoff::default()
+    };
     let mut buf = [0u64; REQUEST_WORDS];
     let mut deferred: Vec<Deferred> = Vec::new();
     let done_counter = lock(core).done_counter();
@@ -65,7 +72,11 @@ pub(crate) fn serve(
                         Ok(status) => break status,
                         Err(r) => {
                             request = r;
-                            backoff.wait();
+                            // While every remote worker is inside a chunk, sleep until shortly
+                            // before the first should finish (rank r is slot r - first).
+                            backoff.wait_expecting(|| {
+                                lock(core).next_request_due(1 - first..workers + 1 - first)
+                            });
                         }
                     }
                 }
@@ -190,4 +201,29 @@ pub(crate) fn send_cancels(
 fn reply(comm: &mpi::topology::SimpleCommunicator, rank: i32, reply: Reply) {
     comm.process_at_rank(rank)
         .send_with_tag(&reply.encode()[..], TAG_REPLY);
+}
+
+/// Lets the service thread run on any core of the job's share of the node (the launcher's CPUs)
+/// when mpirun bound rank 0 to one core, which its compute thread keeps busy: the kernel can
+/// then run a request's answer on another core (beside another rank's computation, for the few
+/// microseconds it takes) instead of only in the compute thread's time slices. Measured under
+/// `mpirun -np 2` (bound to cores by default): see the README's "Adaptive techniques on loops
+/// whose cost follows the index". Linux only; elsewhere, or if the launcher's CPUs cannot be
+/// read, nothing changes.
+fn widen_affinity() {
+    #[cfg(target_os = "linux")]
+    if let Some(cpus) = crate::report::launcher_cpus() {
+        if cpus.len() < 2 {
+            return;
+        }
+        // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes within it for indices
+        // below CPU_SETSIZE (checked); sched_setaffinity(0, ...) applies to the calling thread.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for cpu in cpus.into_iter().filter(|&c| c < libc::CPU_SETSIZE as usize) {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
 }
