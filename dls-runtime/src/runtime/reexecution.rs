@@ -205,6 +205,7 @@ impl Ledger {
 
     /// When `worker` should finish what it holds at `pace` seconds per iterate (`None`: it holds
     /// nothing). The MPI service thread sleeps until shortly before the earliest of these.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub(crate) fn due(&self, worker: usize, pace: f64) -> Option<Instant> {
         let (seq, part) = self.held[worker]?;
         let e = self.entries.get(self.index(seq))?;

@@ -307,6 +307,7 @@ impl ReportingScheduler {
     /// finished chunks). `None` when one of them holding a chunk has no pace yet (nothing to
     /// predict from) or none holds a chunk. Used by the MPI service thread to sleep instead of
     /// polling while every remote worker is busy.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub(crate) fn next_request_due(&self, slots: std::ops::Range<usize>) -> Option<Instant> {
         let mut earliest: Option<Instant> = None;
         for slot in slots {

@@ -75,8 +75,23 @@ pub(crate) fn limit(s: &LoopState, measured: bool, own: u64) -> u64 {
     } else if !measured {
         own.min(probe)
     } else if let Some(cap) = s.growth_cap {
-        own.min(cap.max(probe))
+        own.min(cap.max(probe)).min(share_cap(s).max(probe))
     } else {
         own
     }
 }
+
+/// The most a measured rank may get with `local=1`: [`SHARE_CAP`] times FAC2's chunk of the
+/// current batch, `ceil(R_j/(2P))`. The estimates can still mistake cheap iterates for a fast
+/// rank when the other ranks have measured nothing near them yet (under mpirun a rank that
+/// reaches the loop a millisecond late: rank 0 ran the cheap top rows of a Mandelbrot image
+/// alone, AF's sigma there was about 0, and AF handed it R/2 = 85,871 pixels of the dear middle
+/// at once, efficiency 0.55). A rank that really is faster than the average gets at most a
+/// quarter more than FAC2 would give it per request, and asks more often.
+pub(crate) fn share_cap(s: &LoopState) -> u64 {
+    let fac2 = s.batch.remaining_at_start.div_ceil(2 * s.p as u64) as f64;
+    (SHARE_CAP * fac2).ceil() as u64
+}
+
+/// See [`share_cap`].
+pub(crate) const SHARE_CAP: f64 = 1.0;

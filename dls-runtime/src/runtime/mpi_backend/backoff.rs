@@ -8,17 +8,15 @@
 //! timer slack, 50 µs by default). Sleeping rather than yielding keeps the thread's scheduling
 //! priority high on a loaded machine, so it is woken promptly.
 //!
-//! **The service thread on a shared core.** When mpirun binds rank 0 to one core (Open MPI does
-//! for up to 2 ranks; `--bind-to core` always), its service thread and its compute thread share
-//! that core. Spinning there takes the core from the computation in CFS time slices of
-//! milliseconds, during which a worker's request also waits; a sleeping thread is woken by the
-//! kernel ahead of the computation (wake-up preemption) within its sleep plus the timer slack.
-//! So a service thread that shares its core ([`Backoff::sharing_core`]) spins only a few polls,
-//! then sleeps [`SLEEP`] with a timer slack of 1 µs. And while every remote worker is inside a
-//! chunk, it sleeps until shortly before the first should finish at its measured pace
-//! ([`Backoff::wait_expecting`]; at most [`EXPECTED_SLEEP_MAX`] per sleep), instead of waking
-//! every 20-70 µs for nothing: measured on Mandelbrot per pixel and the triangular loop under
-//! `mpirun -np 2` (README, "Adaptive techniques on loops whose cost follows the index").
+//! **The service thread's waits.** While every remote worker is inside a chunk, the service
+//! thread sleeps until shortly before the first should finish at its measured pace
+//! ([`Backoff::wait_expecting`], at most [`EXPECTED_SLEEP_MAX`] per sleep) instead of spinning
+//! 100 µs after each request and then waking every 20-70 µs. When mpirun binds rank 0 to one
+//! core (Open MPI does for up to 2 ranks), its compute thread keeps that core busy, and the
+//! service thread may run on the job's other cores (`service.rs`). Measured under `mpirun -np 2`
+//! (README, "Adaptive techniques on loops whose cost follows the index"); a variant that spun
+//! less and slept with a 1 µs timer slack and a short EEVDF slice on the shared core cost
+//! 4-5% everywhere and was dropped.
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -27,20 +25,24 @@ use mpi::request::{Request, Scope};
 
 /// Polling without sleeping after a wait starts.
 pub(crate) const SPIN: Duration = Duration::from_micros(100);
-/// Polls without sleeping of a wait on a shared core (and before a wait that expects its
-/// message computes when): a reply or request due within a round trip comes in that time.
+/// Polls of a wait that expects its message before it asks when ([`Backoff::wait_expecting`]):
+/// a request due within a round trip comes in that time.
 const BUSY_POLLS: u32 = 16;
 /// Sleep between polls after the spin.
 pub(crate) const SLEEP: Duration = Duration::from_micros(20);
 
 /// The longest sleep of a wait that expects its message at a known time
 /// ([`Backoff::wait_expecting`]).
-pub(crate) const EXPECTED_SLEEP_MAX: Duration = Duration::from_millis(1);
+pub(crate) const EXPECTED_SLEEP_MAX: Duration = Duration::from_micros(250);
 /// How long before the expected time such a wait goes back to polling.
 pub(crate) const EXPECTED_MARGIN: Duration = Duration::from_micros(150);
 
-/// The longest sleep of a [`Backoff::patient`] wait.
-pub(crate) const PATIENT_SLEEP: Duration = Duration::from_millis(1);
+/// The longest sleep of a [`Backoff::patient`] wait: a rank waiting for the others wakes at
+/// most 4,000 times a second (about 1% of a core) and notices their arrival within a quarter of
+/// a millisecond. With 1 ms, rank 1 of `mpirun -np 2`, waiting at a loop's start while rank 0
+/// ran serial code, started its first chunk 4.2 ms after rank 0 (several waits in a row); with
+/// 250 µs, 0.8-1.7 ms. The adaptive techniques read such a late start as the ranks' speeds.
+pub(crate) const PATIENT_SLEEP: Duration = Duration::from_micros(250);
 
 /// Waits between polls: spin, then sleep.
 #[derive(Debug, Default)]
@@ -52,42 +54,19 @@ pub(crate) struct Backoff {
     expected: Option<Option<Instant>>,
     /// Patient waits double their sleep up to [`PATIENT_SLEEP`]; `None`: always [`SLEEP`].
     patient: Option<Duration>,
-    /// The thread shares its core with a busy one: no spin beyond [`BUSY_POLLS`] polls.
-    shared: bool,
 }
 
 impl Backoff {
     /// A wait that may last long and whose end needs no prompt answer (ranks waiting for the
     /// others at a loop start or a reduction): after the spin it sleeps 20 µs, doubling up to
-    /// 1 ms, so a rank waiting a second for a slow one uses a few percent of a core, not all of it.
+    /// [`PATIENT_SLEEP`], so a rank waiting a second for a slow one uses about 1% of a core, not
+    /// all of it.
     pub(crate) fn patient() -> Backoff {
         Backoff {
             idle_since: None,
             polls: 0,
             expected: None,
             patient: Some(SLEEP),
-            shared: false,
-        }
-    }
-
-    /// The waits of a thread that shares its core with a busy thread (rank 0's service thread
-    /// when the rank is bound to one core): [`BUSY_POLLS`] polls back to back, then sleeps of
-    /// [`SLEEP`]. Sets the calling thread's timer slack to 1 µs (Linux), so those sleeps end
-    /// on time.
-    pub(crate) fn sharing_core() -> Backoff {
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: PR_SET_TIMERSLACK takes one integer argument and affects the calling
-            // thread only.
-            unsafe {
-                libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong, 0, 0, 0);
-            }
-            short_slice();
-        }
-        Backoff {
-            shared: true,
-            patient: Some(SLEEP),
-            ..Backoff::default()
         }
     }
 
@@ -103,11 +82,11 @@ impl Backoff {
 
     /// One pause between two polls of a wait whose message is expected at a time `expect`
     /// computes (called once per wait, after its first [`BUSY_POLLS`] polls): until shortly
-    /// before that time the pauses are sleeps of at most [`EXPECTED_SLEEP_MAX`], so a service
-    /// thread that shares its core with rank 0's computation neither spins after each request nor
-    /// wakes every 70 µs while every worker is inside a chunk; without an expected time, or once
-    /// it is near or past, this is [`wait`](Self::wait). A message that comes earlier than
-    /// expected (a chunk of cheaper iterates) waits at most one such sleep.
+    /// before that time the pauses are sleeps of at most [`EXPECTED_SLEEP_MAX`], so the service
+    /// thread neither spins 100 µs after each request nor wakes every 70 µs while every worker is
+    /// inside a chunk; without an expected time, or once it is near or past, this is
+    /// [`wait`](Self::wait). A message that comes earlier than expected (a chunk of cheaper
+    /// iterates) waits at most one such sleep.
     pub(crate) fn wait_expecting(&mut self, expect: impl FnOnce() -> Option<Instant>) {
         let idle = self.idle_since.get_or_insert_with(Instant::now).elapsed();
         if self.polls >= BUSY_POLLS || idle >= SPIN {
@@ -136,9 +115,7 @@ impl Backoff {
     pub(crate) fn wait(&mut self) {
         let idle = self.idle_since.get_or_insert_with(Instant::now).elapsed();
         self.polls = self.polls.saturating_add(1);
-        if self.shared && self.polls <= BUSY_POLLS {
-            std::hint::spin_loop();
-        } else if !self.shared && idle < SPIN {
+        if idle < SPIN {
             std::hint::spin_loop();
         } else if let Some(sleep) = self.patient.as_mut() {
             thread::sleep(*sleep);
@@ -171,41 +148,5 @@ fn complete_with<'a, D: ?Sized, S: Scope<'a>>(
                 backoff.wait();
             }
         }
-    }
-}
-
-/// Asks the kernel for a short time slice for the calling thread (Linux 6.12 and later, EEVDF:
-/// `sched_setattr` with `sched_runtime` on a normal thread; no privilege needed). A thread with a
-/// shorter slice has an earlier virtual deadline, so when it wakes it preempts a thread with the
-/// default slice (3 ms) at once instead of waiting for that thread's slice to end: the service
-/// thread answers a request within its sleep, not milliseconds later. Older kernels ignore the
-/// field or refuse the call; either way nothing else changes.
-#[cfg(target_os = "linux")]
-fn short_slice() {
-    /// `struct sched_attr`, first version (48 bytes).
-    #[repr(C)]
-    struct SchedAttr {
-        size: u32,
-        policy: u32,
-        flags: u64,
-        nice: i32,
-        priority: u32,
-        runtime: u64,
-        deadline: u64,
-        period: u64,
-    }
-    let attr = SchedAttr {
-        size: std::mem::size_of::<SchedAttr>() as u32,
-        policy: 0, // SCHED_OTHER
-        flags: 0,
-        nice: 0,
-        priority: 0,
-        runtime: 100_000, // ns: the shortest slice the kernel accepts
-        deadline: 0,
-        period: 0,
-    };
-    // SAFETY: sched_setattr(0 = this thread, a valid sched_attr of the size it states, flags 0).
-    unsafe {
-        libc::syscall(libc::SYS_sched_setattr, 0, &attr as *const SchedAttr, 0u32);
     }
 }

@@ -8,11 +8,14 @@
 //! the length of the iterates rank 0 is executing (measured while rank 0 runs 100 ms iterates,
 //! `test-programs/tests/mpi_latency.rs`: a median of 30–50 µs on a quiet 2-core machine, ~0.1 ms when loaded;
 //! the 99th percentile, ~3 ms, is the OS time slice when Open MPI binds the rank, and so both of
-//! its threads, to one core). The service thread posts a receive for the
-//! next request and polls it without blocking in MPI (see `backoff.rs`: spin 100 µs after the
-//! last message, then sleep 20 µs between polls), so an idle scheduler does not eat a core and a
-//! busy one answers at once; workers wait for the end of the loop the same way. Measured on this
-//! 2-core machine: a request costs 1.22–1.35× a raw MPI ping-pong (`benches/src/bin/mpi_overhead.rs`).
+//! its threads, to one core; since then the service thread of a rank bound to one core may run on
+//! the job's other cores, `service.rs`). The service thread posts a receive for the next request
+//! and polls it without blocking in MPI (see `backoff.rs`: while every remote worker is inside a
+//! chunk it sleeps until shortly before the first should finish at its measured pace; otherwise
+//! it spins 100 µs after the last message, then sleeps 20 µs between polls), so an idle scheduler
+//! does not eat a core and a busy one answers at once; workers wait for the end of the loop the
+//! same way. Measured on this 2-core machine: a request costs 1.32× a raw MPI ping-pong at P = 2
+//! and 1.16× at P = 4 (`benches/src/bin/mpi_overhead.rs`).
 //!
 //! **Yielding.** Open MPI busy-polls without yielding the CPU when it believes each rank has a
 //! core to itself (for instance 2 ranks on 2 cores). The scheduler rank runs two threads, so

@@ -45,14 +45,12 @@ pub(crate) fn serve(
 ) {
     let comm = &comm.0;
     let mut active = workers;
-    // Rank 0 computes (`first` = 0) and is bound to one core: the two threads share it.
-    let shared = first == 0 && std::thread::available_parallelism().map_or(true, |n| n.get() < 2);
-    let mut backoff = if shared {
+    // Rank 0 computes (`first` = 0) and is bound to one core, which its compute thread keeps
+    // busy: this thread may run on the job's other cores.
+    if first == 0 && std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
         widen_affinity();
-        Backoff::sharing_core()
-    } else {
-        Backoff::default()
-    };
+    }
+    let mut backoff = Backoff::default();
     let mut buf = [0u64; REQUEST_WORDS];
     let mut deferred: Vec<Deferred> = Vec::new();
     let done_counter = lock(core).done_counter();
