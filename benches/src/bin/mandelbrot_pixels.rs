@@ -13,6 +13,8 @@
 //! mpirun --oversubscribe -np 2 target/release/mandelbrot_pixels 5 af awf-b fac2
 //! ```
 //!
+//! `profile` instead prints the iterate times for `dls compare --iterate-time file:PATH`.
+//!
 //! Arguments: the number of rounds (default 5), then the techniques (default: all of
 //! STATIC, SS, GSS, TSS, FAC2, WF, mFSC, AF, AWF, AWF-B..E). Under mpirun the serial loop runs on
 //! rank 0 while the other ranks wait; with more ranks than cores (P = 4 on 2 cores) the
