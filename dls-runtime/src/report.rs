@@ -496,6 +496,7 @@ fn is_zero(n: &u64) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::LoopReport;
 
     #[test]
     fn cpu_lists_are_counted() {
@@ -509,8 +510,6 @@ mod tests {
         assert_eq!(super::cpu_list("3-1"), None);
         assert_eq!(super::cpu_list("a-b"), None);
     }
-
-    use super::LoopReport;
 
     #[test]
     fn a_report_written_before_chunk_times_and_cpu_time_still_loads() {

@@ -27,8 +27,8 @@
 //! other rank sends a request and waits for its index, one pixel at a time. Same messages per
 //! iterate as dls's SS, no scheduler state, no service thread.
 
-use std::hint::black_box;
-use std::time::Instant;
+#[path = "../index_cost.rs"]
+mod index_cost;
 
 const W: u64 = 500;
 const H: u64 = 500;
@@ -66,92 +66,27 @@ const DEFAULT: [&str; 14] = [
     "fsc,h=1us,sigma=5us",
 ];
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rt = dls::init()?;
-    let (rank, p) = (rt.rank(), rt.workers());
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("profile") {
-        return profile();
+        index_cost::profile(W * H, pixel, |i| pixel(i) as f64 + 6.7);
+        return Ok(());
     }
     let reps: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(5);
     let mut techniques: Vec<&str> = args.iter().skip(1).map(|s| s.as_str()).collect();
     if techniques.is_empty() {
         techniques = DEFAULT.to_vec();
     }
-    let mut effs = vec![Vec::new(); techniques.len()];
-    let mut serials = Vec::new();
-    for _ in 0..reps {
-        let mut serial_s = 0.0;
-        let mut want = 0;
-        if rank == 0 {
-            let t = Instant::now();
-            want = (0..W * H).map(|i| pixel(black_box(i))).sum::<u64>();
-            serial_s = t.elapsed().as_secs_f64();
-            serials.push(serial_s);
+    let title = format!("mandelbrot_pixels: {W}x{H}, maxiter {MAX_ITER}");
+    index_cost::paired_rounds(&rt, &title, W * H, reps, &techniques, pixel, |name| {
+        #[cfg(feature = "mpi")]
+        if name == "raw-ss" {
+            return Some(raw_ss(&rt));
         }
-        for (k, name) in techniques.iter().enumerate() {
-            let t = Instant::now();
-            #[cfg(feature = "mpi")]
-            if *name == "raw-ss" {
-                let total = raw_ss(&rt);
-                let par_s = t.elapsed().as_secs_f64();
-                if rank == 0 {
-                    assert_eq!(total, want, "raw-ss: result differs from the serial loop's");
-                    effs[k].push(serial_s / (p as f64 * par_s));
-                }
-                continue;
-            }
-            let (total, _) = rt.doall_reduce(
-                name,
-                0..W * H,
-                name.parse()?,
-                || 0u64,
-                |i, acc: &mut u64| *acc += pixel(i),
-                |a, b| a + b,
-            )?;
-            let par_s = t.elapsed().as_secs_f64();
-            if rank == 0 {
-                assert_eq!(total, want, "{name}: result differs from the serial loop's");
-                effs[k].push(serial_s / (p as f64 * par_s));
-            }
-        }
-    }
-    if rank == 0 {
-        println!(
-            "mandelbrot_pixels: {W}x{H}, maxiter {MAX_ITER}, P = {p} ({:?}), serial median {:.3} s, {reps} paired rounds",
-            rt.backend(),
-            median(serials)
-        );
-        let mpi = matches!(rt.backend(), dls::Backend::Mpi { .. });
-        let cores = dls::report::Oversubscribed::node_cores(mpi);
-        let over = p > cores;
-        if over {
-            println!(
-                "note: {p} workers on {cores} cores (oversubscribed): efficiency is at most {cores}/{p}; per core = serial / ({cores} x parallel time)"
-            );
-            println!("| technique | efficiency (median) | per core (median) | rounds |");
-            println!("|---|---|---|---|");
-        } else {
-            println!("| technique | efficiency (median) | rounds |");
-            println!("|---|---|---|");
-        }
-        for (name, e) in techniques.iter().zip(effs) {
-            let runs: Vec<String> = e.iter().map(|x| format!("{x:.3}")).collect();
-            let m = median(e.clone());
-            if over {
-                let per_core = m * p as f64 / cores as f64;
-                println!("| {name} | {m:.3} | {per_core:.3} | {} |", runs.join(" "));
-            } else {
-                println!("| {name} | {m:.3} | {} |", runs.join(" "));
-            }
-        }
-    }
-    Ok(())
+        let _ = name;
+        None
+    })
 }
 
 /// The baseline for SS under mpirun: a request-per-iterate scheduler written with plain MPI
@@ -206,28 +141,4 @@ fn raw_ss(rt: &dls::Runtime) -> u64 {
     let mut total = 0u64;
     world.all_reduce_into(&acc, &mut total, SystemOperation::sum());
     total
-}
-
-/// `profile`: prints the loop's iterate times for the simulator (`dls compare --iterate-time
-/// file:PATH`), one per line in nanoseconds: the serial loop's measured time (median of 5)
-/// shared out in proportion to each iterate's modelled cost.
-fn profile() -> Result<(), Box<dyn std::error::Error>> {
-    let mut times = Vec::new();
-    for _ in 0..5 {
-        let t = Instant::now();
-        let mut acc = 0u64;
-        for i in 0..W * H {
-            acc = acc.wrapping_add(pixel(black_box(i)));
-        }
-        black_box(acc);
-        times.push(t.elapsed().as_secs_f64());
-    }
-    let serial = median(times);
-    let cost = |i: u64| -> f64 { pixel(i) as f64 + 6.7 };
-    let total: f64 = (0..W * H).map(cost).sum();
-    println!("# serial time {serial:.4} s, shared in proportion to each iterate's cost");
-    for i in 0..W * H {
-        println!("{:.1}ns", serial * 1e9 * cost(i) / total);
-    }
-    Ok(())
 }

@@ -203,18 +203,17 @@ impl Ledger {
         self.completed = None;
     }
 
-    /// When `worker` should finish what it holds at `pace` seconds per iterate (`None`: it holds
-    /// nothing). The MPI service thread sleeps until shortly before the earliest of these.
+    /// What `worker` holds: when it was handed out and its iterates (`None`: nothing). The MPI
+    /// service thread predicts the worker's next request from it.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) fn due(&self, worker: usize, pace: f64) -> Option<Instant> {
+    pub(crate) fn holding(&self, worker: usize) -> Option<(Instant, u64)> {
         let (seq, part) = self.held[worker]?;
         let e = self.entries.get(self.index(seq))?;
         let piece = match part {
             None => &e.whole,
             Some(k) => e.parts.get(k as usize)?,
         };
-        let expected = Duration::try_from_secs_f64(pace * piece.chunk.size as f64).ok()?;
-        piece.handed.checked_add(expected)
+        Some((piece.handed, piece.chunk.size))
     }
 
     /// Whether `worker` holds a copy (part) of a chunk rather than a chunk of its own.

@@ -11,7 +11,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::holes::Holes;
 use super::reexecution::{Ledger, Tail, Verdict};
@@ -312,12 +312,14 @@ impl ReportingScheduler {
         let mut earliest: Option<Instant> = None;
         for slot in slots {
             let r = self.ranks.get(slot)?;
-            let pace = (r.iterates > 0).then(|| r.work_time_s / r.iterates as f64);
-            let due = match (pace, self.ledger.due(slot, 0.0)) {
-                (_, None) => continue,
-                (None, Some(_)) => return None,
-                (Some(pace), Some(_)) => self.ledger.due(slot, pace)?,
+            let Some((handed, size)) = self.ledger.holding(slot) else {
+                continue;
             };
+            if r.iterates == 0 {
+                return None;
+            }
+            let pace = r.work_time_s / r.iterates as f64;
+            let due = handed.checked_add(Duration::try_from_secs_f64(pace * size as f64).ok()?)?;
             earliest = Some(earliest.map_or(due, |e| e.min(due)));
         }
         earliest

@@ -81,17 +81,13 @@ pub(crate) fn limit(s: &LoopState, measured: bool, own: u64) -> u64 {
     }
 }
 
-/// The most a measured rank may get with `local=1`: [`SHARE_CAP`] times FAC2's chunk of the
-/// current batch, `ceil(R_j/(2P))`. The estimates can still mistake cheap iterates for a fast
-/// rank when the other ranks have measured nothing near them yet (under mpirun a rank that
-/// reaches the loop a millisecond late: rank 0 ran the cheap top rows of a Mandelbrot image
-/// alone, AF's sigma there was about 0, and AF handed it R/2 = 85,871 pixels of the dear middle
-/// at once, efficiency 0.55). A rank that really is faster than the average gets at most a
-/// quarter more than FAC2 would give it per request, and asks more often.
-pub(crate) fn share_cap(s: &LoopState) -> u64 {
-    let fac2 = s.batch.remaining_at_start.div_ceil(2 * s.p as u64) as f64;
-    (SHARE_CAP * fac2).ceil() as u64
+/// The most a measured rank may get with `local=1`: FAC2's chunk of the current batch,
+/// `ceil(R_j/(2P))`. The estimates can still mistake cheap iterates for a fast rank when the
+/// other ranks have measured nothing near them yet (under mpirun a rank that reaches the loop a
+/// millisecond late: rank 0 ran the cheap top rows of a Mandelbrot image alone, AF's sigma there
+/// was about 0, and AF handed it R/2 = 85,871 pixels of the dear middle at once, efficiency
+/// 0.55). A rank that really is faster than the average gets no more than FAC2 would give it
+/// per request, and asks more often.
+fn share_cap(s: &LoopState) -> u64 {
+    crate::formulas::fac2::batch_chunk(s)
 }
-
-/// See [`share_cap`].
-pub(crate) const SHARE_CAP: f64 = 1.0;

@@ -1,0 +1,117 @@
+//! What `mandelbrot_pixels` and `triangular` share (issue 13's loops whose iterate cost follows
+//! the index): paired rounds of the serial loop against every technique, the efficiency table,
+//! and the `profile` mode that prints iterate times for `dls compare --iterate-time file:PATH`.
+//! Included by both with `#[path]`.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+/// The median of `v` (upper median for an even count).
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Runs `reps` paired rounds over `0..n`: the serial loop on rank 0, then every technique
+/// (`doall_reduce`, wrapping sum of `body`), each checked against the serial result. `special`
+/// runs a pseudo-technique by name instead (it returns the total on every rank), if it knows
+/// the name. Prints a header line (`title`, the serial median) and one row per technique:
+/// efficiency = serial / (P × parallel time), and, with more workers than cores, per core =
+/// serial / (cores × parallel time).
+pub(crate) fn paired_rounds(
+    rt: &dls::Runtime,
+    title: &str,
+    n: u64,
+    reps: usize,
+    techniques: &[&str],
+    body: impl Fn(u64) -> u64 + Sync,
+    special: impl Fn(&str) -> Option<u64>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (rank, p) = (rt.rank(), rt.workers());
+    let mut effs = vec![Vec::new(); techniques.len()];
+    let mut serials = Vec::new();
+    for _ in 0..reps {
+        let mut serial_s = 0.0;
+        let mut want = 0u64;
+        if rank == 0 {
+            let t = Instant::now();
+            want = (0..n).fold(0u64, |a, i| a.wrapping_add(body(black_box(i))));
+            serial_s = t.elapsed().as_secs_f64();
+            serials.push(serial_s);
+        }
+        for (k, name) in techniques.iter().enumerate() {
+            let t = Instant::now();
+            let total = match special(name) {
+                Some(total) => total,
+                None => {
+                    rt.doall_reduce(
+                        name,
+                        0..n,
+                        name.parse()?,
+                        || 0u64,
+                        |i, acc: &mut u64| *acc = acc.wrapping_add(body(i)),
+                        |a: u64, b| a.wrapping_add(b),
+                    )?
+                    .0
+                }
+            };
+            let par_s = t.elapsed().as_secs_f64();
+            if rank == 0 {
+                assert_eq!(total, want, "{name}: result differs from the serial loop's");
+                effs[k].push(serial_s / (p as f64 * par_s));
+            }
+        }
+    }
+    if rank == 0 {
+        println!(
+            "{title}, P = {p} ({:?}), serial median {:.3} s, {reps} paired rounds",
+            rt.backend(),
+            median(serials)
+        );
+        let mpi = matches!(rt.backend(), dls::Backend::Mpi { .. });
+        let cores = dls::report::Oversubscribed::node_cores(mpi);
+        let over = p > cores;
+        if over {
+            println!(
+                "note: {p} workers on {cores} cores (oversubscribed): efficiency is at most {cores}/{p}; per core = serial / ({cores} x parallel time)"
+            );
+            println!("| technique | efficiency (median) | per core (median) | rounds |");
+            println!("|---|---|---|---|");
+        } else {
+            println!("| technique | efficiency (median) | rounds |");
+            println!("|---|---|---|");
+        }
+        for (name, e) in techniques.iter().zip(effs) {
+            let runs: Vec<String> = e.iter().map(|x| format!("{x:.3}")).collect();
+            let m = median(e.clone());
+            if over {
+                let per_core = m * p as f64 / cores as f64;
+                println!("| {name} | {m:.3} | {per_core:.3} | {} |", runs.join(" "));
+            } else {
+                println!("| {name} | {m:.3} | {} |", runs.join(" "));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `profile`: prints the loop's iterate times for the simulator, one per line in nanoseconds:
+/// the serial loop's measured time (median of 5) shared out in proportion to `cost(i)`.
+pub(crate) fn profile(n: u64, body: impl Fn(u64) -> u64, cost: impl Fn(u64) -> f64) {
+    let mut times = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let mut acc = 0u64;
+        for i in 0..n {
+            acc = acc.wrapping_add(body(black_box(i)));
+        }
+        black_box(acc);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let serial = median(times);
+    let total: f64 = (0..n).map(&cost).sum();
+    println!("# serial time {serial:.4} s, shared in proportion to each iterate's cost");
+    for i in 0..n {
+        println!("{:.1}ns", serial * 1e9 * cost(i) / total);
+    }
+}
