@@ -12,8 +12,8 @@
 //! decentralised chunk calculation; Hummel, Schonberg & Flynn's overhead model).
 //!
 //! One chunk on rank r:
-//! 1. r sends a request at time `t` (0 at the loop start, otherwise when its previous chunk
-//!    ended). The request carries the timing of r's previous chunk.
+//! 1. r sends a request at time `t` (its start time at the loop start, 0 unless
+//!    [`SimConfig::start_s`] says otherwise; then when its previous chunk ended). The request carries the timing of r's previous chunk.
 //! 2. It arrives at `t + L` (`L` = `latency_s`; 0 for rank 0, which is local).
 //! 3. The scheduler serves it from `s = max(arrival, end of the previous service)` (serial; `s =
 //!    arrival` for parallel service) to `s + h`: it
@@ -60,11 +60,12 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     let mut sampler = config.iterate_time.sampler(n, config.seed);
     let h = config.overhead_s;
     let latency = |rank: usize| if rank == 0 { 0.0 } else { config.latency_s };
+    let start = |rank: usize| config.start_s.get(rank).copied().unwrap_or(0.0);
 
     let mut queue = EventQueue::with_capacity(p);
     let mut seq = 0u64;
     for rank in 0..p {
-        queue.push(Arrival::new(latency(rank), seq, rank));
+        queue.push(Arrival::new(start(rank) + latency(rank), seq, rank));
         seq += 1;
     }
     let mut ranks: Vec<RankReport> = (0..p)
@@ -73,7 +74,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
             ..RankReport::default()
         })
         .collect();
-    let mut sent_at = vec![0.0f64; p];
+    let mut sent_at: Vec<f64> = (0..p).map(start).collect();
     let mut pending: Vec<Option<ChunkTiming>> = vec![None; p];
     let mut chunk_map = Vec::new();
     let mut chunk_times = Vec::new();

@@ -282,13 +282,29 @@ impl LocalSpeeds {
     /// at the loop's front (the cost per iterate of the measured chunk furthest in the index
     /// space, at the rank's speed) in the work time measured on it so far; the iterates
     /// measured on it when nothing has a cost yet. Its chunk times then at most double.
+    ///
+    /// The front cost is never taken below the front chunk's own time per iterate, even when
+    /// that chunk's rank seems slower than `rank`. At the front a chunk is compared with what
+    /// lies to its left only, so where the cost per iterate rises steeply along the index the
+    /// rank that ran it looks slow (under mpirun, rank 1 starting a Mandelbrot image 2 ms late:
+    /// its first probe chunk of the dear middle rows, 1.8 µs a pixel, against rank 0's cheap top
+    /// rows, looked 20× slower); dividing its time by that factor made the front look cheap and
+    /// let rank 0 take FAC2's chunk of the dearest rows, 151 ms of a 194 ms loop (simulated with
+    /// `--starts 0,2ms`). Overestimating the front cost costs only more, smaller chunks.
+    /// Simulated (`dls compare`, Mandelbrot per pixel `file:` profile, `--overhead 500ns
+    /// --latency 600ns`, efficiency before → after): rank 1 3 ms late, AF 0.921 → 0.947, AWF-C
+    /// 0.907 → 0.992, AWF-E 0.907 → 0.992, AWF/AWF-B/AWF-D 0.866 → 0.902; P = 4 with ranks 1, 2,
+    /// 3 late by 1, 2, 3 ms: AWF-C 0.928 → 0.945, AWF-E 0.954 → 0.972; one rank 3× slower from
+    /// 1.25 s (exp 1 ms, N = 20,000, P = 8, seeds 1–3): AF 0.899/0.960/0.933 →
+    /// 0.901/0.965/0.974, the others unchanged or better.
     pub(crate) fn growth_cap(&self, rank: usize) -> u64 {
         let worked: f64 = self.raw_work[rank];
-        let front = self
-            .chunks
-            .values()
-            .next_back()
-            .map(|m| m.per_iterate() / self.factor(m.rank) * self.factor(rank));
+        let front = self.chunks.values().next_back().map(|m| {
+            // Never below the front chunk's own time per iterate: a rank that seems slow
+            // there may only have met dearer iterates (see the doc above).
+            let at_rank_speed = m.per_iterate() / self.factor(m.rank) * self.factor(rank);
+            at_rank_speed.max(m.per_iterate())
+        });
         match front {
             Some(c) if c > 0.0 && worked > 0.0 => (worked / c).min(u64::MAX as f64 / 2.0) as u64,
             _ => self.stats[rank].iterates,
@@ -477,6 +493,35 @@ mod tests {
             l.stats().iter().map(|s| s.measured_chunks).sum::<u64>(),
             4000
         );
+    }
+
+    #[test]
+    fn a_dear_front_never_makes_the_growth_cap_cheap() {
+        // Rank 0 runs three cheap chunks (0.1 µs an iterate); rank 1 starts late with a chunk
+        // of dear iterates (2 µs an iterate) at the front, compared with rank 0's cheap chunks
+        // on its left only: it looks about 20× slower. Rank 0's cap must still count the front
+        // at 2 µs an iterate at least, not 2 µs / 20.
+        let mut l = LocalSpeeds::new(2);
+        for k in 0..3 {
+            let c = Chunk {
+                start: k * 100,
+                size: 100,
+            };
+            l.handed(0, c);
+            l.record(0, t(100, 1e-5));
+        }
+        l.handed(
+            1,
+            Chunk {
+                start: 300,
+                size: 100,
+            },
+        );
+        l.record(1, t(100, 2e-4));
+        assert!(l.factor(1) > 5.0, "rank 1 seen {}× slower", l.factor(1));
+        let worked = 3e-5;
+        let cap = l.growth_cap(0);
+        assert!(cap as f64 <= worked / 2e-6 + 1.0, "cap {cap}");
     }
 
     #[test]

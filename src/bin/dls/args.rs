@@ -25,6 +25,19 @@ fn speeds(text: &str) -> Result<RankFactors, String> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RankFactors(pub Vec<f64>);
 
+/// Parses `--starts` (a newtype, so that clap takes the list as one value).
+fn starts(text: &str) -> Result<StartTimes, String> {
+    text.split(',')
+        .map(|t| parse_duration(t.trim(), "--starts"))
+        .collect::<Result<Vec<f64>, _>>()
+        .map(StartTimes)
+        .map_err(|e| e.to_string())
+}
+
+/// The value of `--starts`: when each rank reaches the loop.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StartTimes(pub Vec<f64>);
+
 /// Parses a technique specification.
 pub(crate) fn technique(text: &str) -> Result<Technique, String> {
     text.parse::<Technique>().map_err(|e| e.to_string())
@@ -74,6 +87,12 @@ pub(crate) struct ModelArgs {
     #[arg(long, value_name = "RANK@WHENxFACTOR")]
     pub slowdown: Vec<Slowdown>,
 
+    /// When each rank reaches the loop, after rank 0, comma-separated durations, one per rank:
+    /// under mpirun a rank often starts a loop a millisecond or more after rank 0. Default: all
+    /// 0. Example: --starts 0,5ms
+    #[arg(long, value_name = "T0,T1,...", value_parser = starts)]
+    pub starts: Option<StartTimes>,
+
     /// Scheduling overhead h: time to serve one chunk request (see --service).
     /// Example: --overhead 5us
     #[arg(long, value_name = "DURATION", default_value = "0", value_parser = overhead)]
@@ -110,6 +129,7 @@ impl ModelArgs {
         c.iterate_time = self.iterate_time();
         c.speeds = self.speeds.clone().map(|f| f.0).unwrap_or_default();
         c.slowdowns = self.slowdown.clone();
+        c.start_s = self.starts.clone().map(|s| s.0).unwrap_or_default();
         c.overhead_s = self.overhead;
         c.latency_s = self.latency;
         c.seed = self.seed;
