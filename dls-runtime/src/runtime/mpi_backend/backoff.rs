@@ -88,6 +88,10 @@ impl Backoff {
     /// [`wait`](Self::wait). A message that comes earlier than expected (a chunk of cheaper
     /// iterates) waits at most one such sleep.
     pub(crate) fn wait_expecting(&mut self, expect: impl FnOnce() -> Option<Instant>) {
+        if self.polls < BUSY_POLLS {
+            self.spin_unclocked();
+            return;
+        }
         let idle = self.idle_since.get_or_insert_with(Instant::now).elapsed();
         if self.polls >= BUSY_POLLS || idle >= SPIN {
             if self.expected.is_none() {
@@ -112,7 +116,19 @@ impl Backoff {
     }
 
     /// One pause between two polls.
+    /// One of a wait's first [`BUSY_POLLS`] pauses: a spin without reading the clock, so that
+    /// a message that comes within a round trip is seen a clock read sooner (the spin's
+    /// [`SPIN`] is counted from the end of these polls).
+    fn spin_unclocked(&mut self) {
+        self.polls += 1;
+        std::hint::spin_loop();
+    }
+
     pub(crate) fn wait(&mut self) {
+        if self.polls < BUSY_POLLS {
+            self.spin_unclocked();
+            return;
+        }
         let idle = self.idle_since.get_or_insert_with(Instant::now).elapsed();
         self.polls = self.polls.saturating_add(1);
         if idle < SPIN {
