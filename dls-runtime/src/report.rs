@@ -323,11 +323,12 @@ pub struct ReductionReport {
 /// Re-execution of unfinished chunks in one loop (the `reexecution` entry of a [`LoopReport`]):
 /// once every iterate was handed out, idle workers took copies of chunks that others held for too
 /// long; the first copy of a chunk to finish counted and the others were discarded (Mohammed,
-/// Cavelan & Ciorba 2019).
+/// Cavelan & Ciorba 2019). Before taking a copy, an idle worker takes the second half of a
+/// long chunk in progress on the scheduler's process (`splits`).
 ///
 /// ```
 /// let r = dls_runtime::report::ReexecutionReport { copies: 1, discarded_chunks: 1,
-///     discarded_iterates: 40, complete_s: Some(0.5) };
+///     discarded_iterates: 40, complete_s: Some(0.5), splits: 2 };
 /// assert!(serde_json::to_string(&r).unwrap().contains("\"discarded_iterates\":40"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -345,6 +346,10 @@ pub struct ReexecutionReport {
     /// the loop's own time, before the end-of-loop step waits for every worker (a stalled worker
     /// included).
     pub complete_s: Option<f64>,
+    /// Chunks in progress split for an idle worker (`DLS_SPLIT`): the part split off is a chunk
+    /// of the map with the worker that got it, and the holder's entry ends where it stopped.
+    #[serde(default)]
+    pub splits: u64,
 }
 
 /// Checkpoints of one loop (the `checkpoint` entry of a [`LoopReport`]), as rank 0 saw them.

@@ -217,7 +217,10 @@ impl UntypedLoop {
                     }
                 }
             };
-            let finished = callers[slot].open.take().map(|o| o.timing(now));
+            let finished = callers[slot]
+                .open
+                .take()
+                .map(|o| self.executed(slot, o.timing(now)));
             (slot, finished)
         };
         let (chunk, verdict) = self.source.next(slot, finished);
@@ -255,6 +258,15 @@ impl UntypedLoop {
         self.source.terminated()
     }
 
+    /// The timing of `slot`'s chunk with the iterates it ended with: fewer than handed out if
+    /// the scheduler split it for an idle worker (`runtime/split.rs`).
+    fn executed(&self, slot: usize, mut t: ChunkTiming) -> ChunkTiming {
+        if let Some(cell) = self.source.split_cell(slot) {
+            t.iterates = cell.executed(t.iterates);
+        }
+        t
+    }
+
     /// `DLS_EndLoop`: closes open chunks, waits for the end of the loop (collective on MPI) and,
     /// unless the loop is [`Ending::Quiet`], builds the report and emits it. Returns the stats
     /// (none for a quiet loop) and this process's tally.
@@ -272,7 +284,7 @@ impl UntypedLoop {
             .enumerate()
             .filter_map(|(s, c)| {
                 c.stop_cpu(cpu_now);
-                let t = c.open.take().map(|o| (s, o.timing(now)));
+                let t = c.open.take().map(|o| (s, self.executed(s, o.timing(now))));
                 if let Some((_, t)) = &t {
                     c.tally.finished(t);
                 }
@@ -358,9 +370,10 @@ impl UntypedLoop {
 
     /// Lets idle workers take copies of unfinished chunks (re-execution): every worker of this
     /// loop must pull its chunks with `execute::drive_apart`, which keeps each chunk's
-    /// contribution apart until its verdict.
-    pub(crate) fn reexecute(&self) {
-        self.source.reexecute();
+    /// contribution apart until its verdict. With `split`, a long chunk in progress on the
+    /// scheduler's process is first split for an idle worker (`runtime/split.rs`).
+    pub(crate) fn reexecute(&self, split: bool) {
+        self.source.reexecute(split);
     }
 
     /// Number of ranks or threads that execute iterates.

@@ -356,7 +356,7 @@ impl Runtime {
         let with_result = placement == Placement::AllWorkers && reach == Reach::AllProcesses;
         let reexecute = with_result && self.effective_reexecution();
         if reexecute {
-            lp.core().reexecute();
+            lp.core().reexecute(self.effective_split());
         }
         let checkpoints = match (&self.shared.settings.checkpoint, with_result) {
             (Some(dir), true) => Some(self.checkpoint_start(&lp, dir, &identity, &combine)?),

@@ -73,6 +73,7 @@ pub(crate) mod reexecution;
 pub(crate) mod reporting_scheduler;
 pub mod settings;
 mod source;
+pub(crate) mod split;
 pub mod stats;
 mod strategy;
 mod sync;
@@ -165,6 +166,8 @@ pub struct Runtime {
     reduction: Option<Strategy>,
     /// Re-execution of unfinished chunks for this handle's loops (`with_reexecution`).
     reexecute: Option<bool>,
+    /// Splitting of chunks in progress for idle workers (`with_split`).
+    split: Option<bool>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -206,6 +209,7 @@ pub fn init() -> Result<Runtime, DlsError> {
             shared,
             reduction: None,
             reexecute: None,
+            split: None,
         });
     }
     let settings = Settings::from_env()?;
@@ -282,6 +286,7 @@ pub fn current() -> Result<Runtime, DlsError> {
             shared,
             reduction: None,
             reexecute: None,
+            split: None,
         });
     }
     if let Some(launch) = Launch::detect(|k| std::env::var(k).ok()) {
@@ -322,6 +327,7 @@ pub fn is_root() -> bool {
             shared,
             reduction: None,
             reexecute: None,
+            split: None,
         })
         .rank()
             == 0;
@@ -367,6 +373,7 @@ impl Runtime {
             }),
             reduction: None,
             reexecute: None,
+            split: None,
         };
         if target == Target::Check {
             rt.check_report_target()?;
@@ -490,6 +497,7 @@ impl Runtime {
             shared: self.shared.clone(),
             reduction: Some(strategy),
             reexecute: self.reexecute,
+            split: self.split,
         }
     }
 
@@ -509,6 +517,7 @@ impl Runtime {
             shared: self.shared.clone(),
             reduction: self.reduction,
             reexecute: Some(on),
+            split: self.split,
         }
     }
 
@@ -526,6 +535,41 @@ impl Runtime {
             .reexecute
             .or(self.reexecute)
             .unwrap_or(true)
+    }
+
+    /// The same runtime, whose re-executing loops split a long chunk in progress for an idle
+    /// worker (`true`, the default) or not (`false`) — unless `DLS_SPLIT` says otherwise: a cheap
+    /// handle, like a clone. The holder keeps the first half of the iterates it has not started
+    /// and the idle worker gets the second; only chunks held by a worker of the scheduler's
+    /// process (threads; rank 0 under MPI) are split. See `runtime::split`.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap().with_split(false);
+    /// let (sum, stats) = rt.doall_reduce("sum", 0..100u64, "gss".parse().unwrap(),
+    ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
+    /// assert_eq!(sum, 4950);
+    /// let splits = stats.report.reexecution.map_or(0, |r| r.splits);
+    /// assert!(splits == 0 || std::env::var("DLS_SPLIT").is_ok());
+    /// ```
+    pub fn with_split(&self, on: bool) -> Runtime {
+        Runtime {
+            shared: self.shared.clone(),
+            reduction: self.reduction,
+            reexecute: self.reexecute,
+            split: Some(on),
+        }
+    }
+
+    /// Whether this handle's re-executing loops split chunks in progress for idle workers:
+    /// `DLS_SPLIT` if set, else the handle's ([`Runtime::with_split`]), else on.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// assert_eq!(rt.with_split(false).effective_split(),
+    ///            std::env::var("DLS_SPLIT").map_or(false, |v| v != "off"));
+    /// ```
+    pub fn effective_split(&self) -> bool {
+        self.shared.settings.split.or(self.split).unwrap_or(true)
     }
 
     /// The strategy a loop's partial results travel by: `DLS_REDUCTION` if set, else this

@@ -216,6 +216,27 @@ impl Ledger {
         Some((piece.handed, piece.chunk.size))
     }
 
+    /// The chunk `worker` holds and when it was handed out, if it is a whole chunk of its own
+    /// that nobody copies and that is not confirmed: one that may be split (`runtime/split.rs`).
+    pub(crate) fn whole_held(&self, worker: usize) -> Option<(Instant, Chunk)> {
+        let (seq, None) = self.held[worker]? else {
+            return None;
+        };
+        let e = self.entries.get(self.index(seq))?;
+        (e.parts.is_empty() && !e.confirmed).then_some((e.whole.handed, e.whole.chunk))
+    }
+
+    /// `worker`'s whole chunk (see [`whole_held`](Self::whole_held)) now ends after `size`
+    /// iterates: the rest was split off and handed out as a chunk of its own.
+    pub(crate) fn shrink(&mut self, worker: usize, size: u64) {
+        if let Some((seq, None)) = self.held[worker] {
+            let i = self.index(seq);
+            let whole = &mut self.entries[i].whole;
+            debug_assert!(size >= 1 && size < whole.chunk.size);
+            whole.chunk.size = size;
+        }
+    }
+
     /// Whether `worker` holds a copy (part) of a chunk rather than a chunk of its own.
     pub(crate) fn holds_copy(&self, worker: usize) -> bool {
         matches!(self.held[worker], Some((_, Some(_))))

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::holes::Holes;
 use super::reexecution::{Ledger, Tail, Verdict};
+use super::split::{SplitCell, MAX_SPLIT, SPLIT_MIN};
 use crate::report::{LoopReport, RankReport, ReexecutionReport};
 
 /// The most chunks a loop report lists (`DLS_CHUNK_MAP`, default
@@ -69,6 +70,25 @@ pub(crate) struct ReportingScheduler {
     restored: u64,
     /// The relative speeds given to [`set_weights`](Self::set_weights), applied again on restore.
     weights: Option<Vec<f64>>,
+    /// Per slot, for the workers of this process: the cell through which their chunk in
+    /// progress may be split (`runtime/split.rs`); armed at every hand-out.
+    split_cells: Vec<Option<Arc<SplitCell>>>,
+    /// Whether chunks in progress are split for idle workers (with re-execution, unless turned
+    /// off).
+    split: bool,
+    /// Chunks split.
+    splits: u64,
+}
+
+/// What [`ReportingScheduler::split_for`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Split {
+    /// The part split off for the asking worker.
+    Chunk(Chunk),
+    /// Nothing now, but a chunk whose holder has not started it yet may be split once it has.
+    Soon,
+    /// Nothing to split.
+    No,
 }
 
 /// What a worker gets from [`ReportingScheduler::serve`].
@@ -121,6 +141,9 @@ impl ReportingScheduler {
             pieces: std::collections::VecDeque::new(),
             restored: 0,
             weights: None,
+            split_cells: vec![None; p],
+            split: true,
+            splits: 0,
         })
     }
 
@@ -167,9 +190,89 @@ impl ReportingScheduler {
         self.reexecute = true;
     }
 
+    /// Whether chunks in progress are split for idle workers when re-executing (default on;
+    /// `DLS_SPLIT=off`).
+    pub(crate) fn set_split(&mut self, on: bool) {
+        self.split = on;
+    }
+
+    /// The cell through which slot `slot`'s chunks (a worker of this process) may be split.
+    pub(crate) fn set_split_cell(&mut self, slot: usize, cell: Arc<SplitCell>) {
+        if let Some(c) = self.split_cells.get_mut(slot) {
+            *c = Some(cell);
+        }
+    }
+
     /// Hands in `rank`'s finished chunk (if any) and returns its verdict, then serves the rank
     /// its next chunk (see [`serve`](Self::serve)).
     pub(crate) fn serve_at(
+        &mut self,
+        rank: usize,
+        finished: Option<ChunkTiming>,
+        now: Instant,
+    ) -> (Next, Verdict) {
+        let (next, verdict) = self.serve_unarmed(rank, finished, now);
+        if let (Next::Chunk(c), Some(Some(cell))) = (next, self.split_cells.get(rank)) {
+            cell.arm(c.size);
+        }
+        (next, verdict)
+    }
+
+    /// Splits the chunk in progress of a worker of this process for idle `rank` (see
+    /// `runtime/split.rs`): the one whose iterates not yet started would take longest at its
+    /// pace so far, if at least [`SPLIT_MIN`]. Returns the part split off, or whether a chunk
+    /// not yet started may be split later.
+    fn split_for(&mut self, rank: usize, now: Instant) -> Split {
+        let mut best: Option<(f64, usize)> = None;
+        let mut unstarted = false;
+        for (w, cell) in self.split_cells.iter().enumerate() {
+            let Some(cell) = cell else { continue };
+            if w == rank {
+                continue;
+            }
+            let Some((handed, chunk)) = self.ledger.whole_held(w) else {
+                continue;
+            };
+            let (claimed, limit) = cell.state();
+            if claimed == 0 && limit >= 2 {
+                // Its holder has not started it: its pace is not known yet.
+                unstarted = true;
+            }
+            if chunk.size > MAX_SPLIT || claimed == 0 || limit < claimed.saturating_add(2) {
+                continue;
+            }
+            let pace = now.saturating_duration_since(handed).as_secs_f64() / claimed as f64;
+            let left = pace * (limit - claimed) as f64;
+            if left >= SPLIT_MIN.as_secs_f64() && best.map_or(true, |(b, _)| left > b) {
+                best = Some((left, w));
+            }
+        }
+        let soon = if unstarted { Split::Soon } else { Split::No };
+        let Some((_, holder)) = best else {
+            return soon;
+        };
+        let Some((s, limit)) = self.split_cells[holder].as_ref().and_then(|c| c.split()) else {
+            return soon;
+        };
+        let Some((_, chunk)) = self.ledger.whole_held(holder) else {
+            return soon;
+        };
+        debug_assert_eq!(chunk.size, limit, "the ledger follows the cell's limit");
+        self.ledger.shrink(holder, s);
+        if let Some(&i) = self.open[holder]
+            .iter()
+            .find(|&&i| self.chunk_map[i][0] == chunk.start)
+        {
+            self.chunk_map[i][1] = s;
+        }
+        self.splits += 1;
+        Split::Chunk(Chunk {
+            start: chunk.start + s,
+            size: limit - s,
+        })
+    }
+
+    fn serve_unarmed(
         &mut self,
         rank: usize,
         finished: Option<ChunkTiming>,
@@ -186,6 +289,15 @@ impl ReportingScheduler {
         }
         if !self.reexecute {
             return (Next::Done, verdict);
+        }
+        let split = if self.split {
+            self.split_for(rank, now)
+        } else {
+            Split::No
+        };
+        if let Split::Chunk(chunk) = split {
+            self.handed(rank, chunk, now);
+            return (Next::Chunk(chunk), verdict);
         }
         let ranks = &self.ranks;
         let mean = {
@@ -207,6 +319,8 @@ impl ReportingScheduler {
             // chunk with the worker it was first handed to) nor of the worker's `chunks`: the
             // report's `reexecution` counts copies.
             Tail::Copy(c) => Next::Chunk(c),
+            // A chunk whose holder has not started it may be split once it has: ask again soon.
+            Tail::Wait(at) if split == Split::Soon => Next::Wait(at.min(now + SPLIT_MIN)),
             Tail::Wait(at) => Next::Wait(at),
             Tail::Complete => Next::Done,
         };
@@ -379,6 +493,7 @@ impl ReportingScheduler {
                 copies: self.ledger.copies,
                 discarded_chunks: self.ledger.discarded_chunks,
                 discarded_iterates: self.ledger.discarded_iterates,
+                splits: self.splits,
                 complete_s: self
                     .ledger
                     .completed

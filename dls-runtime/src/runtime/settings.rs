@@ -9,6 +9,7 @@
 //! | `DLS_INJECT` | `worker=<w>,bias=<k>` or `scale=<f>` or `nan`, optionally `prob=<p>` | for testing fault checks only: `dls::inject(y)` makes worker w's values wrong (read when first used; see `runtime::inject`) |
 //! | `DLS_PROGRESS` | `auto`, `bar`, `lines`, `off` (any case) | progress of running loops on stderr, from rank 0: iterates done (of finished chunks), rate and ETA. `auto` (default): a bar (`indicatif`) when stderr is a terminal, shown once a loop has run 1 s; otherwise a line every 5 s, so loops shorter than 5 s print nothing. `bar`: a bar from the start (nothing without a terminal). `lines`: a line every second for any loop. `off`: nothing. See `runtime::progress` |
 //! | `DLS_REEXECUTE` | `on`, `off` (also `1`/`0`, `true`/`false`, `yes`/`no`; any case) | re-execution of unfinished chunks (default `on`): once every iterate has been handed out, an idle worker executes a copy of a chunk another worker holds for too long (a stalled or slowed worker); the first copy to finish counts, so results count every iterate once. For the closure forms and `#[par_doall]` loops; `off`: idle workers wait. See `runtime::reexecution` |
+//! | `DLS_SPLIT` | `on`, `off` (also `1`/`0`, `true`/`false`, `yes`/`no`; any case) | with re-execution, an idle worker first takes the second half of the iterates not yet started in a long chunk in progress on the scheduler's process (threads; rank 0 under MPI; default `on`). See `runtime::split` |
 //! | `DLS_CHECKPOINT` | a folder (created if missing; on a cluster, one every rank can reach) | checkpoint and restart of loops with a result (`doall_reduce`, `#[par_doall]`): every worker writes its confirmed result and the iterates in it there, every `DLS_CHECKPOINT_EVERY` and on SIGUSR1; a run with the same setting skips the iterates the newest checkpoints hold and restores their results. See `runtime::checkpoint` |
 //! | `DLS_CHECKPOINT_EVERY` | a duration: `60s`, `5min`, `500ms`, or seconds | the interval between two checkpoints of a worker (default 60 s) |
 //! | `DLS_DELAY` | comma-separated `<region>:<duration>[:spin\|sleep]`, the region `body`, `chunk`, `merge`, `gather` or the name of a `dls::region`, e.g. `body:20us,between:5ms:sleep` | synthetic delays for the scalability test (`dls scaltest`, Lyon & Kacker 1994): each named region gets slower by the duration per iterate, chunk, merge, gathered element or region entry (see `runtime::delay`; read once per process) |
@@ -85,6 +86,15 @@ impl ReportMode {
 
 /// A `DLS_REPORT` value that names a file: it has a path separator, or a file name with an
 /// extension (`run.jsonl`, `./out`), not a bare word.
+/// `on`/`off` and their usual spellings, `None` for anything else.
+fn on_off(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "on" | "1" | "true" | "yes" => Some(true),
+        "off" | "0" | "false" | "no" => Some(false),
+        _ => None,
+    }
+}
+
 fn looks_like_path(v: &str) -> bool {
     let p = std::path::Path::new(v);
     v.contains(std::path::MAIN_SEPARATOR) || v.contains('/') || p.extension().is_some()
@@ -121,6 +131,9 @@ pub struct Settings {
     pub progress: super::progress::ProgressMode,
     /// `DLS_REEXECUTE`: `Some(false)` turns re-execution of unfinished chunks off (default on).
     pub reexecute: Option<bool>,
+    /// `DLS_SPLIT`: `Some(false)` turns off the splitting of chunks in progress for idle
+    /// workers in re-executing loops (default on; `runtime/split.rs`).
+    pub split: Option<bool>,
     /// `DLS_CHECKPOINT`: the folder of loops' checkpoints (none: no checkpoints).
     pub checkpoint: Option<PathBuf>,
     /// `DLS_CHECKPOINT_EVERY`: the interval between two checkpoints of a worker.
@@ -198,20 +211,24 @@ impl Settings {
         if let Some(v) = lookup("DLS_CHECKPOINT_EVERY").filter(|v| !v.trim().is_empty()) {
             s.checkpoint_every = Some(parse_every(&v)?);
         }
-        if let Some(v) = lookup("DLS_REEXECUTE").filter(|v| !v.trim().is_empty()) {
-            s.reexecute = Some(match v.trim().to_ascii_lowercase().as_str() {
-                "on" | "1" | "true" | "yes" => true,
-                "off" | "0" | "false" | "no" => false,
-                _ => {
-                    return Err(DlsError::Setting {
-                        name: "DLS_REEXECUTE",
-                        value: v.clone(),
-                        message: "expected on or off (re-execution of unfinished chunks; \
-                                  default on)"
-                            .into(),
-                    })
+        if let Some(v) = lookup("DLS_SPLIT").filter(|v| !v.trim().is_empty()) {
+            s.split = Some(on_off(&v).ok_or_else(|| {
+                DlsError::Setting {
+                    name: "DLS_SPLIT",
+                    value: v.clone(),
+                    message: "expected on or off (splitting a long chunk in progress for an idle \
+                          worker; default on)"
+                        .into(),
                 }
-            });
+            })?);
+        }
+        if let Some(v) = lookup("DLS_REEXECUTE").filter(|v| !v.trim().is_empty()) {
+            s.reexecute = Some(on_off(&v).ok_or_else(|| DlsError::Setting {
+                name: "DLS_REEXECUTE",
+                value: v.clone(),
+                message:
+                    "expected on or off (re-execution of unfinished chunks; default on)".into(),
+            })?);
         }
         if let Some(v) = lookup("DLS_REDUCTION").filter(|v| !v.trim().is_empty()) {
             s.reduction = Some(parse_reduction(&v)?);
@@ -623,11 +640,25 @@ mod tests {
             | "DLS_REEXECUTE"
             | "DLS_CHECKPOINT"
             | "DLS_CHECKPOINT_EVERY"
+            | "DLS_SPLIT"
             | "DLS_DELAY" => Some(" ".into()),
             _ => None,
         })
         .unwrap();
         assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn split_is_read_and_a_bad_value_names_the_setting() {
+        let get = |v: &'static str| {
+            Settings::from_lookup(move |k| (k == "DLS_SPLIT").then(|| v.to_string()))
+        };
+        assert_eq!(Settings::default().split, None);
+        assert_eq!(get("off").unwrap().split, Some(false));
+        assert_eq!(get("ON").unwrap().split, Some(true));
+        let e = get("half").unwrap_err().to_string();
+        assert!(e.starts_with("DLS_SPLIT=`half`"), "{e}");
+        assert!(e.contains("on or off"), "{e}");
     }
 
     #[test]

@@ -42,6 +42,7 @@ use super::combine::Exchange;
 use super::error::DlsError;
 use super::reexecution::Verdict;
 use super::reporting_scheduler::{Next, ReportingScheduler};
+use super::split::SplitCell;
 use super::sync::lock;
 use crate::report::LoopReport;
 use crate::{Chunk, ChunkTiming, Technique};
@@ -55,9 +56,10 @@ pub(crate) trait ChunkSource: Send + Sync {
     fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict);
 
     /// Lets idle workers take copies of unfinished chunks (rDLB, `runtime/reexecution.rs`): the
-    /// caller's workers keep every chunk's contribution apart until its verdict. A source that
-    /// cannot re-execute ignores it.
-    fn reexecute(&self) {}
+    /// caller's workers keep every chunk's contribution apart until its verdict; with `split`,
+    /// idle workers first take the second half of a long chunk in progress on this process
+    /// (`runtime/split.rs`). A source that cannot re-execute ignores it.
+    fn reexecute(&self, _split: bool) {}
 
     /// A restarted loop (`runtime/checkpoint.rs`): `finished` (sorted, disjoint ranges) are done;
     /// the scheduler, where this process runs it, hands out only the iterates left. Called before
@@ -92,6 +94,14 @@ pub(crate) trait ChunkSource: Send + Sync {
     /// probe: the worker loop asks more often then.
     fn cheap_cancel_check(&self) -> bool {
         true
+    }
+
+    /// The cell through which worker `slot`'s chunk in progress may be split for an idle worker
+    /// (`runtime/split.rs`), where the scheduler runs in this process and arms it at every
+    /// hand-out; `None` elsewhere (MPI workers). A worker that keeps its chunks apart
+    /// (`execute::drive_apart`) claims its chunk's iterates through it.
+    fn split_cell(&self, _slot: usize) -> Option<&SplitCell> {
+        None
     }
 
     /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
@@ -172,6 +182,8 @@ pub(crate) struct SharedSource {
     /// Raised when a panic left an iterate (threads backend, the worker loop): no more chunks are
     /// handed out.
     stop: Arc<AtomicBool>,
+    /// Per slot: its chunk in progress, which may be split (`runtime/split.rs`).
+    splits: Vec<Arc<SplitCell>>,
 }
 
 impl SharedSource {
@@ -186,7 +198,12 @@ impl SharedSource {
         if let Some(w) = weights {
             scheduler.set_weights(w)?;
         }
+        let splits: Vec<Arc<SplitCell>> = (0..p).map(|_| Arc::default()).collect();
+        for (slot, cell) in splits.iter().enumerate() {
+            scheduler.set_split_cell(slot, cell.clone());
+        }
         Ok(SharedSource {
+            splits,
             scheduler: Mutex::new(scheduler),
             cancelled: (0..p).map(|_| AtomicU64::new(0)).collect(),
             changed: Condvar::new(),
@@ -229,8 +246,10 @@ impl ChunkSource for SharedSource {
         (next.chunk(), verdict)
     }
 
-    fn reexecute(&self) {
-        lock(&self.scheduler).reexecute();
+    fn reexecute(&self, split: bool) {
+        let mut scheduler = lock(&self.scheduler);
+        scheduler.reexecute();
+        scheduler.set_split(split);
     }
 
     fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
@@ -247,6 +266,10 @@ impl ChunkSource for SharedSource {
 
     fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
         Some(&self.cancelled[slot % self.p])
+    }
+
+    fn split_cell(&self, slot: usize) -> Option<&SplitCell> {
+        Some(&self.splits[slot % self.p])
     }
 
     fn terminated(&self) -> bool {

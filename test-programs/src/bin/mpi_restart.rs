@@ -53,7 +53,11 @@ fn main() -> Result<(), Box<dyn Error>> {
             *s += i * i % 7919;
             let e = executed.fetch_add(1, Ordering::Relaxed) + 1;
             if e % 10 == 0 {
-                let _ = std::fs::write(&count_file, e.to_string());
+                // Written aside and renamed, so that a kill never leaves a truncated count.
+                let aside = format!("{count_file}.new");
+                if std::fs::write(&aside, e.to_string()).is_ok() {
+                    let _ = std::fs::rename(&aside, &count_file);
+                }
             }
         },
         |a, b| a + b,

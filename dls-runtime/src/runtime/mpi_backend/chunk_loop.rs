@@ -19,6 +19,7 @@ use crate::runtime::error::DlsError;
 use crate::runtime::reexecution::Verdict;
 use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::source::ChunkSource;
+use crate::runtime::split::SplitCell;
 use crate::runtime::sync::lock;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -31,6 +32,9 @@ enum Side {
         changed: Arc<Condvar>,
         /// The ordinal of rank 0's own chunk that became redundant (0: none).
         own_cancel: Arc<AtomicU64>,
+        /// Rank 0's own chunk in progress, which the service thread may split for an idle rank
+        /// (`runtime/split.rs`).
+        own_split: Arc<SplitCell>,
         service: Mutex<Option<JoinHandle<()>>>,
         /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
         computes: bool,
@@ -99,6 +103,11 @@ impl MpiLoop {
         let size = comm.0.size() as usize;
         let rank = comm.0.rank() as usize;
         let side = if rank == 0 {
+            let mut core = core;
+            let own_split = Arc::new(SplitCell::default());
+            if !coordinator {
+                core.set_split_cell(0, own_split.clone());
+            }
             let core = Arc::new(Mutex::new(core));
             let changed = Arc::new(Condvar::new());
             let own_cancel = Arc::new(AtomicU64::new(0));
@@ -119,6 +128,7 @@ impl MpiLoop {
                 core,
                 changed,
                 own_cancel,
+                own_split,
                 service: Mutex::new(service),
                 computes: !coordinator,
             }
@@ -329,9 +339,11 @@ impl ChunkSource for MpiLoop {
         MpiLoop::next_verdict(self, finished)
     }
 
-    fn reexecute(&self) {
+    fn reexecute(&self, split: bool) {
         if let Side::Scheduler { core, .. } = &self.side {
-            lock(core).reexecute();
+            let mut core = lock(core);
+            core.reexecute();
+            core.set_split(split);
         }
     }
 
@@ -350,6 +362,17 @@ impl ChunkSource for MpiLoop {
         match &self.side {
             Side::Scheduler { own_cancel, .. } => Some(own_cancel.as_ref()),
             Side::Worker { .. } => None,
+        }
+    }
+
+    fn split_cell(&self, _slot: usize) -> Option<&SplitCell> {
+        match &self.side {
+            Side::Scheduler {
+                own_split,
+                computes: true,
+                ..
+            } => Some(own_split.as_ref()),
+            _ => None,
         }
     }
 
