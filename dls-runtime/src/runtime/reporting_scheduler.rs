@@ -251,7 +251,16 @@ impl ReportingScheduler {
         let Some((_, holder)) = best else {
             return soon;
         };
-        let Some((s, limit)) = self.split_cells[holder].as_ref().and_then(|c| c.split()) else {
+        // An asker whose own chunks cannot be split (another MPI rank) gets the last quarter.
+        let keep = if self.split_cells[rank].is_some() {
+            2
+        } else {
+            3
+        };
+        let Some((s, limit)) = self.split_cells[holder]
+            .as_ref()
+            .and_then(|c| c.split(keep))
+        else {
             return soon;
         };
         let Some((_, chunk)) = self.ledger.whole_held(holder) else {
