@@ -244,7 +244,7 @@ where
         countdown = countdown.min(FIRST_CHECK);
         // Where the scheduler runs in this process, the chunk's iterates are claimed in batches
         // through the slot's cell, so that it can split the chunk for an idle worker
-        // (`runtime/split.rs`), batches adapted to 5-20 µs; `executed` is where the chunk ended.
+        // (`runtime/split.rs`), batches adapted to 20-80 µs; `executed` is where the chunk ended.
         let cell = source
             .split_cell(worker)
             .filter(|_| size <= split::MAX_SPLIT);
