@@ -323,8 +323,8 @@ pub struct ReductionReport {
 /// Re-execution of unfinished chunks in one loop (the `reexecution` entry of a [`LoopReport`]):
 /// once every iterate was handed out, idle workers took copies of chunks that others held for too
 /// long; the first copy of a chunk to finish counted and the others were discarded (Mohammed,
-/// Cavelan & Ciorba 2019). Before taking a copy, an idle worker takes the second half of a
-/// long chunk in progress on the scheduler's process (`splits`).
+/// Cavelan & Ciorba 2019). Before taking a copy, an idle worker takes part of a long chunk in
+/// progress (`splits`).
 ///
 /// ```
 /// let r = dls_runtime::report::ReexecutionReport { copies: 1, discarded_chunks: 1,

@@ -252,6 +252,8 @@ where
         // Claims start at one iterate in every chunk (it may hold dearer iterates than the last)
         // and grow from there.
         let mut batch = 1u64;
+        let chunk_started = Instant::now();
+        let mut last_poll = chunk_started;
         let run = |part: &mut T, current: &mut Option<I>| {
             let mut chunk = chunk;
             let mut claimed_left: u64 = 0;
@@ -262,6 +264,10 @@ where
                         let now = Instant::now();
                         batch = split::next_batch(batch, now - claimed_at);
                         claimed_at = now;
+                        if now.saturating_duration_since(last_poll) >= split::SPLIT_POLL {
+                            last_poll = now;
+                            source.answer_split_asks(ordinal, chunk_started);
+                        }
                         let (from, limit) = cell.claim(batch);
                         executed = limit;
                         if from >= limit {

@@ -540,8 +540,8 @@ impl Runtime {
     /// The same runtime, whose re-executing loops split a long chunk in progress for an idle
     /// worker (`true`, the default) or not (`false`) — unless `DLS_SPLIT` says otherwise: a cheap
     /// handle, like a clone. The holder keeps the first half of the iterates it has not started
-    /// and the idle worker gets the second; only chunks held by a worker of the scheduler's
-    /// process (threads; rank 0 under MPI) are split. See `runtime::split`.
+    /// and the idle worker gets the second (another MPI rank is asked by a message, and an
+    /// asking MPI rank gets the last quarter). See `runtime::split`.
     ///
     /// ```
     /// let rt = dls_runtime::init().unwrap().with_split(false);

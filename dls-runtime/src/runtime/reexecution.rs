@@ -86,6 +86,13 @@ struct Entry {
     parts: Vec<Piece>,
     /// The whole chunk's iterates are all confirmed (by the whole or by every part).
     confirmed: bool,
+    /// Its holder (another MPI rank) was asked to split it (`runtime/split.rs`); once only.
+    split_asked: bool,
+    /// ... and has not answered yet.
+    split_pending: bool,
+    /// Its holder split it after copies of it had been handed out: it runs only a prefix, so
+    /// its whole chunk never counts (the copies cover every iterate).
+    truncated: bool,
 }
 
 /// What a worker holds: an entry, and which part of it (`None`: the whole chunk).
@@ -196,6 +203,9 @@ impl Ledger {
             whole,
             parts: Vec::new(),
             confirmed: false,
+            split_asked: false,
+            split_pending: false,
+            truncated: false,
         });
         self.open.insert(seq);
         self.held[worker] = Some((seq, None));
@@ -237,6 +247,107 @@ impl Ledger {
         }
     }
 
+    /// Asks `worker` (another MPI rank) to split its whole chunk, once per chunk: returns the
+    /// ordinal of the hand-out to name it by, or `None` if it holds no whole chunk or was asked
+    /// already.
+    pub(crate) fn ask_split(&mut self, worker: usize) -> Option<u64> {
+        let (seq, None) = self.held[worker]? else {
+            return None;
+        };
+        let i = self.index(seq);
+        let e = self.entries.get_mut(i)?;
+        if e.split_asked || e.confirmed || !e.parts.is_empty() {
+            return None;
+        }
+        e.split_asked = true;
+        e.split_pending = true;
+        Some(self.handouts[worker])
+    }
+
+    /// Whether `worker`'s whole chunk was asked to split already.
+    pub(crate) fn split_asked(&self, worker: usize) -> bool {
+        let Some((seq, None)) = self.held[worker] else {
+            return false;
+        };
+        self.entries
+            .get(self.index(seq))
+            .is_some_and(|e| e.split_asked)
+    }
+
+    /// Whether an asked holder has not answered yet.
+    pub(crate) fn split_pending(&self) -> bool {
+        self.open.iter().any(|&seq| {
+            self.entries
+                .get(self.index(seq))
+                .is_some_and(|e| e.split_pending)
+        })
+    }
+
+    /// `worker` answered the ask about its `ordinal`-th hand-out: it ends after `s` of the
+    /// chunk's iterates, `[s, limit)` being for another worker (`s = 0`: refused). Returns the
+    /// part to hand out, if the chunk can shrink (no copy of it was handed out meanwhile; if
+    /// one was, the holder's prefix never counts and the copies cover the chunk).
+    pub(crate) fn split_answer(
+        &mut self,
+        worker: usize,
+        ordinal: u64,
+        s: u64,
+        limit: u64,
+    ) -> Option<Chunk> {
+        let (seq, None) = self.held[worker]? else {
+            return None;
+        };
+        if self.handouts[worker] != ordinal {
+            return None;
+        }
+        let i = self.index(seq);
+        let e = self.entries.get_mut(i)?;
+        if !e.split_pending {
+            return None;
+        }
+        e.split_pending = false;
+        if s == 0 || s >= limit || limit != e.whole.chunk.size {
+            return None;
+        }
+        if e.parts.is_empty() && !e.confirmed {
+            let c = e.whole.chunk;
+            e.whole.chunk.size = s;
+            Some(Chunk {
+                start: c.start + s,
+                size: limit - s,
+            })
+        } else {
+            e.truncated = true;
+            None
+        }
+    }
+
+    /// `worker`'s whole chunk ended after `executed` of its iterates (split by its holder): if
+    /// fewer than the ledger has, the chunk shrinks to them and the rest is returned, to be
+    /// handed out again; if copies of it exist, its holder's prefix will not count (the copies
+    /// cover the chunk). A safety net: a split is normally recorded before its holder finishes.
+    pub(crate) fn ended_short(&mut self, worker: usize, executed: u64) -> Option<Chunk> {
+        let (seq, None) = self.held[worker]? else {
+            return None;
+        };
+        let i = self.index(seq);
+        let e = self.entries.get_mut(i)?;
+        let c = e.whole.chunk;
+        if executed >= c.size || executed == 0 {
+            return None;
+        }
+        if e.parts.is_empty() && !e.confirmed {
+            e.whole.chunk.size = executed;
+            Some(Chunk {
+                start: c.start + executed,
+                size: c.size - executed,
+            })
+        } else {
+            e.truncated = true;
+            None
+        }
+    }
+
     /// Whether `worker` holds a copy (part) of a chunk rather than a chunk of its own.
     pub(crate) fn holds_copy(&self, worker: usize) -> bool {
         matches!(self.held[worker], Some((_, Some(_))))
@@ -253,8 +364,10 @@ impl Ledger {
         let verdict = match part {
             None => {
                 e.whole.holders -= 1;
+                // An ask its holder did not see before it finished: no answer will come.
+                e.split_pending = false;
                 // The whole chunk counts only if no part of it has: parts overlap it.
-                if e.confirmed || e.parts.iter().any(|p| p.confirmed) {
+                if e.confirmed || e.truncated || e.parts.iter().any(|p| p.confirmed) {
                     Verdict::Discard
                 } else {
                     e.whole.confirmed = true;

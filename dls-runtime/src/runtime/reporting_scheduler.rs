@@ -78,6 +78,12 @@ pub(crate) struct ReportingScheduler {
     split: bool,
     /// Chunks split.
     splits: u64,
+    /// Whether workers without a cell (other MPI ranks) are asked to split their chunks.
+    remote_split: bool,
+    /// Asks to send: (slot, ordinal of its hand-out, quarters it keeps).
+    split_asks: Vec<(usize, u64, u64)>,
+    /// Parts split off by other ranks, to hand out.
+    split_off: std::collections::VecDeque<Chunk>,
 }
 
 /// What [`ReportingScheduler::split_for`] found.
@@ -144,6 +150,9 @@ impl ReportingScheduler {
             split_cells: vec![None; p],
             split: true,
             splits: 0,
+            remote_split: false,
+            split_asks: Vec::new(),
+            split_off: std::collections::VecDeque::new(),
         })
     }
 
@@ -194,6 +203,38 @@ impl ReportingScheduler {
     /// `DLS_SPLIT=off`).
     pub(crate) fn set_split(&mut self, on: bool) {
         self.split = on;
+    }
+
+    /// Workers of other processes (MPI ranks) may be asked to split their chunks
+    /// ([`take_split_asks`](Self::take_split_asks), [`split_answered`](Self::split_answered)).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn set_remote_split(&mut self) {
+        self.remote_split = true;
+    }
+
+    /// The asks to split to send: `(slot, ordinal, keep)`.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn take_split_asks(&mut self) -> Vec<(usize, u64, u64)> {
+        std::mem::take(&mut self.split_asks)
+    }
+
+    /// Slot `slot` (another MPI rank) answered the ask about its `ordinal`-th hand-out: its
+    /// chunk ends after `s` iterates, `[s, limit)` going to the next idle worker (`s = 0`:
+    /// refused).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn split_answered(&mut self, slot: usize, ordinal: u64, s: u64, limit: u64) {
+        let Some(part) = self.ledger.split_answer(slot, ordinal, s, limit) else {
+            return;
+        };
+        let start = part.start - s;
+        if let Some(&i) = self.open[slot]
+            .iter()
+            .find(|&&i| self.chunk_map[i][0] == start)
+        {
+            self.chunk_map[i][1] = s;
+        }
+        self.splits += 1;
+        self.split_off.push_back(part);
     }
 
     /// The cell through which slot `slot`'s chunks (a worker of this process) may be split.
@@ -247,9 +288,13 @@ impl ReportingScheduler {
                 best = Some((left, w));
             }
         }
-        let soon = if unstarted { Split::Soon } else { Split::No };
+        let soon = if unstarted || self.ledger.split_pending() {
+            Split::Soon
+        } else {
+            Split::No
+        };
         let Some((_, holder)) = best else {
-            return soon;
+            return self.ask_remote(rank, now).unwrap_or(soon);
         };
         // An asker whose own chunks cannot be split (another MPI rank) gets the last quarter.
         let keep = if self.split_cells[rank].is_some() {
@@ -281,6 +326,55 @@ impl ReportingScheduler {
         })
     }
 
+    /// Asks the other MPI rank whose whole chunk should take longest to end, at its measured
+    /// pace, to split it for idle `rank` (the holder refuses if less than [`SPLIT_MIN`] is left):
+    /// the answer comes as a request ([`split_answered`](Self::split_answered)), and `rank` waits
+    /// for it.
+    fn ask_remote(&mut self, rank: usize, now: Instant) -> Option<Split> {
+        if !self.remote_split {
+            return None;
+        }
+        let mean = {
+            let (w, i) = self
+                .ranks
+                .iter()
+                .fold((0.0, 0u64), |(w, i), r| (w + r.work_time_s, i + r.iterates));
+            (i > 0).then(|| w / i as f64)
+        };
+        let mut best: Option<(f64, usize)> = None;
+        for w in 0..self.split_cells.len() {
+            if w == rank || self.split_cells[w].is_some() || self.ledger.split_asked(w) {
+                continue;
+            }
+            let Some((handed, chunk)) = self.ledger.whole_held(w) else {
+                continue;
+            };
+            let r = &self.ranks[w];
+            let Some(pace) = (r.iterates > 0)
+                .then(|| r.work_time_s / r.iterates as f64)
+                .or(mean)
+            else {
+                continue;
+            };
+            // A rough guess (the pace of other iterates): the holder, which knows how far it
+            // is, refuses if less than SPLIT_MIN is left.
+            let left =
+                pace * chunk.size as f64 - now.saturating_duration_since(handed).as_secs_f64();
+            if chunk.size >= 2 && chunk.size <= MAX_SPLIT && best.map_or(true, |(b, _)| left > b) {
+                best = Some((left, w));
+            }
+        }
+        let (_, holder) = best?;
+        let ordinal = self.ledger.ask_split(holder)?;
+        let keep = if self.split_cells[rank].is_some() {
+            2
+        } else {
+            3
+        };
+        self.split_asks.push((holder, ordinal, keep));
+        Some(Split::Soon)
+    }
+
     fn serve_unarmed(
         &mut self,
         rank: usize,
@@ -298,6 +392,10 @@ impl ReportingScheduler {
         }
         if !self.reexecute {
             return (Next::Done, verdict);
+        }
+        if let Some(chunk) = self.split_off.pop_front() {
+            self.handed(rank, chunk, now);
+            return (Next::Chunk(chunk), verdict);
         }
         let split = if self.split {
             self.split_for(rank, now)
@@ -356,6 +454,19 @@ impl ReportingScheduler {
     /// to finish ([`Verdict::Keep`]), else counted as discarded work.
     pub(crate) fn hand_in(&mut self, rank: usize, t: ChunkTiming, now: Instant) -> Verdict {
         let copy = self.ledger.holds_copy(rank);
+        if !copy {
+            if let Some(rest) = self.ledger.ended_short(rank, t.iterates) {
+                // A split not recorded (see `Ledger::ended_short`): the rest goes out again.
+                let start = rest.start - t.iterates;
+                if let Some(&i) = self.open[rank]
+                    .iter()
+                    .find(|&&i| self.chunk_map[i][0] == start)
+                {
+                    self.chunk_map[i][1] = t.iterates;
+                }
+                self.split_off.push_back(rest);
+            }
+        }
         match self.ledger.finished(rank, now) {
             Some(Verdict::Discard) => {
                 if !copy {
@@ -462,7 +573,9 @@ impl ReportingScheduler {
 
     /// Iterates not yet handed out.
     pub(crate) fn remaining(&self) -> u64 {
-        self.sched.remaining() + self.pieces.iter().map(|c| c.size).sum::<u64>()
+        self.sched.remaining()
+            + self.pieces.iter().map(|c| c.size).sum::<u64>()
+            + self.split_off.iter().map(|c| c.size).sum::<u64>()
     }
 
     /// The loop report, given the loop's name and its start on this process's clock: the

@@ -104,6 +104,12 @@ pub(crate) trait ChunkSource: Send + Sync {
         None
     }
 
+    /// Answers the scheduler's asks to split this worker's chunk in progress, its
+    /// `ordinal`-th, begun at `started` (MPI workers, whose scheduler is on another rank;
+    /// `runtime/split.rs`). The worker loop calls it every
+    /// [`SPLIT_POLL`](super::split::SPLIT_POLL) or so inside a chunk.
+    fn answer_split_asks(&self, _ordinal: u64, _started: std::time::Instant) {}
+
     /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
     fn terminated(&self) -> bool;
 

@@ -15,13 +15,24 @@
 //! would take, at the pace of the chunk so far, at least [`SPLIT_MIN`]. The holder keeps the first
 //! half of what it has not started and the asking worker gets the second half as a chunk of its
 //! own. Each idle worker that asks splits the largest such remainder again, so the loop's end
-//! comes within about [`SPLIT_MIN`] of perfect balance. A chunk held by another rank under MPI
-//! is not split: its progress is not visible to the scheduler without a message. So when the
-//! asking worker is such a rank, the holder keeps three quarters and the asker gets the last
-//! quarter: if the cost per iterate rises along the chunk, an even split by iterates would give
-//! the asker most of the time left, in a chunk nobody can split again, while with a quarter the
-//! holder most likely ends last and its remainder can be split once more when the asker comes
-//! back (measured under `mpirun -np 2` on Mandelbrot per pixel: see the README).
+//! comes within about [`SPLIT_MIN`] of perfect balance.
+//!
+//! **Chunks on other MPI ranks.** The scheduler does not see another rank's progress, so it
+//! asks: it sends the rank whose chunk should take longest (a guess from the rank's measured
+//! pace) a `TAG_SPLIT` message naming the chunk, and the asking worker waits. The holder looks
+//! for asks every [`SPLIT_POLL`] inside a chunk (one `MPI_Improbe`); it splits its own cell as
+//! the scheduler does for a local chunk, if at least [`SPLIT_MIN`] is left at its pace, and
+//! answers with the split point before its next request (or refuses); the part split off goes
+//! to the next idle worker. A chunk is asked about once. A holder that is stopped never
+//! answers: its chunk becomes late and is re-executed as before; if it answers after copies
+//! were handed out, its prefix is discarded (the copies cover the chunk).
+//!
+//! **Who gets how much.** When the asking worker's own chunks cannot be split at once (another
+//! MPI rank's need an ask and an answer), the holder keeps three quarters and the asker gets the
+//! last quarter: if the cost per iterate rises along the chunk, an even split by iterates would
+//! give the asker most of the time left, while with a quarter the holder most likely ends last
+//! and its remainder can be split once more when the asker comes back (measured under `mpirun
+//! -np 2` on Mandelbrot per pixel: see the README).
 //!
 //! **How the holder and the scheduler agree, without a lock.** The holder does not take its
 //! chunk's iterates one by one from a counter; it claims them in batches from its slot's
@@ -40,7 +51,8 @@
 //! map stays a partition of the iterates), the ledger of re-execution and the checkpoints. The
 //! technique is not asked: splitting happens only once it has handed out every iterate. The
 //! report counts splits (`reexecution.splits`). Chunks of more than [`MAX_SPLIT`] iterates and
-//! copies of chunks (re-execution) are never split.
+//! copies of chunks (re-execution) are never split. Should a holder end a chunk short without
+//! the split recorded, the scheduler hands the rest out again (`Ledger::ended_short`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -52,6 +64,10 @@ pub(crate) const MAX_SPLIT: u64 = (1 << 31) - 1;
 /// chunk's pace so far: a split costs the asking worker one more request (about 2 µs under MPI
 /// on one node) and gains about half the remainder.
 pub(crate) const SPLIT_MIN: Duration = Duration::from_micros(200);
+
+/// How often a worker of another MPI rank looks for the scheduler's asks to split its chunk
+/// (one `MPI_Improbe`, at a claim).
+pub(crate) const SPLIT_POLL: Duration = Duration::from_micros(200);
 
 /// The largest batch a holder claims at once.
 pub(crate) const MAX_BATCH: u64 = 1 << 16;

@@ -57,6 +57,12 @@ pub struct SimConfig {
     /// assert!(simulate(&c).unwrap_err().to_string().contains("--starts"));
     /// ```
     pub start_s: Vec<f64>,
+    /// Whose chunks in progress an idle rank may split once every iterate has been handed out,
+    /// as the runtime does with re-execution (`DLS_SPLIT`): [`SplitModel::Rank0`] models MPI,
+    /// [`SplitModel::All`] the threads backend. Default [`SplitModel::Off`] (the published
+    /// techniques). Drawing each chunk's iterate times costs memory in proportion to the
+    /// chunks in progress.
+    pub split: super::SplitModel,
     /// h: seconds of scheduling overhead per request (see [`ServiceModel`]). Default 0.
     pub overhead_s: f64,
     /// One-way message latency between a rank other than 0 and the scheduler, seconds. Default 0.
@@ -88,6 +94,7 @@ impl SimConfig {
             speeds: Vec::new(),
             slowdowns: Vec::new(),
             start_s: Vec::new(),
+            split: super::SplitModel::Off,
             overhead_s: 0.0,
             latency_s: 0.0,
             seed: 1,

@@ -36,6 +36,7 @@ use super::event_queue::{Arrival, EventQueue};
 use super::outcome::SimOutcome;
 use super::service::ServiceModel;
 use super::speed::RankSpeeds;
+use super::split::{Running, SplitModel};
 use crate::{ChunkScheduler, ChunkTiming, LoopReport, RankReport};
 
 /// Simulates one loop (see the [module documentation](self) for the model).
@@ -64,8 +65,12 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
 
     let mut queue = EventQueue::with_capacity(p);
     let mut seq = 0u64;
-    for rank in 0..p {
+    // The arrival each rank's next request is: an arrival left behind when its chunk was split
+    // (and so ends earlier) is dropped.
+    let mut valid = vec![0u64; p];
+    for (rank, v) in valid.iter_mut().enumerate() {
         queue.push(Arrival::new(start(rank) + latency(rank), seq, rank));
+        *v = seq;
         seq += 1;
     }
     let mut ranks: Vec<RankReport> = (0..p)
@@ -76,18 +81,25 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         .collect();
     let mut sent_at: Vec<f64> = (0..p).map(start).collect();
     let mut pending: Vec<Option<ChunkTiming>> = vec![None; p];
-    let mut chunk_map = Vec::new();
-    let mut chunk_times = Vec::new();
+    let mut chunk_map: Vec<[u64; 3]> = Vec::new();
+    let mut chunk_times: Vec<Option<[f64; 2]>> = Vec::new();
     let mut server_free = 0.0f64;
     let mut requests = 0u64;
-    let mut makespan = 0.0f64;
+    let mut last_end = vec![0.0f64; p];
     let mut base_work = 0.0f64;
     let mut longest = 0.0f64;
+    let split = config.split;
+    let mut running: Vec<Option<Running>> = vec![None; p];
+    let mut splits = 0u64;
 
     // The earliest arrival is served; the rank's next request replaces it at the top of the queue
     // (one sift-down instead of a pop and a push), or it leaves the queue when the loop is done.
     while let Some(top) = queue.peek() {
         let (time, rank) = (top.time(), top.rank());
+        if top.seq() != valid[rank] {
+            queue.pop();
+            continue;
+        }
         let served = match config.service {
             ServiceModel::Serial => time.max(server_free) + h,
             ServiceModel::Parallel => time + h,
@@ -97,14 +109,68 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         if let Some(timing) = pending[rank].take() {
             scheduler.record(rank, timing);
         }
-        let Some(chunk) = scheduler.next_chunk(rank) else {
-            queue.pop();
-            continue;
-        };
-        let (work, longest_here) = sampler.take_at(chunk.start, chunk.size);
-        base_work += work;
-        longest = longest.max(longest_here);
+        running[rank] = None;
         let received = served + latency(rank);
+        // The chunk, its base work and, where it may be split, its iterates' prefix sums.
+        let (chunk, work, prefix) = match scheduler.next_chunk(rank) {
+            Some(chunk) => {
+                if split.splits(rank) {
+                    let times = sampler.times_at(chunk.start, chunk.size);
+                    let mut prefix = Vec::with_capacity(times.len() + 1);
+                    let mut sum = 0.0;
+                    prefix.push(0.0);
+                    for t in times {
+                        sum += t;
+                        longest = longest.max(t);
+                        prefix.push(sum);
+                    }
+                    base_work += sum;
+                    (chunk, sum, Some(prefix))
+                } else {
+                    let (work, longest_here) = sampler.take_at(chunk.start, chunk.size);
+                    base_work += work;
+                    longest = longest.max(longest_here);
+                    (chunk, work, None)
+                }
+            }
+            None => {
+                let cut = (split != SplitModel::Off)
+                    .then(|| split_for(&mut running, rank, served, split.splits(rank)))
+                    .flatten();
+                let Some(cut) = cut else {
+                    queue.pop();
+                    continue;
+                };
+                // The holder ends earlier: its timing, tallies, map entry and next request.
+                let hr = &mut ranks[cut.holder];
+                hr.iterates -= cut.part.size;
+                hr.work_time_s -= cut.holder_saved_s;
+                if let Some(t) = pending[cut.holder].as_mut() {
+                    t.iterates -= cut.part.size;
+                    t.work_s -= cut.holder_saved_s;
+                    t.elapsed_s -= cut.holder_saved_s;
+                }
+                sent_at[cut.holder] = cut.holder_end;
+                last_end[cut.holder] = cut.holder_end;
+                if let Some(i) = cut.map_index {
+                    chunk_map[i][1] -= cut.part.size;
+                    if let Some(Some([_, end])) = chunk_times.get_mut(i) {
+                        *end = cut.holder_end;
+                    }
+                }
+                queue.push(Arrival::new(
+                    cut.holder_end + latency(cut.holder),
+                    seq,
+                    cut.holder,
+                ));
+                valid[cut.holder] = seq;
+                seq += 1;
+                splits += 1;
+                let work = cut.prefix[cut.prefix.len() - 1];
+                let prefix = split.splits(rank).then_some(cut.prefix);
+                (cut.part, work, prefix)
+            }
+        };
         let duration = speeds.duration(rank, received, work, chunk.start);
         let done = received + duration;
         let r = &mut ranks[rank];
@@ -116,15 +182,27 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
             work_s: duration,
             elapsed_s: done - sent_at[rank],
         });
-        sent_at[rank] = done;
-        makespan = makespan.max(done);
-        if config.chunk_map {
+        let map_index = config.chunk_map.then(|| {
             chunk_map.push([chunk.start, chunk.size, rank as u64]);
             chunk_times.push(Some([received, done]));
+            chunk_map.len() - 1
+        });
+        if let Some(prefix) = prefix {
+            running[rank] = Some(Running {
+                start: chunk.start,
+                prefix,
+                received,
+                factor: if work > 0.0 { duration / work } else { 1.0 },
+                map_index,
+            });
         }
+        sent_at[rank] = done;
+        last_end[rank] = done;
         queue.replace_top(Arrival::new(done + latency(rank), seq, rank));
+        valid[rank] = seq;
         seq += 1;
     }
+    let makespan = last_end.iter().copied().fold(0.0f64, f64::max);
 
     for r in &mut ranks {
         r.idle_time_s = (makespan - r.work_time_s).max(0.0);
@@ -154,6 +232,73 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         longest_iterate_s: longest,
         requests,
         scheduler_busy_s: requests as f64 * h,
+        splits,
+    })
+}
+
+/// A chunk split off for an idle rank.
+struct Cut {
+    holder: usize,
+    /// The part the idle rank gets.
+    part: crate::Chunk,
+    /// Its iterates' base-time prefix sums.
+    prefix: Vec<f64>,
+    /// When the holder now ends, and the time it no longer spends.
+    holder_end: f64,
+    holder_saved_s: f64,
+    map_index: Option<usize>,
+}
+
+/// The runtime's split (`runtime/split.rs`) at time `now` for idle rank `asker`: the chunk in
+/// progress whose iterates not yet started take longest, if at least
+/// [`SPLIT_MIN`](crate::runtime::split::SPLIT_MIN), loses the second half of them (the last
+/// quarter if the asker's own chunks cannot be split). The iterate in progress is not cut.
+fn split_for(
+    running: &mut [Option<Running>],
+    asker: usize,
+    now: f64,
+    asker_splits: bool,
+) -> Option<Cut> {
+    let min = crate::runtime::split::SPLIT_MIN.as_secs_f64();
+    let mut best: Option<(f64, usize, u64)> = None;
+    for (h, run) in running.iter().enumerate() {
+        let Some(run) = run else { continue };
+        if h == asker {
+            continue;
+        }
+        let started = run.started_by(now);
+        if run.len() < started + 2 {
+            continue;
+        }
+        let left = run.left_after(started);
+        if left >= min && best.map_or(true, |(b, _, _)| left > b) {
+            best = Some((left, h, started));
+        }
+    }
+    let (_, holder, started) = best?;
+    let run = running[holder].as_mut()?;
+    let limit = run.len();
+    let left = limit - started;
+    let keep = if asker_splits { 2 } else { 3 };
+    let s = started + (left * keep / 4).clamp(1, left - 1);
+    let base_s = run.prefix[s as usize];
+    let part_prefix: Vec<f64> = run.prefix[s as usize..]
+        .iter()
+        .map(|p| p - base_s)
+        .collect();
+    let saved = run.left_after(s);
+    run.prefix.truncate(s as usize + 1);
+    let holder_end = run.received + base_s * run.factor;
+    Some(Cut {
+        holder,
+        part: crate::Chunk {
+            start: run.start + s,
+            size: limit - s,
+        },
+        prefix: part_prefix,
+        holder_end,
+        holder_saved_s: saved,
+        map_index: run.map_index,
     })
 }
 

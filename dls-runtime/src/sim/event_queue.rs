@@ -41,6 +41,11 @@ impl Arrival {
         f64::from_bits(self.time_bits)
     }
 
+    /// The request's number `seq`.
+    pub(crate) fn seq(&self) -> u64 {
+        self.key >> RANK_BITS
+    }
+
     /// The rank that sent the request.
     pub(crate) fn rank(&self) -> usize {
         (self.key & ((1 << RANK_BITS) - 1)) as usize

@@ -319,19 +319,47 @@ impl IterateSampler {
     /// assert_eq!(s.take_at(0, 2), (3.0, 2.0));
     /// ```
     pub fn take_at(&mut self, first: u64, count: u64) -> (f64, f64) {
-        self.next = first.saturating_add(count);
-        let rng = &mut self.rng;
+        if let IterateTimeModel::Constant(t) = self.model {
+            self.next = first.saturating_add(count);
+            return if count > 0 {
+                (t * count as f64, t)
+            } else {
+                (0.0, 0.0)
+            };
+        }
         let mut sum = 0.0;
         let mut max = 0.0f64;
-        let mut add = |t: f64| {
+        self.each_at(first, count, |t| {
             sum += t;
             max = max.max(t);
-        };
+        });
+        (sum, max)
+    }
+
+    /// [`take_at`](Self::take_at), giving each iterate's time (the simulator's split of a chunk
+    /// in progress needs them). Draws exactly what `take_at` would.
+    ///
+    /// ```
+    /// let m: dls_runtime::sim::IterateTimeModel = "linear:1s:4s".parse().unwrap();
+    /// assert_eq!(m.sampler(4, 0).times_at(1, 3), vec![2.0, 3.0, 4.0]);
+    /// let e: dls_runtime::sim::IterateTimeModel = "exp:1ms".parse().unwrap();
+    /// let t = e.sampler(10, 3).times_at(0, 4);
+    /// assert_eq!(t.iter().sum::<f64>(), e.sampler(10, 3).take_at(0, 4).0);
+    /// ```
+    pub fn times_at(&mut self, first: u64, count: u64) -> Vec<f64> {
+        let mut times = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+        self.each_at(first, count, |t| times.push(t));
+        times
+    }
+
+    /// Calls `add` with the time of each of the `count` iterates from index `first` on.
+    fn each_at(&mut self, first: u64, count: u64, mut add: impl FnMut(f64)) {
+        self.next = first.saturating_add(count);
+        let rng = &mut self.rng;
         match self.model {
             IterateTimeModel::Constant(t) => {
-                if count > 0 {
-                    sum = t * count as f64;
-                    max = t;
+                for _ in 0..count {
+                    add(t);
                 }
             }
             IterateTimeModel::Uniform { low, high } => {
@@ -382,7 +410,6 @@ impl IterateSampler {
                 }
             }
         }
-        (sum, max)
     }
 }
 

@@ -30,6 +30,7 @@ pub(crate) mod rng;
 pub mod selection;
 mod service;
 mod speed;
+mod split;
 
 pub use config::{SimConfig, MAX_RANKS};
 pub use duration::{format_duration, parse_duration};
@@ -41,3 +42,4 @@ pub use measured::{measured_iterate_times, MeasuredTimes};
 pub use outcome::SimOutcome;
 pub use service::ServiceModel;
 pub use speed::{parse_speeds, RankSpeeds, Slowdown, SlowdownStart};
+pub use split::SplitModel;

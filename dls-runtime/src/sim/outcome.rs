@@ -42,6 +42,8 @@ pub struct SimOutcome {
     /// Seconds spent serving requests (`requests × h`; spread over the ranks under parallel
     /// service).
     pub scheduler_busy_s: f64,
+    /// Chunks in progress split for an idle rank ([`SplitModel`](super::SplitModel)).
+    pub splits: u64,
 }
 
 impl SimOutcome {

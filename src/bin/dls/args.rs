@@ -1,7 +1,9 @@
 //! Options shared by the commands that simulate, and their value parsers.
 
 use clap::Args;
-use dls::sim::{parse_duration, parse_speeds, IterateTimeModel, ServiceModel, SimConfig, Slowdown};
+use dls::sim::{
+    parse_duration, parse_speeds, IterateTimeModel, ServiceModel, SimConfig, Slowdown, SplitModel,
+};
 use dls::Technique;
 
 /// Parses `--overhead`.
@@ -110,6 +112,14 @@ pub(crate) struct ModelArgs {
     #[arg(long, value_name = "MODEL", default_value = "serial")]
     pub service: ServiceModel,
 
+    /// Whose chunks in progress an idle rank may split once every iterate has been handed out,
+    /// as the runtime does with re-execution (DLS_SPLIT): off (the published techniques),
+    /// rank0 (MPI: rank 0's chunks; the idle rank takes the last quarter of what rank 0 has not
+    /// started) or all (threads: any rank's; the idle rank takes the second half).
+    /// Example: --split rank0
+    #[arg(long, value_name = "MODEL", default_value = "off")]
+    pub split: SplitModel,
+
     /// Seed of the iterate-time model (same seed, same loop). Example: --seed 7
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub seed: u64,
@@ -130,6 +140,7 @@ impl ModelArgs {
         c.speeds = self.speeds.clone().map(|f| f.0).unwrap_or_default();
         c.slowdowns = self.slowdown.clone();
         c.start_s = self.starts.clone().map(|s| s.0).unwrap_or_default();
+        c.split = self.split;
         c.overhead_s = self.overhead;
         c.latency_s = self.latency;
         c.seed = self.seed;

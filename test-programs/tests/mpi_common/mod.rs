@@ -39,6 +39,7 @@ const TERM_GRACE: Duration = Duration::from_secs(2);
 pub(crate) fn program(name: &str) -> &'static str {
     match name {
         "mpi_exactly_once" => env!("CARGO_BIN_EXE_mpi_exactly_once"),
+        "mpi_split" => env!("CARGO_BIN_EXE_mpi_split"),
         "mpi_empty_values" => env!("CARGO_BIN_EXE_mpi_empty_values"),
         "mpi_big_values" => env!("CARGO_BIN_EXE_mpi_big_values"),
         "mpi_strategies" => env!("CARGO_BIN_EXE_mpi_strategies"),

@@ -11,7 +11,7 @@ use mpi::topology::Communicator;
 
 use super::backoff;
 use super::comm::LoopComm;
-use super::messages::{Reply, Request, REPLY_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST};
+use super::messages::{Reply, Request, REPLY_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST, TAG_SPLIT};
 use super::service;
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
@@ -19,7 +19,7 @@ use crate::runtime::error::DlsError;
 use crate::runtime::reexecution::Verdict;
 use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::source::ChunkSource;
-use crate::runtime::split::SplitCell;
+use crate::runtime::split::{SplitCell, SPLIT_MIN};
 use crate::runtime::sync::lock;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -39,8 +39,12 @@ enum Side {
         /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
         computes: bool,
     },
-    /// Other ranks: whether the scheduler said `Done` (or this rank left).
-    Worker { done: Mutex<bool> },
+    /// Other ranks: whether the scheduler said `Done` (or this rank left), and the rank's chunk
+    /// in progress, which it splits when the scheduler asks (`runtime/split.rs`).
+    Worker {
+        done: Mutex<bool>,
+        own_split: SplitCell,
+    },
 }
 
 /// A loop in progress on this rank.
@@ -108,6 +112,7 @@ impl MpiLoop {
             if !coordinator {
                 core.set_split_cell(0, own_split.clone());
             }
+            core.set_remote_split();
             let core = Arc::new(Mutex::new(core));
             let changed = Arc::new(Condvar::new());
             let own_cancel = Arc::new(AtomicU64::new(0));
@@ -135,6 +140,7 @@ impl MpiLoop {
         } else {
             Side::Worker {
                 done: Mutex::new(false),
+                own_split: SplitCell::default(),
             }
         };
         MpiLoop {
@@ -181,10 +187,11 @@ impl MpiLoop {
                         .unwrap_or_else(|e| e.into_inner())
                         .0;
                     next = core.serve_at(0, None, Instant::now()).0;
+                    service::send_cancels(&self.comm.0, &mut core, 0, own_cancel);
                 }
                 (next.chunk(), verdict)
             }
-            Side::Worker { done } => {
+            Side::Worker { done, own_split } => {
                 let mut done = lock(done);
                 if *done {
                     return (None, Verdict::Keep);
@@ -205,7 +212,10 @@ impl MpiLoop {
                     ))
                 });
                 match Reply::decode(&buf) {
-                    Some(Reply::Chunk(c, v)) => (Some(c), v),
+                    Some(Reply::Chunk(c, v)) => {
+                        own_split.arm(c.size);
+                        (Some(c), v)
+                    }
                     Some(Reply::Done(v)) => {
                         *done = true;
                         (None, v)
@@ -233,16 +243,17 @@ impl MpiLoop {
                     let _ = h.join();
                 }
             }
-            Side::Worker { done } => {
+            Side::Worker { done, .. } => {
                 let mut done = lock(done);
                 if !*done {
                     let root = self.comm.0.process_at_rank(0);
                     root.send_with_tag(&Request::Leave(open).encode()[..], TAG_REQUEST);
                     *done = true;
                 }
-                // Cancellations that arrived after the chunk they name had ended: received, so
-                // that none is left on the communicator.
+                // Cancellations and asks to split that arrived after the chunk they name had
+                // ended: received, so that none is left on the communicator.
                 while self.cancelled_chunk().is_some() {}
+                while self.split_ask().is_some() {}
             }
         }
     }
@@ -311,6 +322,19 @@ impl MpiLoop {
 }
 
 impl MpiLoop {
+    /// An ask to split (`[ordinal, keep]`), if a `TAG_SPLIT` message is waiting (received
+    /// here); `None` otherwise.
+    fn split_ask(&self) -> Option<[u64; 2]> {
+        let (msg, _) = self
+            .comm
+            .0
+            .process_at_rank(0)
+            .immediate_matched_probe_with_tag(TAG_SPLIT)?;
+        let mut ask = [0u64; 2];
+        msg.matched_receive_into(&mut ask[..]);
+        Some(ask)
+    }
+
     /// The ordinal of a chunk the scheduler said is redundant, if a `TAG_CANCEL` message is
     /// waiting (received here); `None` otherwise.
     fn cancelled_chunk(&self) -> Option<u64> {
@@ -372,7 +396,37 @@ impl ChunkSource for MpiLoop {
                 computes: true,
                 ..
             } => Some(own_split.as_ref()),
+            Side::Worker { own_split, .. } => Some(own_split),
             _ => None,
+        }
+    }
+
+    fn answer_split_asks(&self, ordinal: u64, started: Instant) {
+        let Side::Worker { own_split, .. } = &self.side else {
+            return;
+        };
+        while let Some([asked, keep]) = self.split_ask() {
+            // Only the chunk in progress can be split, if at least SPLIT_MIN is left at its pace
+            // so far; an ask about an earlier one is refused.
+            let (claimed, limit) = own_split.state();
+            let left = (claimed > 0 && limit > claimed).then(|| {
+                started.elapsed().as_secs_f64() / claimed as f64 * (limit - claimed) as f64
+            });
+            let worth = left.is_some_and(|l| l >= SPLIT_MIN.as_secs_f64());
+            let (s, limit) = if asked == ordinal && worth {
+                own_split.split(keep).unwrap_or((0, 0))
+            } else {
+                (0, 0)
+            };
+            let answer = Request::Split {
+                ordinal: asked,
+                s,
+                limit,
+            };
+            self.comm
+                .0
+                .process_at_rank(0)
+                .send_with_tag(&answer.encode()[..], TAG_REQUEST);
         }
     }
 
@@ -401,7 +455,7 @@ impl ChunkSource for MpiLoop {
     fn terminated(&self) -> bool {
         match &self.side {
             Side::Scheduler { core, .. } => lock(core).remaining() == 0,
-            Side::Worker { done } => *lock(done),
+            Side::Worker { done, .. } => *lock(done),
         }
     }
 

@@ -23,6 +23,12 @@ pub(crate) const TAG_PARTIAL: i32 = 3;
 /// is redundant (every iterate confirmed by other copies; re-execution), stop executing it. A
 /// worker checks for it every few iterates and drains stale ones when it leaves the loop.
 pub(crate) const TAG_CANCEL: i32 = 4;
+/// Tag of a scheduler → worker message `[ordinal, keep]`: an idle worker could take part of
+/// the worker's `ordinal`-th chunk (`runtime/split.rs`); the worker splits it, keeping `keep`
+/// quarters of what it has not started, and answers with [`Request::Split`] before its next
+/// request (or refuses). A worker checks for it every 0.2 ms or so inside a chunk and drops
+/// stale ones when it leaves the loop.
+pub(crate) const TAG_SPLIT: i32 = 5;
 
 /// Words in an encoded [`Request`].
 pub(crate) const REQUEST_WORDS: usize = 5;
@@ -40,6 +46,10 @@ pub(crate) enum Request {
     /// The worker stops taking chunks before the loop is done (it called `finish` early);
     /// carries the timing of its open chunk. No reply.
     Leave(Option<ChunkTiming>),
+    /// The answer to a [`TAG_SPLIT`] message about the worker's `ordinal`-th chunk: it now ends
+    /// after `s` of its iterates and `[s, limit)` (offsets in the chunk) are for another worker;
+    /// `s = limit = 0`: refused (too little left, or the chunk already ended). No reply.
+    Split { ordinal: u64, s: u64, limit: u64 },
 }
 
 /// Scheduler → worker. Each reply carries the verdict on the worker's previous chunk
@@ -61,6 +71,7 @@ pub(crate) struct Handout(pub Option<Chunk>);
 
 const NEXT: u64 = 1;
 const LEAVE: u64 = 2;
+const SPLIT: u64 = 3;
 const CHUNK: u64 = 1;
 const DONE: u64 = 2;
 /// Added to a reply's kind: the previous chunk is discarded.
@@ -71,6 +82,7 @@ impl Request {
         let (kind, t) = match *self {
             Request::Next(t) => (NEXT, t),
             Request::Leave(t) => (LEAVE, t),
+            Request::Split { ordinal, s, limit } => return [SPLIT, ordinal, s, limit, 0],
         };
         match t {
             Some(t) => [
@@ -94,6 +106,11 @@ impl Request {
         match w[0] {
             NEXT => Some(Request::Next(t)),
             LEAVE => Some(Request::Leave(t)),
+            SPLIT => Some(Request::Split {
+                ordinal: w[1],
+                s: w[2],
+                limit: w[3],
+            }),
             _ => None,
         }
     }
@@ -165,6 +182,11 @@ mod tests {
             Request::Next(Some(t)),
             Request::Leave(Some(t)),
             Request::Leave(None),
+            Request::Split {
+                ordinal: 3,
+                s: 40,
+                limit: 100,
+            },
         ] {
             assert_eq!(Request::decode(&r.encode()), Some(r));
         }

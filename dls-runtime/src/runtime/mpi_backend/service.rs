@@ -16,7 +16,9 @@ use std::time::Instant;
 
 use super::backoff::Backoff;
 use super::comm::LoopComm;
-use super::messages::{Reply, Request, REQUEST_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST};
+use super::messages::{
+    Reply, Request, REQUEST_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST, TAG_SPLIT,
+};
 use crate::runtime::reexecution::Verdict;
 use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::sync::lock;
@@ -128,6 +130,14 @@ pub(crate) fn serve(
                     }),
                 }
             }
+            Some(Request::Split { ordinal, s, limit }) => {
+                // A worker's answer to an ask to split its chunk (no reply): the part split off
+                // goes to the next idle worker, served below or by rank 0's compute thread.
+                let mut core = lock(core);
+                core.split_answered(slot, ordinal, s, limit);
+                send_cancels(comm, &mut core, first, own_cancel);
+                changed.notify_all();
+            }
             Some(Request::Leave(timing)) => {
                 if let Some(t) = timing {
                     let mut core = lock(core);
@@ -157,6 +167,7 @@ fn serve_deferred(
 ) -> usize {
     let mut finished = 0;
     let mut core = lock(core);
+    let first = deferred.first().map_or(0, |d| d.rank as usize - d.slot);
     deferred.retain_mut(|d| match core.serve_at(d.slot, None, Instant::now()).0 {
         Next::Chunk(c) => {
             reply(comm, d.rank, Reply::Chunk(c, d.verdict));
@@ -172,6 +183,7 @@ fn serve_deferred(
             true
         }
     });
+    send_split_asks(comm, &mut core, first);
     finished
 }
 
@@ -193,6 +205,20 @@ pub(crate) fn send_cancels(
             comm.process_at_rank(rank as i32)
                 .send_with_tag(&[ordinal][..], TAG_CANCEL);
         }
+    }
+    send_split_asks(comm, core, first);
+}
+
+/// Sends the asks to split a chunk (`TAG_SPLIT`) that serving requests produced
+/// (`runtime/split.rs`); with the scheduler locked, like cancellations.
+pub(crate) fn send_split_asks(
+    comm: &mpi::topology::SimpleCommunicator,
+    core: &mut ReportingScheduler,
+    first: usize,
+) {
+    for (slot, ordinal, keep) in core.take_split_asks() {
+        comm.process_at_rank((slot + first) as i32)
+            .send_with_tag(&[ordinal, keep][..], TAG_SPLIT);
     }
 }
 

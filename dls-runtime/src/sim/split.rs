@@ -1,0 +1,138 @@
+//! The runtime's splitting of a chunk in progress for an idle rank (`runtime/split.rs`), in the
+//! simulator: which ranks' chunks may be split, and where.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::error::SimError;
+
+/// Whose chunks in progress an idle rank may split once every iterate has been handed out.
+///
+/// ```
+/// use dls_runtime::sim::SplitModel;
+/// assert_eq!("rank0".parse::<SplitModel>().unwrap(), SplitModel::Rank0);
+/// assert_eq!(SplitModel::default().to_string(), "off");
+/// assert!("some".parse::<SplitModel>().unwrap_err().to_string().contains("off, rank0, all"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SplitModel {
+    /// No splits: every chunk runs to its end on the rank it was handed to (the published
+    /// techniques, and the runtime with `DLS_SPLIT=off`). The default.
+    #[default]
+    Off,
+    /// Rank 0's chunks only, as under MPI, where the scheduler sees only its own process's
+    /// progress: an idle rank takes the last quarter of what rank 0 has not started.
+    Rank0,
+    /// Every rank's, as on the threads backend: an idle rank takes the second half of what the
+    /// holder has not started.
+    All,
+}
+
+impl SplitModel {
+    /// The accepted names, for error and help messages.
+    ///
+    /// ```
+    /// assert_eq!(dls_runtime::sim::SplitModel::NAMES, "off, rank0, all");
+    /// ```
+    pub const NAMES: &'static str = "off, rank0, all";
+
+    /// Whether `rank`'s chunks may be split.
+    ///
+    /// ```
+    /// use dls_runtime::sim::SplitModel;
+    /// assert!(SplitModel::Rank0.splits(0) && !SplitModel::Rank0.splits(1));
+    /// assert!(SplitModel::All.splits(3) && !SplitModel::Off.splits(0));
+    /// ```
+    pub fn splits(self, rank: usize) -> bool {
+        match self {
+            SplitModel::Off => false,
+            SplitModel::Rank0 => rank == 0,
+            SplitModel::All => true,
+        }
+    }
+}
+
+impl FromStr for SplitModel {
+    type Err = SimError;
+
+    fn from_str(text: &str) -> Result<Self, SimError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" => Ok(SplitModel::Off),
+            "rank0" => Ok(SplitModel::Rank0),
+            "all" => Ok(SplitModel::All),
+            _ => Err(SimError::new(format!(
+                "--split: unknown model `{text}`; valid models: {}",
+                SplitModel::NAMES
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for SplitModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SplitModel::Off => "off",
+            SplitModel::Rank0 => "rank0",
+            SplitModel::All => "all",
+        })
+    }
+}
+
+/// A chunk in progress on a rank whose chunks may be split: its iterates' base times (prefix
+/// sums), when it started and its time factor.
+#[derive(Debug, Clone)]
+pub(crate) struct Running {
+    pub(crate) start: u64,
+    /// `prefix[k]`: base time of the chunk's first k iterates.
+    pub(crate) prefix: Vec<f64>,
+    /// When its rank received it.
+    pub(crate) received: f64,
+    /// Its duration over its base time (the rank's time factor during the chunk).
+    pub(crate) factor: f64,
+    /// Its index in the chunk map, if listed.
+    pub(crate) map_index: Option<usize>,
+}
+
+impl Running {
+    /// Iterates of the chunk.
+    pub(crate) fn len(&self) -> u64 {
+        (self.prefix.len() - 1) as u64
+    }
+
+    /// Iterates started by time `t` (the one in progress included: it is not cut).
+    pub(crate) fn started_by(&self, t: f64) -> u64 {
+        let done = ((t - self.received) / self.factor.max(f64::MIN_POSITIVE)).max(0.0);
+        // The first k with prefix[k] > done: iterates 0..k have started.
+        let k = self.prefix.partition_point(|&p| p <= done) as u64;
+        k.min(self.len())
+    }
+
+    /// Seconds of the chunk from iterate `k` to its end.
+    pub(crate) fn left_after(&self, k: u64) -> f64 {
+        (self.prefix[self.prefix.len() - 1] - self.prefix[k as usize]) * self.factor
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn started_iterates_follow_the_prefix_sums() {
+        let r = Running {
+            start: 10,
+            prefix: vec![0.0, 1.0, 2.0, 4.0],
+            received: 5.0,
+            factor: 2.0,
+            map_index: None,
+        };
+        assert_eq!(r.len(), 3);
+        assert_eq!(r.started_by(5.0), 1, "the first iterate starts at once");
+        assert_eq!(r.started_by(6.9), 1);
+        assert_eq!(r.started_by(7.0), 2);
+        assert_eq!(r.started_by(9.1), 3);
+        assert_eq!(r.started_by(100.0), 3);
+        assert_eq!(r.left_after(1), 6.0);
+    }
+}
