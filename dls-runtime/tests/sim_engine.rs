@@ -287,29 +287,31 @@ fn an_idle_rank_splits_a_chunk_in_progress() {
         c.chunk_map = true;
         run(&c)
     };
-    // Threads (all): rank 1 is 3× slower. Rank 0 ends [0, 5) at 5 s; rank 1 has started 2 of
+    // Threads: rank 1 is 3× slower. Rank 0 ends [0, 5) at 5 s; rank 1 has started 2 of
     // [5, 10) (iterate 6 runs from 3 s to 6 s), so 3 are left: it keeps one more, [5, 8), and
     // ends at 9 s; rank 0 takes [8, 10) and ends at 7 s, when rank 1's last iterate runs.
-    let out = split(SplitModel::All, vec![1.0, 3.0]);
-    assert_eq!(out.splits, 1);
-    assert_eq!(out.report.parallel_time_s, 9.0);
-    assert_eq!(
-        out.report.chunk_map,
-        vec![[0, 5, 0], [5, 3, 1], [8, 2, 0]],
-        "the map stays a partition"
-    );
-    assert_eq!(out.report.ranks[1].iterates, 3);
-    assert_eq!(out.report.ranks[1].work_time_s, 9.0);
-    assert_eq!(out.report.ranks[0].iterates, 7);
-    // MPI (rank0): rank 1's chunks are not split, so the slow rank 1 holds the loop to 15 s.
-    let out = split(SplitModel::Rank0, vec![1.0, 3.0]);
-    assert_eq!((out.splits, out.report.parallel_time_s), (0, 15.0));
+    for model in [SplitModel::Threads, SplitModel::Mpi] {
+        let out = split(model, vec![1.0, 3.0]);
+        assert_eq!(out.splits, 1);
+        assert_eq!(out.report.parallel_time_s, 9.0);
+        assert_eq!(
+            out.report.chunk_map,
+            vec![[0, 5, 0], [5, 3, 1], [8, 2, 0]],
+            "the map stays a partition"
+        );
+        assert_eq!(out.report.ranks[1].iterates, 3);
+        assert_eq!(out.report.ranks[1].work_time_s, 9.0);
+        assert_eq!(out.report.ranks[0].iterates, 7);
+    }
     // MPI, rank 0 3× slower: rank 1, idle at 5 s, takes the last quarter of the 3 iterates rank
     // 0 has not started (at least one): [4, 5); rank 0 ends [0, 4) at 12 s.
-    let out = split(SplitModel::Rank0, vec![3.0, 1.0]);
+    let out = split(SplitModel::Mpi, vec![3.0, 1.0]);
     assert_eq!(out.splits, 1);
     assert_eq!(out.report.parallel_time_s, 12.0);
     assert_eq!(out.report.chunk_map, vec![[0, 4, 0], [5, 5, 1], [4, 1, 1]]);
+    // Threads: the half, [3, 5) of the 3 left ([2, 5)): rank 0 keeps [0, 3), ends at 9 s.
+    let out = split(SplitModel::Threads, vec![3.0, 1.0]);
+    assert_eq!(out.report.parallel_time_s, 9.0);
     // Off: as published.
     let out = split(SplitModel::Off, vec![1.0, 3.0]);
     assert_eq!((out.splits, out.report.parallel_time_s), (0, 15.0));

@@ -57,11 +57,10 @@ pub struct SimConfig {
     /// assert!(simulate(&c).unwrap_err().to_string().contains("--starts"));
     /// ```
     pub start_s: Vec<f64>,
-    /// Whose chunks in progress an idle rank may split once every iterate has been handed out,
-    /// as the runtime does with re-execution (`DLS_SPLIT`): [`SplitModel::Rank0`] models MPI,
-    /// [`SplitModel::All`] the threads backend. Default [`SplitModel::Off`] (the published
-    /// techniques). Drawing each chunk's iterate times costs memory in proportion to the
-    /// chunks in progress.
+    /// How an idle rank splits a chunk in progress once every iterate has been handed out, as
+    /// the runtime does with re-execution (`DLS_SPLIT`): [`SplitModel::Mpi`] or
+    /// [`SplitModel::Threads`]. Default [`SplitModel::Off`] (the published techniques). Drawing
+    /// each chunk's iterate times costs memory in proportion to the chunks in progress.
     pub split: super::SplitModel,
     /// h: seconds of scheduling overhead per request (see [`ServiceModel`]). Default 0.
     pub overhead_s: f64,

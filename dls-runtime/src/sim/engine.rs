@@ -114,7 +114,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         // The chunk, its base work and, where it may be split, its iterates' prefix sums.
         let (chunk, work, prefix) = match scheduler.next_chunk(rank) {
             Some(chunk) => {
-                if split.splits(rank) {
+                if split != SplitModel::Off {
                     let times = sampler.times_at(chunk.start, chunk.size);
                     let mut prefix = Vec::with_capacity(times.len() + 1);
                     let mut sum = 0.0;
@@ -134,9 +134,9 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
                 }
             }
             None => {
-                let cut = (split != SplitModel::Off)
-                    .then(|| split_for(&mut running, rank, served, split.splits(rank)))
-                    .flatten();
+                let cut = split
+                    .keep(rank)
+                    .and_then(|keep| split_for(&mut running, rank, served, keep));
                 let Some(cut) = cut else {
                     queue.pop();
                     continue;
@@ -167,8 +167,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
                 seq += 1;
                 splits += 1;
                 let work = cut.prefix[cut.prefix.len() - 1];
-                let prefix = split.splits(rank).then_some(cut.prefix);
-                (cut.part, work, prefix)
+                (cut.part, work, Some(cut.prefix))
             }
         };
         let duration = speeds.duration(rank, received, work, chunk.start);
@@ -251,14 +250,9 @@ struct Cut {
 
 /// The runtime's split (`runtime/split.rs`) at time `now` for idle rank `asker`: the chunk in
 /// progress whose iterates not yet started take longest, if at least
-/// [`SPLIT_MIN`](crate::runtime::split::SPLIT_MIN), loses the second half of them (the last
-/// quarter if the asker's own chunks cannot be split). The iterate in progress is not cut.
-fn split_for(
-    running: &mut [Option<Running>],
-    asker: usize,
-    now: f64,
-    asker_splits: bool,
-) -> Option<Cut> {
+/// [`SPLIT_MIN`](crate::runtime::split::SPLIT_MIN), keeps `keep` quarters of them and loses
+/// the rest. The iterate in progress is not cut.
+fn split_for(running: &mut [Option<Running>], asker: usize, now: f64, keep: u64) -> Option<Cut> {
     let min = crate::runtime::split::SPLIT_MIN.as_secs_f64();
     let mut best: Option<(f64, usize, u64)> = None;
     for (h, run) in running.iter().enumerate() {
@@ -279,7 +273,6 @@ fn split_for(
     let run = running[holder].as_mut()?;
     let limit = run.len();
     let left = limit - started;
-    let keep = if asker_splits { 2 } else { 3 };
     let s = started + (left * keep / 4).clamp(1, left - 1);
     let base_s = run.prefix[s as usize];
     let part_prefix: Vec<f64> = run.prefix[s as usize..]

@@ -6,13 +6,13 @@ use std::str::FromStr;
 
 use super::error::SimError;
 
-/// Whose chunks in progress an idle rank may split once every iterate has been handed out.
+/// How an idle rank splits a chunk in progress once every iterate has been handed out.
 ///
 /// ```
 /// use dls_runtime::sim::SplitModel;
-/// assert_eq!("rank0".parse::<SplitModel>().unwrap(), SplitModel::Rank0);
+/// assert_eq!("mpi".parse::<SplitModel>().unwrap(), SplitModel::Mpi);
 /// assert_eq!(SplitModel::default().to_string(), "off");
-/// assert!("some".parse::<SplitModel>().unwrap_err().to_string().contains("off, rank0, all"));
+/// assert!("some".parse::<SplitModel>().unwrap_err().to_string().contains("off, mpi, threads"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -21,34 +21,37 @@ pub enum SplitModel {
     /// techniques, and the runtime with `DLS_SPLIT=off`). The default.
     #[default]
     Off,
-    /// Rank 0's chunks only, as under MPI, where the scheduler sees only its own process's
-    /// progress: an idle rank takes the last quarter of what rank 0 has not started.
-    Rank0,
-    /// Every rank's, as on the threads backend: an idle rank takes the second half of what the
-    /// holder has not started.
-    All,
+    /// As under MPI: rank 0 (whose chunks the scheduler splits at once) takes the second half of
+    /// what the holder has not started, any other rank the last quarter. (The runtime asks a
+    /// holder other than rank 0 by a message, answered within about 0.2 ms: not modelled.)
+    Mpi,
+    /// As on the threads backend: the idle rank takes the second half.
+    Threads,
 }
 
 impl SplitModel {
     /// The accepted names, for error and help messages.
     ///
     /// ```
-    /// assert_eq!(dls_runtime::sim::SplitModel::NAMES, "off, rank0, all");
+    /// assert_eq!(dls_runtime::sim::SplitModel::NAMES, "off, mpi, threads");
     /// ```
-    pub const NAMES: &'static str = "off, rank0, all";
+    pub const NAMES: &'static str = "off, mpi, threads";
 
-    /// Whether `rank`'s chunks may be split.
+    /// The quarters of what it has not started that a holder keeps when `asker` splits its
+    /// chunk; `None` without splits.
     ///
     /// ```
     /// use dls_runtime::sim::SplitModel;
-    /// assert!(SplitModel::Rank0.splits(0) && !SplitModel::Rank0.splits(1));
-    /// assert!(SplitModel::All.splits(3) && !SplitModel::Off.splits(0));
+    /// assert_eq!(SplitModel::Mpi.keep(0), Some(2));
+    /// assert_eq!(SplitModel::Mpi.keep(3), Some(3));
+    /// assert_eq!(SplitModel::Threads.keep(3), Some(2));
+    /// assert_eq!(SplitModel::Off.keep(0), None);
     /// ```
-    pub fn splits(self, rank: usize) -> bool {
+    pub fn keep(self, asker: usize) -> Option<u64> {
         match self {
-            SplitModel::Off => false,
-            SplitModel::Rank0 => rank == 0,
-            SplitModel::All => true,
+            SplitModel::Off => None,
+            SplitModel::Mpi => Some(if asker == 0 { 2 } else { 3 }),
+            SplitModel::Threads => Some(2),
         }
     }
 }
@@ -59,8 +62,8 @@ impl FromStr for SplitModel {
     fn from_str(text: &str) -> Result<Self, SimError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "off" | "none" => Ok(SplitModel::Off),
-            "rank0" => Ok(SplitModel::Rank0),
-            "all" => Ok(SplitModel::All),
+            "mpi" => Ok(SplitModel::Mpi),
+            "threads" => Ok(SplitModel::Threads),
             _ => Err(SimError::new(format!(
                 "--split: unknown model `{text}`; valid models: {}",
                 SplitModel::NAMES
@@ -73,14 +76,14 @@ impl fmt::Display for SplitModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             SplitModel::Off => "off",
-            SplitModel::Rank0 => "rank0",
-            SplitModel::All => "all",
+            SplitModel::Mpi => "mpi",
+            SplitModel::Threads => "threads",
         })
     }
 }
 
-/// A chunk in progress on a rank whose chunks may be split: its iterates' base times (prefix
-/// sums), when it started and its time factor.
+/// A chunk in progress: its iterates' base times (prefix sums), when it started and its time
+/// factor.
 #[derive(Debug, Clone)]
 pub(crate) struct Running {
     pub(crate) start: u64,

@@ -112,11 +112,10 @@ pub(crate) struct ModelArgs {
     #[arg(long, value_name = "MODEL", default_value = "serial")]
     pub service: ServiceModel,
 
-    /// Whose chunks in progress an idle rank may split once every iterate has been handed out,
-    /// as the runtime does with re-execution (DLS_SPLIT): off (the published techniques),
-    /// rank0 (MPI: rank 0's chunks; the idle rank takes the last quarter of what rank 0 has not
-    /// started) or all (threads: any rank's; the idle rank takes the second half).
-    /// Example: --split rank0
+    /// How an idle rank splits a chunk in progress once every iterate has been handed out, as
+    /// the runtime does with re-execution (DLS_SPLIT): off (the published techniques), mpi
+    /// (rank 0 takes the second half of what the holder has not started, another rank the last
+    /// quarter) or threads (the second half). Example: --split mpi
     #[arg(long, value_name = "MODEL", default_value = "off")]
     pub split: SplitModel,
 
