@@ -86,7 +86,8 @@ struct Entry {
     parts: Vec<Piece>,
     /// The whole chunk's iterates are all confirmed (by the whole or by every part).
     confirmed: bool,
-    /// Its holder (another MPI rank) was asked to split it (`runtime/split.rs`); once only.
+    /// Its holder (another MPI rank) was asked to split it (`runtime/split.rs`) and has not
+    /// split it since: it is not asked again (a refusal is final).
     split_asked: bool,
     /// ... and has not answered yet.
     split_pending: bool,
@@ -247,9 +248,9 @@ impl Ledger {
         }
     }
 
-    /// Asks `worker` (another MPI rank) to split its whole chunk, once per chunk: returns the
-    /// ordinal of the hand-out to name it by, or `None` if it holds no whole chunk or was asked
-    /// already.
+    /// Asks `worker` (another MPI rank) to split its whole chunk: returns the ordinal of the
+    /// hand-out to name it by, or `None` if it holds no whole chunk, or was asked and has not
+    /// split it since (an answer pending, or a refusal).
     pub(crate) fn ask_split(&mut self, worker: usize) -> Option<u64> {
         let (seq, None) = self.held[worker]? else {
             return None;
@@ -312,6 +313,8 @@ impl Ledger {
         if e.parts.is_empty() && !e.confirmed {
             let c = e.whole.chunk;
             e.whole.chunk.size = s;
+            // What the holder kept may be asked about again, by the next idle worker.
+            e.split_asked = false;
             Some(Chunk {
                 start: c.start + s,
                 size: limit - s,

@@ -23,7 +23,8 @@
 //! for asks every [`SPLIT_POLL`] inside a chunk (one `MPI_Improbe`); it splits its own cell as
 //! the scheduler does for a local chunk, if at least [`SPLIT_MIN`] is left at its pace, and
 //! answers with the split point before its next request (or refuses); the part split off goes
-//! to the next idle worker. A chunk is asked about once. A holder that is stopped never
+//! to the next idle worker. A holder is asked again after it split (what it kept may still be
+//! long), never after it refused. A holder that is stopped never
 //! answers: its chunk becomes late and is re-executed as before; if it answers after copies
 //! were handed out, its prefix is discarded (the copies cover the chunk).
 //!
