@@ -89,8 +89,8 @@ struct Entry {
     /// Its holder (another MPI rank) was asked to split it (`runtime/split.rs`) and has not
     /// split it since: it is not asked again (a refusal is final).
     split_asked: bool,
-    /// ... and has not answered yet.
-    split_pending: bool,
+    /// ... and has not answered yet: since when.
+    split_pending: Option<Instant>,
     /// Its holder split it after copies of it had been handed out: it runs only a prefix, so
     /// its whole chunk never counts (the copies cover every iterate).
     truncated: bool,
@@ -205,7 +205,7 @@ impl Ledger {
             parts: Vec::new(),
             confirmed: false,
             split_asked: false,
-            split_pending: false,
+            split_pending: None,
             truncated: false,
         });
         self.open.insert(seq);
@@ -251,7 +251,7 @@ impl Ledger {
     /// Asks `worker` (another MPI rank) to split its whole chunk: returns the ordinal of the
     /// hand-out to name it by, or `None` if it holds no whole chunk, or was asked and has not
     /// split it since (an answer pending, or a refusal).
-    pub(crate) fn ask_split(&mut self, worker: usize) -> Option<u64> {
+    pub(crate) fn ask_split(&mut self, worker: usize, now: Instant) -> Option<u64> {
         let (seq, None) = self.held[worker]? else {
             return None;
         };
@@ -261,7 +261,7 @@ impl Ledger {
             return None;
         }
         e.split_asked = true;
-        e.split_pending = true;
+        e.split_pending = Some(now);
         Some(self.handouts[worker])
     }
 
@@ -275,17 +275,17 @@ impl Ledger {
             .is_some_and(|e| e.split_asked)
     }
 
-    /// Whether an asked holder has not answered yet.
-    pub(crate) fn split_pending(&self) -> bool {
-        self.open.iter().any(|&seq| {
-            self.entries
-                .get(self.index(seq))
-                .is_some_and(|e| e.split_pending)
-        })
+    /// When the oldest ask not yet answered was sent, if any.
+    pub(crate) fn split_pending_since(&self) -> Option<Instant> {
+        self.open
+            .iter()
+            .filter_map(|&seq| self.entries.get(self.index(seq))?.split_pending)
+            .min()
     }
 
     /// `worker` answered the ask about its `ordinal`-th hand-out: it ends after `s` of the
-    /// chunk's iterates, `[s, limit)` being for another worker (`s = 0`: refused). Returns the
+    /// chunk's iterates, `[s, limit)` being for another worker (`s = 0`: refused; with `limit =`
+    /// [`NOT_STARTED`](crate::runtime::split::NOT_STARTED), only for now). Returns the
     /// part to hand out, if the chunk can shrink (no copy of it was handed out meanwhile; if
     /// one was, the holder's prefix never counts and the copies cover the chunk).
     pub(crate) fn split_answer(
@@ -303,11 +303,18 @@ impl Ledger {
         }
         let i = self.index(seq);
         let e = self.entries.get_mut(i)?;
-        if !e.split_pending {
+        if e.split_pending.is_none() {
             return None;
         }
-        e.split_pending = false;
-        if s == 0 || s >= limit || limit != e.whole.chunk.size {
+        e.split_pending = None;
+        if s == 0 {
+            // Refused; final unless the holder had not started the chunk (it could not judge).
+            if limit == crate::runtime::split::NOT_STARTED {
+                e.split_asked = false;
+            }
+            return None;
+        }
+        if s >= limit || limit != e.whole.chunk.size {
             return None;
         }
         if e.parts.is_empty() && !e.confirmed {
@@ -368,7 +375,7 @@ impl Ledger {
             None => {
                 e.whole.holders -= 1;
                 // An ask its holder did not see before it finished: no answer will come.
-                e.split_pending = false;
+                e.split_pending = None;
                 // The whole chunk counts only if no part of it has: parts overlap it.
                 if e.confirmed || e.truncated || e.parts.iter().any(|p| p.confirmed) {
                     Verdict::Discard

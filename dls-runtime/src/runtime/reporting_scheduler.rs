@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::holes::Holes;
 use super::reexecution::{Ledger, Tail, Verdict};
-use super::split::{SplitCell, MAX_SPLIT, SPLIT_MIN};
+use super::split::{SplitCell, ASK_PATIENCE, MAX_SPLIT, SPLIT_MIN};
 use crate::report::{LoopReport, RankReport, ReexecutionReport};
 
 /// The most chunks a loop report lists (`DLS_CHUNK_MAP`, default
@@ -288,7 +288,13 @@ impl ReportingScheduler {
                 best = Some((left, w));
             }
         }
-        let soon = if unstarted || self.ledger.split_pending() {
+        // An ask not answered within ASK_PATIENCE (a stopped holder) no longer holds the asker
+        // back from copies.
+        let waiting_answer = self
+            .ledger
+            .split_pending_since()
+            .is_some_and(|at| now.saturating_duration_since(at) < ASK_PATIENCE);
+        let soon = if unstarted || waiting_answer {
             Split::Soon
         } else {
             Split::No
@@ -365,7 +371,7 @@ impl ReportingScheduler {
             }
         }
         let (_, holder) = best?;
-        let ordinal = self.ledger.ask_split(holder)?;
+        let ordinal = self.ledger.ask_split(holder, now)?;
         let keep = if self.split_cells[rank].is_some() {
             2
         } else {
@@ -402,9 +408,15 @@ impl ReportingScheduler {
         } else {
             Split::No
         };
-        if let Split::Chunk(chunk) = split {
-            self.handed(rank, chunk, now);
-            return (Next::Chunk(chunk), verdict);
+        match split {
+            Split::Chunk(chunk) => {
+                self.handed(rank, chunk, now);
+                return (Next::Chunk(chunk), verdict);
+            }
+            // A split is coming (a holder about to start, an answer on its way): wait for it
+            // rather than copy the chunk it will split.
+            Split::Soon => return (Next::Wait(now + SPLIT_MIN), verdict),
+            Split::No => {}
         }
         let ranks = &self.ranks;
         let mean = {
@@ -426,8 +438,6 @@ impl ReportingScheduler {
             // chunk with the worker it was first handed to) nor of the worker's `chunks`: the
             // report's `reexecution` counts copies.
             Tail::Copy(c) => Next::Chunk(c),
-            // A chunk whose holder has not started it may be split once it has: ask again soon.
-            Tail::Wait(at) if split == Split::Soon => Next::Wait(at.min(now + SPLIT_MIN)),
             Tail::Wait(at) => Next::Wait(at),
             Tail::Complete => Next::Done,
         };

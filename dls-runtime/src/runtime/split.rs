@@ -23,8 +23,10 @@
 //! for asks every [`SPLIT_POLL`] inside a chunk (one `MPI_Improbe`); it splits its own cell as
 //! the scheduler does for a local chunk, if at least [`SPLIT_MIN`] is left at its pace, and
 //! answers with the split point before its next request (or refuses); the part split off goes
-//! to the next idle worker. A holder is asked again after it split (what it kept may still be
-//! long), never after it refused. A holder that is stopped never
+//! to the next idle worker. While an answer is due (up to [`ASK_PATIENCE`]) the idle workers
+//! wait for it rather than copy the chunk (re-execution). A holder is asked again after it split (what it kept may still be
+//! long) or if it had not started the chunk when asked, never after it refused for too little
+//! left. A holder that is stopped never
 //! answers: its chunk becomes late and is re-executed as before; if it answers after copies
 //! were handed out, its prefix is discarded (the copies cover the chunk).
 //!
@@ -69,6 +71,15 @@ pub(crate) const SPLIT_MIN: Duration = Duration::from_micros(200);
 /// How often a worker of another MPI rank looks for the scheduler's asks to split its chunk
 /// (one `MPI_Improbe`, at a claim).
 pub(crate) const SPLIT_POLL: Duration = Duration::from_micros(200);
+
+/// How long an idle worker waits for a holder's answer to an ask before it may take a copy of
+/// the chunk instead (re-execution): a hundred of the holder's [`SPLIT_POLL`]s. A holder that
+/// answers later still splits consistently (see [`SplitCell`] and `Ledger::split_answer`).
+pub(crate) const ASK_PATIENCE: Duration = Duration::from_millis(20);
+
+/// The `limit` of a refusal (`s = 0`) from a holder that had not started the chunk yet, so could
+/// not judge how long it has left: it may be asked again.
+pub(crate) const NOT_STARTED: u64 = 1;
 
 /// The largest batch a holder claims at once.
 pub(crate) const MAX_BATCH: u64 = 1 << 16;

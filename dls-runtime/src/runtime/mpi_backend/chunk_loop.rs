@@ -19,7 +19,7 @@ use crate::runtime::error::DlsError;
 use crate::runtime::reexecution::Verdict;
 use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::source::ChunkSource;
-use crate::runtime::split::{SplitCell, SPLIT_MIN};
+use crate::runtime::split::{SplitCell, NOT_STARTED, SPLIT_MIN};
 use crate::runtime::sync::lock;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -413,7 +413,9 @@ impl ChunkSource for MpiLoop {
                 started.elapsed().as_secs_f64() / claimed as f64 * (limit - claimed) as f64
             });
             let worth = left.is_some_and(|l| l >= SPLIT_MIN.as_secs_f64());
-            let (s, limit) = if asked == ordinal && worth {
+            let (s, limit) = if asked == ordinal && claimed == 0 && limit >= 2 {
+                (0, NOT_STARTED)
+            } else if asked == ordinal && worth {
                 own_split.split(keep).unwrap_or((0, 0))
             } else {
                 (0, 0)

@@ -48,7 +48,8 @@ pub(crate) enum Request {
     Leave(Option<ChunkTiming>),
     /// The answer to a [`TAG_SPLIT`] message about the worker's `ordinal`-th chunk: it now ends
     /// after `s` of its iterates and `[s, limit)` (offsets in the chunk) are for another worker;
-    /// `s = limit = 0`: refused (too little left, or the chunk already ended). No reply.
+    /// `s = limit = 0`: refused (too little left, or the chunk already ended); `s = 0, limit =
+    /// 1`: not started yet, ask again. No reply.
     Split { ordinal: u64, s: u64, limit: u64 },
 }
 
