@@ -226,13 +226,7 @@ impl ReportingScheduler {
         let Some(part) = self.ledger.split_answer(slot, ordinal, s, limit) else {
             return;
         };
-        let start = part.start - s;
-        if let Some(&i) = self.open[slot]
-            .iter()
-            .find(|&&i| self.chunk_map[i][0] == start)
-        {
-            self.chunk_map[i][1] = s;
-        }
+        self.shrink_in_map(slot, part.start - s, s);
         self.splits += 1;
         self.split_off.push_back(part);
     }
@@ -319,12 +313,7 @@ impl ReportingScheduler {
         };
         debug_assert_eq!(chunk.size, limit, "the ledger follows the cell's limit");
         self.ledger.shrink(holder, s);
-        if let Some(&i) = self.open[holder]
-            .iter()
-            .find(|&&i| self.chunk_map[i][0] == chunk.start)
-        {
-            self.chunk_map[i][1] = s;
-        }
+        self.shrink_in_map(holder, chunk.start, s);
         self.splits += 1;
         Split::Chunk(Chunk {
             start: chunk.start + s,
@@ -444,6 +433,15 @@ impl ReportingScheduler {
         (next, verdict)
     }
 
+    /// `rank`'s open chunk at `start` (if the map lists it) now ends after `size` iterates: the
+    /// rest was split off and is a chunk of its own.
+    fn shrink_in_map(&mut self, rank: usize, start: u64, size: u64) {
+        let map = &mut self.chunk_map;
+        if let Some(&i) = self.open[rank].iter().find(|&&i| map[i][0] == start) {
+            map[i][1] = size;
+        }
+    }
+
     fn handed(&mut self, rank: usize, chunk: Chunk, now: Instant) {
         self.ledger.handed(rank, chunk, now);
         self.map_chunk(chunk, rank);
@@ -467,13 +465,7 @@ impl ReportingScheduler {
         if !copy {
             if let Some(rest) = self.ledger.ended_short(rank, t.iterates) {
                 // A split not recorded (see `Ledger::ended_short`): the rest goes out again.
-                let start = rest.start - t.iterates;
-                if let Some(&i) = self.open[rank]
-                    .iter()
-                    .find(|&&i| self.chunk_map[i][0] == start)
-                {
-                    self.chunk_map[i][1] = t.iterates;
-                }
+                self.shrink_in_map(rank, rest.start - t.iterates, t.iterates);
                 self.split_off.push_back(rest);
             }
         }
