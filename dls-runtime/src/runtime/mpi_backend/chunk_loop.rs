@@ -322,30 +322,27 @@ impl MpiLoop {
 }
 
 impl MpiLoop {
-    /// An ask to split (`[ordinal, keep]`), if a `TAG_SPLIT` message is waiting (received
-    /// here); `None` otherwise.
-    fn split_ask(&self) -> Option<[u64; 2]> {
+    /// A message of `N` words from the scheduler with `tag`, if one is waiting (received here).
+    fn waiting<const N: usize>(&self, tag: i32) -> Option<[u64; N]> {
         let (msg, _) = self
             .comm
             .0
             .process_at_rank(0)
-            .immediate_matched_probe_with_tag(TAG_SPLIT)?;
-        let mut ask = [0u64; 2];
-        msg.matched_receive_into(&mut ask[..]);
-        Some(ask)
+            .immediate_matched_probe_with_tag(tag)?;
+        let mut words = [0u64; N];
+        msg.matched_receive_into(&mut words[..]);
+        Some(words)
+    }
+
+    /// An ask to split (`[ordinal, keep]`), if a `TAG_SPLIT` message is waiting.
+    fn split_ask(&self) -> Option<[u64; 2]> {
+        self.waiting(TAG_SPLIT)
     }
 
     /// The ordinal of a chunk the scheduler said is redundant, if a `TAG_CANCEL` message is
     /// waiting (received here); `None` otherwise.
     fn cancelled_chunk(&self) -> Option<u64> {
-        let (msg, _) = self
-            .comm
-            .0
-            .process_at_rank(0)
-            .immediate_matched_probe_with_tag(TAG_CANCEL)?;
-        let mut start = [0u64; 1];
-        msg.matched_receive_into(&mut start[..]);
-        Some(start[0])
+        self.waiting::<1>(TAG_CANCEL).map(|[ordinal]| ordinal)
     }
 }
 
