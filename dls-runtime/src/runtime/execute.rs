@@ -179,6 +179,10 @@ where
     let mut kept: Option<T> = initial;
     let mut pending: Option<(T, u64, u64)> = None;
     let source = lp.core().source();
+    // Messages looked for at claims (`ChunkSource::at_claim`), and when last, over chunks: a
+    // chunk shorter than the interval does not reset it.
+    let poll_every = source.claim_poll();
+    let mut last_poll = Instant::now();
     // The ordinal of the chunk in hand (the scheduler names redundant chunks by it), and how
     // often to ask whether it became redundant: every `stride` iterates, adapted so that the
     // question is asked every 0.2-1 ms (threads) or 5-20 ms (MPI) whatever the iterates' length.
@@ -253,7 +257,6 @@ where
         // and grow from there.
         let mut batch = 1u64;
         let chunk_started = Instant::now();
-        let mut last_poll = chunk_started;
         let run = |part: &mut T, current: &mut Option<I>| {
             let mut chunk = chunk;
             let mut claimed_left: u64 = 0;
@@ -264,9 +267,10 @@ where
                         let now = Instant::now();
                         batch = split::next_batch(batch, now - claimed_at);
                         claimed_at = now;
-                        if now.saturating_duration_since(last_poll) >= split::SPLIT_POLL {
+                        if poll_every.is_some_and(|p| now.saturating_duration_since(last_poll) >= p)
+                        {
                             last_poll = now;
-                            source.answer_split_asks(ordinal, chunk_started);
+                            source.at_claim(ordinal, chunk_started);
                         }
                         let (from, limit) = cell.claim(batch);
                         executed = limit;

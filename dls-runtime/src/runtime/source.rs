@@ -104,11 +104,18 @@ pub(crate) trait ChunkSource: Send + Sync {
         None
     }
 
-    /// Answers the scheduler's asks to split this worker's chunk in progress, its
-    /// `ordinal`-th, begun at `started` (MPI workers, whose scheduler is on another rank;
-    /// `runtime/split.rs`). The worker loop calls it every
-    /// [`SPLIT_POLL`](super::split::SPLIT_POLL) or so inside a chunk.
-    fn answer_split_asks(&self, _ordinal: u64, _started: std::time::Instant) {}
+    /// How often a worker that claims its chunk's iterates in batches calls
+    /// [`at_claim`](Self::at_claim) inside a chunk (at a claim, once this much time passed);
+    /// `None`: never.
+    fn claim_poll(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Messages a worker looks for between two of its iterates, inside its `ordinal`-th chunk
+    /// begun at `started`: an MPI worker answers the scheduler's asks to split that chunk
+    /// (`runtime/split.rs`) every [`SPLIT_POLL`](super::split::SPLIT_POLL); rank 0's compute
+    /// thread answers the other ranks' requests (`mpi_backend/service.rs`).
+    fn at_claim(&self, _ordinal: u64, _started: std::time::Instant) {}
 
     /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
     fn terminated(&self) -> bool;

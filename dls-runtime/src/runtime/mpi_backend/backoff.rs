@@ -70,6 +70,12 @@ impl Backoff {
         }
     }
 
+    /// Whether this wait is still in its first polls or its [`SPIN`] (since it started, or
+    /// since something arrived).
+    pub(crate) fn fresh(&self) -> bool {
+        self.polls < BUSY_POLLS || self.idle_since.map_or(true, |t| t.elapsed() < SPIN)
+    }
+
     /// Something arrived: the next wait spins again.
     pub(crate) fn reset(&mut self) {
         self.idle_since = None;

@@ -19,7 +19,7 @@ use crate::runtime::error::DlsError;
 use crate::runtime::reexecution::Verdict;
 use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::source::ChunkSource;
-use crate::runtime::split::{SplitCell, NOT_STARTED, SPLIT_MIN};
+use crate::runtime::split::{SplitCell, NOT_STARTED, SPLIT_MIN, SPLIT_POLL};
 use crate::runtime::sync::lock;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -36,6 +36,9 @@ enum Side {
         /// (`runtime/split.rs`).
         own_split: Arc<SplitCell>,
         service: Mutex<Option<JoinHandle<()>>>,
+        /// What the service thread and this rank's compute thread share to answer requests
+        /// (`None` with one rank).
+        answers: Option<Arc<service::Service>>,
         /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
         computes: bool,
     },
@@ -117,16 +120,20 @@ impl MpiLoop {
             let changed = Arc::new(Condvar::new());
             let own_cancel = Arc::new(AtomicU64::new(0));
             let first = usize::from(coordinator);
-            let service = (size > 1).then(|| {
-                let (c, k, ch, oc) = (
+            let answers = (size > 1).then(|| {
+                Arc::new(service::Service::new(
                     comm.clone(),
                     core.clone(),
                     changed.clone(),
                     own_cancel.clone(),
-                );
+                    size - 1,
+                    first,
+                ))
+            });
+            let service = answers.clone().map(|a| {
                 thread::Builder::new()
                     .name("dls-scheduler".into())
-                    .spawn(move || service::serve(&c, &k, &ch, &oc, size - 1, first))
+                    .spawn(move || a.serve())
                     .expect("dls: cannot start the scheduler's service thread")
             });
             Side::Scheduler {
@@ -135,6 +142,7 @@ impl MpiLoop {
                 own_cancel,
                 own_split,
                 service: Mutex::new(service),
+                answers,
                 computes: !coordinator,
             }
         } else {
@@ -164,6 +172,7 @@ impl MpiLoop {
                 changed,
                 own_cancel,
                 computes,
+                answers,
                 ..
             } => {
                 if !*computes {
@@ -175,6 +184,12 @@ impl MpiLoop {
                 service::send_cancels(&self.comm.0, &mut core, 0, own_cancel);
                 if core.unconfirmed() < before {
                     changed.notify_all();
+                }
+                // No chunk now: this thread stops answering requests at its claims.
+                if !matches!(next, Next::Chunk(_)) {
+                    if let Some(a) = answers {
+                        a.stop_looking();
+                    }
                 }
                 // Every iterate handed out, some not confirmed: wait for a chunk to become late
                 // (then execute a copy of it) or for the loop to complete.
@@ -234,9 +249,17 @@ impl MpiLoop {
     /// worker's last request.
     fn hand_in(&self, open: Option<ChunkTiming>) {
         match &self.side {
-            Side::Scheduler { core, service, .. } => {
+            Side::Scheduler {
+                core,
+                service,
+                answers,
+                ..
+            } => {
                 if let Some(t) = open {
                     lock(core).hand_in(0, t, Instant::now());
+                }
+                if let Some(a) = answers {
+                    a.stop_looking();
                 }
                 if let Some(h) = lock(service).take() {
                     // A panic on the service thread has already aborted the job (panic hook).
@@ -398,9 +421,28 @@ impl ChunkSource for MpiLoop {
         }
     }
 
-    fn answer_split_asks(&self, ordinal: u64, started: Instant) {
-        let Side::Worker { own_split, .. } = &self.side else {
-            return;
+    fn claim_poll(&self) -> Option<Duration> {
+        match &self.side {
+            Side::Scheduler {
+                answers: Some(_),
+                computes: true,
+                ..
+            } => Some(service::SERVE_POLL),
+            Side::Scheduler { .. } => None,
+            Side::Worker { .. } => Some(SPLIT_POLL),
+        }
+    }
+
+    fn at_claim(&self, ordinal: u64, started: Instant) {
+        let own_split = match &self.side {
+            Side::Worker { own_split, .. } => own_split,
+            Side::Scheduler {
+                answers: Some(a), ..
+            } => {
+                a.look();
+                return;
+            }
+            Side::Scheduler { .. } => return,
         };
         while let Some([asked, keep]) = self.split_ask() {
             // Only the chunk in progress can be split, if at least SPLIT_MIN is left at its pace
