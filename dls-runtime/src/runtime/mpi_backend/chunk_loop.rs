@@ -424,10 +424,10 @@ impl ChunkSource for MpiLoop {
     fn claim_poll(&self) -> Option<Duration> {
         match &self.side {
             Side::Scheduler {
-                answers: Some(_),
+                answers: Some(a),
                 computes: true,
                 ..
-            } => Some(service::SERVE_POLL),
+            } if a.compute_answers() => Some(service::SERVE_POLL),
             Side::Scheduler { .. } => None,
             Side::Worker { .. } => Some(SPLIT_POLL),
         }
@@ -444,6 +444,12 @@ impl ChunkSource for MpiLoop {
             }
             Side::Scheduler { .. } => return,
         };
+        // At a chunk's first claim nothing of it has run: an ask waits for the next look (a
+        // probe per chunk would cost small chunks, e.g. SS's, a probe each, and on an
+        // oversubscribed node the probe yields the core).
+        if own_split.state().0 == 0 {
+            return;
+        }
         while let Some([asked, keep]) = self.split_ask() {
             // Only the chunk in progress can be split, if at least SPLIT_MIN is left at its pace
             // so far; an ask about an earlier one is refused.

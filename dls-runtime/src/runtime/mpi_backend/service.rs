@@ -57,9 +57,13 @@ const SERVE_POLL_NEAR: Duration = Duration::from_micros(40);
 const SERVE_POLL_FAR: Duration = Duration::from_micros(200);
 /// How long before a request's due time the compute thread starts looking often.
 const DUE_LEAD: Duration = Duration::from_micros(100);
-/// The compute thread counts as looking for requests if it looked this recently; otherwise the
-/// service thread answers them.
+/// The compute thread counts as looking for requests if it was at a claim this recently, and
+/// its last two claims were at most [`CLAIM_GAP_MAX`] apart; otherwise the service thread
+/// answers them (a compute thread inside iterates of a millisecond, say, would leave a request
+/// waiting that long).
 const RELAX_WINDOW: Duration = Duration::from_millis(1);
+/// See [`RELAX_WINDOW`].
+const CLAIM_GAP_MAX: Duration = Duration::from_micros(100);
 /// How long the service thread sleeps at a time while the compute thread looks for requests (it
 /// is woken when the compute thread stops: no chunk left, or the end of the loop).
 const RELAXED_SLEEP: Duration = Duration::from_millis(1);
@@ -172,6 +176,8 @@ pub(crate) struct Service {
     origin: Instant,
     /// When the compute thread last was at a claim (ns after `origin`; 0: not looking).
     looked_ns: AtomicU64,
+    /// The time between its last two claims (ns).
+    claim_gap_ns: AtomicU64,
     /// When it last probed for requests (ns after `origin`).
     probed_ns: AtomicU64,
     /// The service thread's tests for a request so far: while it polls (right after a request:
@@ -186,6 +192,18 @@ pub(crate) struct Service {
     gap_ns: AtomicU64,
     /// The service thread, to wake when the compute thread stops looking.
     thread: Mutex<Option<thread::Thread>>,
+    /// Whether rank 0's compute thread answers requests at its claims: not where rank 0 is a
+    /// coordinator, nor on a node with more ranks than cores, where Open MPI's calls yield the
+    /// core while they wait (`mpi_yield_when_idle`), so that each look would cost rank 0 a time
+    /// slice (SS over 1 ms iterates, `mpirun -np 8` on 2 cores: 0.96 → 0.92-0.94 with the
+    /// looks).
+    compute_answers: bool,
+}
+
+/// Whether this node runs more ranks than it has cores (asked once per process).
+fn node_oversubscribed(ranks: usize) -> bool {
+    static OVER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OVER.get_or_init(|| crate::report::Oversubscribed::on_this_node(ranks, true).is_some())
 }
 
 impl Service {
@@ -213,20 +231,29 @@ impl Service {
             }),
             origin: Instant::now(),
             looked_ns: AtomicU64::new(0),
+            claim_gap_ns: AtomicU64::new(u64::MAX),
             probed_ns: AtomicU64::new(0),
             service_polls: AtomicU64::new(0),
             polls_seen: AtomicU64::new(0),
             due_ns: AtomicU64::new(0),
             gap_ns: AtomicU64::new(SERVE_POLL.as_nanos() as u64),
             thread: Mutex::new(None),
+            compute_answers: first == 0 && !node_oversubscribed(workers + 1),
         }
+    }
+
+    /// Whether rank 0's compute thread answers requests at its claims ([`look`](Self::look)).
+    pub(crate) fn compute_answers(&self) -> bool {
+        self.compute_answers
     }
 
     /// Rank 0's compute thread, at a claim inside a chunk: answers every request waiting (unless
     /// the service thread is answering one right now).
     pub(crate) fn look(&self) {
         let now = (self.origin.elapsed().as_nanos() as u64).max(1);
-        self.looked_ns.store(now, Ordering::Relaxed);
+        let before = self.looked_ns.swap(now, Ordering::Relaxed);
+        let gap = if before == 0 { u64::MAX } else { now - before };
+        self.claim_gap_ns.store(gap, Ordering::Relaxed);
         let due = self.due_ns.load(Ordering::Relaxed);
         let near = due == 0 || now + DUE_LEAD.as_nanos() as u64 >= due;
         let gap = if near {
@@ -284,10 +311,12 @@ impl Service {
         }
     }
 
-    /// Whether the compute thread looked for requests within [`RELAX_WINDOW`].
+    /// Whether the compute thread looks for requests often enough (see [`RELAX_WINDOW`]).
     fn compute_looks(&self) -> bool {
         let at = self.looked_ns.load(Ordering::Relaxed);
-        at != 0 && self.origin.elapsed().as_nanos() as u64 <= at + RELAX_WINDOW.as_nanos() as u64
+        at != 0
+            && self.claim_gap_ns.load(Ordering::Relaxed) <= CLAIM_GAP_MAX.as_nanos() as u64
+            && self.origin.elapsed().as_nanos() as u64 <= at + RELAX_WINDOW.as_nanos() as u64
     }
 
     /// The service thread: serves requests until each worker has been told `Done` or has left.
@@ -301,7 +330,16 @@ impl Service {
         let mut backoff = Backoff::default();
         let mut polls = 0u64;
         loop {
-            let mut book = lock(&self.book);
+            // The compute thread may be testing for a request (inside MPI, which may yield the
+            // core on an oversubscribed node): wait as if nothing came rather than block.
+            let mut book = match self.book.try_lock() {
+                Ok(book) => book,
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    backoff.wait();
+                    continue;
+                }
+                Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            };
             if book.active == 0 {
                 return;
             }
