@@ -303,10 +303,7 @@ impl Ledger {
         }
         let i = self.index(seq);
         let e = self.entries.get_mut(i)?;
-        if e.split_pending.is_none() {
-            return None;
-        }
-        e.split_pending = None;
+        e.split_pending.take()?;
         if s == 0 {
             // Refused; final unless the holder had not started the chunk (it could not judge).
             if limit == crate::runtime::split::NOT_STARTED {

@@ -46,7 +46,7 @@ use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::sync::lock;
 
 /// How often rank 0's compute thread looks for requests at its claims inside a chunk (one
-/// `MPI_Test`, about a microsecond here) once a request is due (a worker's chunk should end
+/// `MPI_Test`; an `MPI_Improbe` took about a microsecond here) once a request is due (a worker's chunk should end
 /// within [`DUE_LEAD`] at its pace so far), or while no due time is known: every 20 µs at
 /// first, twice as long after each look that found nothing, up to [`SERVE_POLL_NEAR`].
 pub(crate) const SERVE_POLL: Duration = Duration::from_micros(20);
@@ -173,6 +173,8 @@ pub(crate) struct Service {
     /// executes no iterate, else 0).
     first: usize,
     book: Mutex<Book>,
+    /// The scheduler's count of confirmed chunks (re-serves deferred workers when it moves).
+    done_counter: Arc<AtomicU64>,
     origin: Instant,
     /// When the compute thread last was at a claim (ns after `origin`; 0: not looking).
     looked_ns: AtomicU64,
@@ -195,8 +197,8 @@ pub(crate) struct Service {
     /// Whether rank 0's compute thread answers requests at its claims: not where rank 0 is a
     /// coordinator, nor on a node with more ranks than cores, where Open MPI's calls yield the
     /// core while they wait (`mpi_yield_when_idle`), so that each look would cost rank 0 a time
-    /// slice (SS over 1 ms iterates, `mpirun -np 8` on 2 cores: 0.96 → 0.92-0.94 with the
-    /// looks).
+    /// slice (SS over 1 ms iterates, `speed_change` at `mpirun -np 8` on 2 cores: 0.87-0.954
+    /// over 12 runs with the looks, 0.959-0.969 without, 0.957-0.968 before this service).
     compute_answers: bool,
 }
 
@@ -216,7 +218,8 @@ impl Service {
         workers: usize,
         first: usize,
     ) -> Service {
-        let seen = lock(&core).done_counter().load(Ordering::Relaxed);
+        let done_counter = lock(&core).done_counter();
+        let seen = done_counter.load(Ordering::Relaxed);
         Service {
             comm,
             core,
@@ -229,6 +232,7 @@ impl Service {
                 seen,
                 posted: Posted::new(),
             }),
+            done_counter,
             origin: Instant::now(),
             looked_ns: AtomicU64::new(0),
             claim_gap_ns: AtomicU64::new(u64::MAX),
@@ -264,13 +268,12 @@ impl Service {
         if now < self.probed_ns.load(Ordering::Relaxed) + gap {
             return;
         }
+        self.probed_ns.store(now, Ordering::Relaxed);
         let polls = self.service_polls.load(Ordering::Relaxed);
         if polls != self.polls_seen.swap(polls, Ordering::Relaxed) {
             // The service thread is polling.
-            self.probed_ns.store(now, Ordering::Relaxed);
             return;
         }
-        self.probed_ns.store(now, Ordering::Relaxed);
         let Ok(mut book) = self.book.try_lock() else {
             return;
         };
@@ -290,12 +293,9 @@ impl Service {
     /// Records when the next request is due: the earliest end of a worker's chunk at its pace
     /// (unknown before every worker has a pace).
     fn expect(&self, core: &ReportingScheduler) {
-        let (first, workers) = (self.first, self.workers());
-        let due = core
-            .next_request_due(1 - first..workers + 1 - first)
-            .map_or(0, |at| {
-                (at.saturating_duration_since(self.origin).as_nanos() as u64).max(1)
-            });
+        let due = self.next_due(core).map_or(0, |at| {
+            (at.saturating_duration_since(self.origin).as_nanos() as u64).max(1)
+        });
         self.due_ns.store(due, Ordering::Relaxed);
         self.gap_ns
             .store(SERVE_POLL.as_nanos() as u64, Ordering::Relaxed);
@@ -357,19 +357,17 @@ impl Service {
             } else if expecting {
                 // While every remote worker is inside a chunk, sleep until shortly before the
                 // first should finish (rank r is slot r - first).
-                let (first, workers) = (self.first, self.workers());
-                backoff.wait_expecting(|| {
-                    lock(&self.core).next_request_due(1 - first..workers + 1 - first)
-                });
+                backoff.wait_expecting(|| self.next_due(&lock(&self.core)));
             } else {
                 backoff.wait();
             }
         }
     }
 
-    /// The worker ranks (1..=workers).
-    fn workers(&self) -> usize {
-        self.comm.0.size() as usize - 1
+    /// When the first remote worker's request is due at its pace (rank r is slot r - first).
+    fn next_due(&self, core: &ReportingScheduler) -> Option<Instant> {
+        let workers = self.comm.0.size() as usize - 1;
+        core.next_request_due(1 - self.first..workers + 1 - self.first)
     }
 
     /// Receives and answers one request if one came (the posted receive completed; while
@@ -394,7 +392,7 @@ impl Service {
             {
                 Some((msg, _)) => (msg.matched_receive_into(&mut buf[..]).source_rank(), buf),
                 None => {
-                    let now_done = lock(&self.core).done_counter().load(Ordering::Relaxed);
+                    let now_done = self.done_counter.load(Ordering::Relaxed);
                     let now = Instant::now();
                     if now_done != book.seen || book.deferred.iter().any(|d| d.at <= now) {
                         book.seen = now_done;
