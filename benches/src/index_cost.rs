@@ -66,8 +66,10 @@ pub(crate) fn paired_rounds(
         println!(
             "{title}, P = {p} ({:?}), serial median {:.3} s, {reps} paired rounds",
             rt.backend(),
-            median(serials)
+            median(serials.clone())
         );
+        let runs: Vec<String> = serials.iter().map(|x| format!("{x:.4}")).collect();
+        println!("serial rounds (s): {}", runs.join(" "));
         let mpi = matches!(rt.backend(), dls::Backend::Mpi { .. });
         let cores = dls::report::Oversubscribed::node_cores(mpi);
         let over = p > cores;

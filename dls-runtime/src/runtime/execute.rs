@@ -212,7 +212,7 @@ where
                                     lp.abort();
                                     return Err(Failure {
                                         merging: true,
-                                        worker: next.as_ref().map_or(0, |(_, w)| *w),
+                                        worker: next.as_ref().map_or(0, |(_, w, _)| *w),
                                         iterate: String::new(),
                                         message: payload_text(payload.as_ref()),
                                     });
@@ -232,7 +232,7 @@ where
                 }
             }
         }
-        let Some((chunk, worker)) = next else {
+        let Some((chunk, worker, handed)) = next else {
             break;
         };
         ordinal += 1;
@@ -256,15 +256,25 @@ where
         // Claims start at one iterate in every chunk (it may hold dearer iterates than the last)
         // and grow from there.
         let mut batch = 1u64;
-        let chunk_started = Instant::now();
+        // When the chunk was handed (no clock read of its own: self-scheduling's chunks are
+        // one iterate).
+        let chunk_started = handed;
         let run = |part: &mut T, current: &mut Option<I>| {
             let mut chunk = chunk;
             let mut claimed_left: u64 = 0;
-            let mut claimed_at = Instant::now();
+            // The chunk's first claim takes the chunk's start for its time (one clock read
+            // fewer per chunk).
+            let mut claimed_at = chunk_started;
+            let mut first_claim = true;
             loop {
                 if let Some(cell) = cell {
                     if claimed_left == 0 {
-                        let now = Instant::now();
+                        let now = if first_claim {
+                            first_claim = false;
+                            chunk_started
+                        } else {
+                            Instant::now()
+                        };
                         batch = split::next_batch(batch, now - claimed_at);
                         claimed_at = now;
                         if poll_every.is_some_and(|p| now.saturating_duration_since(last_poll) >= p)

@@ -186,7 +186,8 @@ impl UntypedLoop {
     /// returns the next chunk and the caller's slot, with the verdict on the previous chunk
     /// (re-execution). `slot: None` means "the slot of the current thread" (registered on first
     /// use).
-    fn next(&self, slot: Option<usize>) -> (Option<(Chunk, usize)>, Verdict) {
+    /// With the chunk, when it was handed (the start of its timing).
+    fn next(&self, slot: Option<usize>) -> (Option<(Chunk, usize, Instant)>, Verdict) {
         let now = Instant::now();
         let (slot, finished) = {
             let mut callers = lock(&self.callers);
@@ -223,7 +224,7 @@ impl UntypedLoop {
                 .map(|o| self.executed(slot, o.timing(now)));
             (slot, finished)
         };
-        let (chunk, verdict) = self.source.next(slot, finished);
+        let (chunk, verdict) = self.source.next(slot, finished, now);
         // The thread's CPU clock is read twice per slot and loop, at its first chunk and after
         // its last request, not around every chunk: each read makes the kernel settle the
         // thread's time slice, which on a busy machine moves preemptions to chunk boundaries
@@ -246,12 +247,13 @@ impl UntypedLoop {
         if caller.cpu_from.is_none() && caller.tally.chunks == 1 {
             caller.cpu_from = cpu_clock::thread_cpu_s().map(|c| (thread::current().id(), c));
         }
+        let handed = Instant::now();
         caller.open = Some(Open {
             size: chunk.size,
             requested: now,
-            handed: Instant::now(),
+            handed,
         });
-        (Some((chunk, slot)), verdict)
+        (Some((chunk, slot, handed)), verdict)
     }
 
     fn terminated(&self) -> bool {
@@ -485,7 +487,9 @@ impl<I: LoopIndex> Loop<I> {
         slot: Option<usize>,
         panics: Panics,
     ) -> Option<(ChunkRange<'_, I>, usize)> {
-        self.next_chunk_verdict(slot, panics).0
+        self.next_chunk_verdict(slot, panics)
+            .0
+            .map(|(chunk, slot, _)| (chunk, slot))
     }
 
     /// [`next_chunk_in`](Self::next_chunk_in) with the verdict on the caller's previous chunk:
@@ -495,9 +499,9 @@ impl<I: LoopIndex> Loop<I> {
         &self,
         slot: Option<usize>,
         panics: Panics,
-    ) -> (Option<(ChunkRange<'_, I>, usize)>, Verdict) {
+    ) -> (Option<(ChunkRange<'_, I>, usize, Instant)>, Verdict) {
         let (next, verdict) = self.core.next(slot);
-        let Some((chunk, slot)) = next else {
+        let Some((chunk, slot, handed)) = next else {
             // No more chunks for this thread: it executes no iterate of this loop any more.
             panic_ctx::leave_loop(self.core.id);
             return (None, verdict);
@@ -520,6 +524,7 @@ impl<I: LoopIndex> Loop<I> {
                     _loop: PhantomData,
                 },
                 slot,
+                handed,
             )),
             verdict,
         )

@@ -484,7 +484,7 @@ impl ReportingScheduler {
                 Verdict::Discard
             }
             _ => {
-                self.record(rank, t, copy);
+                self.record(rank, t, copy, now);
                 Verdict::Keep
             }
         }
@@ -508,7 +508,7 @@ impl ReportingScheduler {
     /// Records the timing of a chunk `rank` executed and that counted. Its arrival time here, on
     /// this process's clock, is the chunk's end in the report's `chunk_times` (see
     /// [`LoopReport::chunk_times`]); a copy of part of a chunk (re-execution) has no entry there.
-    fn record(&mut self, rank: usize, t: ChunkTiming, copy: bool) {
+    fn record(&mut self, rank: usize, t: ChunkTiming, copy: bool, now: Instant) {
         self.sched.record(rank, t);
         let open = &mut self.open[rank];
         if !copy && !open.is_empty() {
@@ -519,7 +519,10 @@ impl ReportingScheduler {
                 .position(|&i| self.chunk_map[i][1] == t.iterates)
                 .unwrap_or(0);
             let i = open.remove(k);
-            self.chunk_ends[i] = [self.origin.elapsed().as_secs_f64(), t.work_s];
+            self.chunk_ends[i] = [
+                now.saturating_duration_since(self.origin).as_secs_f64(),
+                t.work_s,
+            ];
         }
         let r = &mut self.ranks[rank];
         r.iterates += t.iterates;

@@ -52,8 +52,15 @@ pub(crate) trait ChunkSource: Send + Sync {
     /// The next chunk for worker `slot` of this process, handing in `finished`, the timing of the
     /// slot's previous chunk; `None` when the loop has no more for this worker. With it, the
     /// verdict on that previous chunk: [`Verdict::Discard`] when another copy of it finished first
-    /// (re-execution, see [`reexecute`](Self::reexecute)).
-    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict);
+    /// (re-execution, see [`reexecute`](Self::reexecute)). `now` is when the worker asked (the
+    /// end of its previous chunk), read once for everything the request records: a clock read
+    /// costs tens of nanoseconds, a chunk of self-scheduling's one iterate a few microseconds.
+    fn next(
+        &self,
+        slot: usize,
+        finished: Option<ChunkTiming>,
+        now: Instant,
+    ) -> (Option<Chunk>, Verdict);
 
     /// Lets idle workers take copies of unfinished chunks (rDLB, `runtime/reexecution.rs`): the
     /// caller's workers keep every chunk's contribution apart until its verdict; with `split`,
@@ -227,17 +234,20 @@ impl SharedSource {
 }
 
 impl ChunkSource for SharedSource {
-    fn next(&self, slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
+    fn next(
+        &self,
+        slot: usize,
+        finished: Option<ChunkTiming>,
+        now: Instant,
+    ) -> (Option<Chunk>, Verdict) {
         let rank = slot % self.p;
         let mut scheduler = lock(&self.scheduler);
         if self.stop.load(Ordering::Relaxed) {
-            let verdict = finished.map_or(Verdict::Keep, |t| {
-                scheduler.hand_in(rank, t, Instant::now())
-            });
+            let verdict = finished.map_or(Verdict::Keep, |t| scheduler.hand_in(rank, t, now));
             return (None, verdict);
         }
         let confirmed = scheduler.unconfirmed();
-        let (mut next, verdict) = scheduler.serve_at(rank, finished, Instant::now());
+        let (mut next, verdict) = scheduler.serve_at(rank, finished, now);
         for (w, ordinal) in scheduler.take_cancels() {
             self.cancelled[w].store(ordinal, Ordering::Relaxed);
         }

@@ -161,11 +161,16 @@ impl MpiLoop {
 
     /// The next chunk for this rank; `finished` is the timing of its previous chunk.
     pub(crate) fn next(&self, finished: Option<ChunkTiming>) -> Option<Chunk> {
-        self.next_verdict(finished).0
+        self.next_verdict(finished, Instant::now()).0
     }
 
-    /// [`next`](Self::next) with the verdict on the previous chunk (re-execution).
-    pub(crate) fn next_verdict(&self, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
+    /// [`next`](Self::next) with the verdict on the previous chunk (re-execution); `now` is when
+    /// this rank asked.
+    pub(crate) fn next_verdict(
+        &self,
+        finished: Option<ChunkTiming>,
+        now: Instant,
+    ) -> (Option<Chunk>, Verdict) {
         match &self.side {
             Side::Scheduler {
                 core,
@@ -180,7 +185,7 @@ impl MpiLoop {
                 }
                 let mut core = lock(core);
                 let before = core.unconfirmed();
-                let (mut next, verdict) = core.serve_at(0, finished, Instant::now());
+                let (mut next, verdict) = core.serve_at(0, finished, now);
                 service::send_cancels(&self.comm.0, &mut core, 0, own_cancel);
                 if core.unconfirmed() < before {
                     changed.notify_all();
@@ -379,8 +384,13 @@ pub(crate) enum Rank0 {
 }
 
 impl ChunkSource for MpiLoop {
-    fn next(&self, _slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
-        MpiLoop::next_verdict(self, finished)
+    fn next(
+        &self,
+        _slot: usize,
+        finished: Option<ChunkTiming>,
+        now: Instant,
+    ) -> (Option<Chunk>, Verdict) {
+        MpiLoop::next_verdict(self, finished, now)
     }
 
     fn reexecute(&self, split: bool) {

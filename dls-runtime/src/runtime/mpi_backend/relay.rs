@@ -72,7 +72,12 @@ impl OuterRelay {
 }
 
 impl ChunkSource for OuterRelay {
-    fn next(&self, _slot: usize, finished: Option<ChunkTiming>) -> (Option<Chunk>, Verdict) {
+    fn next(
+        &self,
+        _slot: usize,
+        finished: Option<ChunkTiming>,
+        _now: Instant,
+    ) -> (Option<Chunk>, Verdict) {
         (self.relay(finished), Verdict::Keep)
     }
 
