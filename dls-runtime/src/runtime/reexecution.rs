@@ -16,7 +16,10 @@
 //! finished a chunk), and at least [`LATE_MIN`]; before any chunk has finished, after
 //! [`LATE_UNKNOWN`]. A worker that asks while no chunk is late waits until the first one becomes
 //! late or the loop completes. A worker that is slow all along is measured as slow, so its chunks
-//! are not late by its own pace and are not copied; one that turns slow or stops is.
+//! are not late by its own pace and are not copied; one that turns slow or stops is. A late chunk
+//! of the scheduler's own process whose holder is about to end it (less than `SPLIT_MIN` left at
+//! its pace, and still claiming its iterates) is not copied either: the asking worker waits for
+//! its end (`ABOUT_TO_END` in `runtime/reporting_scheduler.rs`).
 //!
 //! **How.** A late chunk is split into up to P − 1 parts, and each idle worker takes a part (the
 //! one with the fewest copies, oldest chunk first), so the workers left re-execute a stalled
