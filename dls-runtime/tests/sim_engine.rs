@@ -303,6 +303,26 @@ fn an_idle_rank_splits_a_chunk_in_progress() {
         assert_eq!(out.report.ranks[1].work_time_s, 9.0);
         assert_eq!(out.report.ranks[0].iterates, 7);
     }
+    // On threads rank 0 takes its part at once (5 s); under MPI rank 1 answers the ask at the
+    // end of its iterate in progress (iterate 6, at 6 s), and rank 0 waits until then.
+    let out = split(SplitModel::Threads, vec![1.0, 3.0]);
+    assert_eq!(out.report.chunk_times[2], Some([5.0, 7.0]));
+    let out = split(SplitModel::Mpi, vec![1.0, 3.0]);
+    assert_eq!(out.report.chunk_times[2], Some([6.0, 8.0]));
+    // With a latency of 2 s the ask reaches rank 1 at 7 s (and half a 0.2 ms poll), while
+    // iterate 6 runs ([7 s, 10 s): rank 1 started its chunk at 4 s); it answers at 10 s with
+    // [8, 10) (half of the 3 iterates it has not started, rounded down) and ends [5, 8) at
+    // 13 s; the answer reaches rank 0 at 12 s, which ends [8, 10) at 14 s.
+    let mut c = config("static", 10, 2, "const:1s");
+    c.speeds = vec![1.0, 3.0];
+    c.split = SplitModel::Mpi;
+    c.chunk_map = true;
+    c.latency_s = 2.0;
+    let out = run(&c);
+    assert_eq!(out.report.chunk_map, vec![[0, 5, 0], [5, 3, 1], [8, 2, 0]]);
+    assert_eq!(out.report.chunk_times[1], Some([4.0, 13.0]));
+    assert_eq!(out.report.chunk_times[2], Some([12.0, 14.0]));
+    assert_eq!(out.report.parallel_time_s, 14.0);
     // MPI, rank 0 3× slower: rank 1, idle at 5 s, takes the last quarter of the 3 iterates rank
     // 0 has not started (at least one): [4, 5); rank 0 ends [0, 4) at 12 s.
     let out = split(SplitModel::Mpi, vec![3.0, 1.0]);

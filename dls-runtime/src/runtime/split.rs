@@ -70,7 +70,6 @@ pub(crate) const SPLIT_MIN: Duration = Duration::from_micros(200);
 
 /// How often a worker of another MPI rank looks for the scheduler's asks to split its chunk
 /// (one `MPI_Improbe`, at a claim).
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) const SPLIT_POLL: Duration = Duration::from_micros(200);
 
 /// How long an idle worker waits for a holder's answer to an ask before it may take a copy of

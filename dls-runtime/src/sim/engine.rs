@@ -110,7 +110,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
             scheduler.record(rank, timing);
         }
         running[rank] = None;
-        let received = served + latency(rank);
+        let mut received = served + latency(rank);
         // The chunk, its base work and, where it may be split, its iterates' prefix sums.
         let (chunk, work, prefix) = match scheduler.next_chunk(rank) {
             Some(chunk) => {
@@ -134,12 +134,23 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
                 }
             }
             None => {
-                let cut = split
-                    .keep(rank)
-                    .and_then(|keep| split_for(&mut running, rank, served, keep));
-                let Some(cut) = cut else {
-                    queue.pop();
-                    continue;
+                let found = match split.keep(rank) {
+                    Some(keep) => split_for(&mut running, rank, served, keep, split, &latency),
+                    None => Found::Nothing,
+                };
+                let cut = match found {
+                    Found::Cut(cut) => cut,
+                    Found::Wait(until) => {
+                        // An ask to another rank is pending: ask again when its answer is in.
+                        queue.replace_top(Arrival::new(until, seq, rank));
+                        valid[rank] = seq;
+                        seq += 1;
+                        continue;
+                    }
+                    Found::Nothing => {
+                        queue.pop();
+                        continue;
+                    }
                 };
                 // The holder ends earlier: its timing, tallies, map entry and next request.
                 let hr = &mut ranks[cut.holder];
@@ -167,6 +178,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
                 seq += 1;
                 splits += 1;
                 let work = cut.prefix[cut.prefix.len() - 1];
+                received = cut.received;
                 (cut.part, work, Some(cut.prefix))
             }
         };
@@ -193,6 +205,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
                 received,
                 factor: if work > 0.0 { duration / work } else { 1.0 },
                 map_index,
+                asked_until: f64::NEG_INFINITY,
             });
         }
         sent_at[rank] = done;
@@ -242,22 +255,47 @@ struct Cut {
     part: crate::Chunk,
     /// Its iterates' base-time prefix sums.
     prefix: Vec<f64>,
+    /// When the idle rank receives it.
+    received: f64,
     /// When the holder now ends, and the time it no longer spends.
     holder_end: f64,
     holder_saved_s: f64,
     map_index: Option<usize>,
 }
 
+/// What an idle rank's request finds once every iterate has been handed out.
+enum Found {
+    /// A part of a chunk in progress.
+    Cut(Cut),
+    /// Nothing now, but an ask to another rank is pending: ask again at this time.
+    Wait(f64),
+    /// Nothing: the rank is done.
+    Nothing,
+}
+
 /// The runtime's split (`runtime/split.rs`) at time `now` for idle rank `asker`: the chunk in
 /// progress whose iterates not yet started take longest, if at least
 /// [`SPLIT_MIN`](crate::runtime::split::SPLIT_MIN), keeps `keep` quarters of them and loses
-/// the rest. The iterate in progress is not cut.
-fn split_for(running: &mut [Option<Running>], asker: usize, now: f64, keep: u64) -> Option<Cut> {
+/// the rest. The iterate in progress is not cut. Under [`SplitModel::Mpi`] a chunk of a rank
+/// other than 0 is split when its holder answers the ask (see [`SplitModel::Mpi`]).
+fn split_for(
+    running: &mut [Option<Running>],
+    asker: usize,
+    now: f64,
+    keep: u64,
+    model: SplitModel,
+    latency: &dyn Fn(usize) -> f64,
+) -> Found {
     let min = crate::runtime::split::SPLIT_MIN.as_secs_f64();
-    let mut best: Option<(f64, usize, u64)> = None;
+    let mut best: Option<(f64, usize)> = None;
+    let mut pending = f64::INFINITY;
     for (h, run) in running.iter().enumerate() {
         let Some(run) = run else { continue };
         if h == asker {
+            continue;
+        }
+        if run.asked_until > now {
+            pending = pending.min(run.asked_until);
             continue;
         }
         let started = run.started_by(now);
@@ -265,13 +303,36 @@ fn split_for(running: &mut [Option<Running>], asker: usize, now: f64, keep: u64)
             continue;
         }
         let left = run.left_after(started);
-        if left >= min && best.map_or(true, |(b, _, _)| left > b) {
-            best = Some((left, h, started));
+        if left >= min && best.map_or(true, |(b, _)| left > b) {
+            best = Some((left, h));
         }
     }
-    let (_, holder, started) = best?;
-    let run = running[holder].as_mut()?;
+    let Some((_, holder)) = best else {
+        return if pending.is_finite() {
+            Found::Wait(pending)
+        } else {
+            Found::Nothing
+        };
+    };
+    let Some(run) = running[holder].as_mut() else {
+        return Found::Nothing;
+    };
+    let remote = model == SplitModel::Mpi && holder != 0;
+    let (started, answered) = if remote {
+        // The holder looks for the ask at the end of the first iterate that ends half a poll
+        // after the ask's arrival.
+        let poll = crate::runtime::split::SPLIT_POLL.as_secs_f64();
+        let k = run.started_by(now + latency(holder) + poll / 2.0);
+        (k, run.received + run.prefix[k as usize] * run.factor)
+    } else {
+        (run.started_by(now), now)
+    };
     let limit = run.len();
+    if remote && (limit < started + 2 || run.left_after(started) < min) {
+        // Too little left when the holder answers: it refuses, and is not asked again.
+        run.asked_until = f64::INFINITY;
+        return Found::Wait(answered + latency(holder));
+    }
     let left = limit - started;
     let s = started + (left * keep / 4).clamp(1, left - 1);
     let base_s = run.prefix[s as usize];
@@ -282,13 +343,20 @@ fn split_for(running: &mut [Option<Running>], asker: usize, now: f64, keep: u64)
     let saved = run.left_after(s);
     run.prefix.truncate(s as usize + 1);
     let holder_end = run.received + base_s * run.factor;
-    Some(Cut {
+    let received = if remote {
+        run.asked_until = answered + latency(holder);
+        answered + latency(holder) + latency(asker)
+    } else {
+        now + latency(asker)
+    };
+    Found::Cut(Cut {
         holder,
         part: crate::Chunk {
             start: run.start + s,
             size: limit - s,
         },
         prefix: part_prefix,
+        received,
         holder_end,
         holder_saved_s: saved,
         map_index: run.map_index,

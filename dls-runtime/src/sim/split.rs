@@ -22,8 +22,14 @@ pub enum SplitModel {
     #[default]
     Off,
     /// As under MPI: rank 0 (whose chunks the scheduler splits at once) takes the second half of
-    /// what the holder has not started, any other rank the last quarter. (The runtime asks a
-    /// holder other than rank 0 by a message, answered within about 0.2 ms: not modelled.)
+    /// what the holder has not started, any other rank the last quarter. A chunk of another rank
+    /// is split as the runtime does it, by an ask and an answer: the ask reaches the holder after
+    /// the latency, the holder looks for asks every `SPLIT_POLL` (0.2 ms) at the end of an
+    /// iterate, so it answers at the end of the first iterate that ends half a poll after the
+    /// ask's arrival, splits at that point (or refuses if less than `SPLIT_MIN` is left, and is
+    /// not asked again for that chunk), and the part reaches the asker one latency later for
+    /// each hop (holder to rank 0, rank 0 to the asker). Meanwhile the holder is not asked
+    /// again, and an idle rank that finds nothing else to split waits for the answer.
     Mpi,
     /// As on the threads backend: the idle rank takes the second half.
     Threads,
@@ -95,6 +101,9 @@ pub(crate) struct Running {
     pub(crate) factor: f64,
     /// Its index in the chunk map, if listed.
     pub(crate) map_index: Option<usize>,
+    /// Until when an ask to split it is pending (its answer reaches rank 0 then); infinite once
+    /// its holder refused, as the runtime does not ask again after a refusal.
+    pub(crate) asked_until: f64,
 }
 
 impl Running {
@@ -129,6 +138,7 @@ mod tests {
             received: 5.0,
             factor: 2.0,
             map_index: None,
+            asked_until: f64::NEG_INFINITY,
         };
         assert_eq!(r.len(), 3);
         assert_eq!(r.started_by(5.0), 1, "the first iterate starts at once");

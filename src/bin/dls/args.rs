@@ -115,7 +115,8 @@ pub(crate) struct ModelArgs {
     /// How an idle rank splits a chunk in progress once every iterate has been handed out, as
     /// the runtime does with re-execution (DLS_SPLIT): off (the published techniques), mpi
     /// (rank 0 takes the second half of what the holder has not started, another rank the last
-    /// quarter) or threads (the second half). Example: --split mpi
+    /// quarter; a rank other than 0 splits its chunk when it answers the ask, at the end of its
+    /// iterate in progress) or threads (the second half, at once). Example: --split mpi
     #[arg(long, value_name = "MODEL", default_value = "off")]
     pub split: SplitModel,
 
