@@ -310,9 +310,10 @@ fn an_idle_rank_splits_a_chunk_in_progress() {
     let out = split(SplitModel::Mpi, vec![1.0, 3.0]);
     assert_eq!(out.report.chunk_times[2], Some([6.0, 8.0]));
     // With a latency of 2 s the ask reaches rank 1 at 7 s (and half a 0.2 ms poll), while
-    // iterate 6 runs ([7 s, 10 s): rank 1 started its chunk at 4 s); it answers at 10 s with
-    // [8, 10) (half of the 3 iterates it has not started, rounded down) and ends [5, 8) at
-    // 13 s; the answer reaches rank 0 at 12 s, which ends [8, 10) at 14 s.
+    // iterate 6 runs ([7 s, 10 s): rank 1 started its chunk at 4 s); at 10 s it keeps one of
+    // the 3 iterates it has not started (half, rounded down; rank 0 asked) and answers with
+    // [8, 10), and ends [5, 8) at 13 s; the answer reaches rank 0 at 12 s, which ends [8, 10)
+    // at 14 s.
     let mut c = config("static", 10, 2, "const:1s");
     c.speeds = vec![1.0, 3.0];
     c.split = SplitModel::Mpi;
