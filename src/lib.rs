@@ -127,9 +127,9 @@ pub use dls_runtime::{
 
 #[doc(inline)]
 pub use dls_runtime::{
-    current, init, inject, is_root, region, Backend, Chunk, ChunkRange, ChunkScheduler,
-    ChunkTiming, DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats, RankReport, Runtime,
-    Strategy, Technique, TechniqueError, Wire,
+    checkpoint_key, current, init, inject, is_root, region, Backend, Chunk, ChunkRange,
+    ChunkScheduler, ChunkTiming, DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats,
+    RankReport, Runtime, Strategy, Technique, TechniqueError, Wire,
 };
 
 /// serde, which values that cross ranks need (`#[derive(dls::serde::Serialize,

@@ -1,7 +1,10 @@
 //! Checkpoint and restart on the threads backend (`DLS_CHECKPOINT`): a loop that dies part-way
 //! restarts from its checkpoints and gives the serial result, executing only the iterates they do
-//! not hold; a finished loop restarts without executing anything; another run's checkpoints are
-//! refused saying what differs; a corrupt checkpoint is never used.
+//! not hold; a finished loop of a run that did not end restarts without executing anything; a run
+//! that ended (its runtime dropped) retires its checkpoints; another run's checkpoints (another
+//! technique, first index or result type) are refused saying what differs; a corrupt checkpoint
+//! is never used. Each "run" is a runtime: kept alive, it stands for a process that was killed
+//! before its end.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -95,7 +98,10 @@ fn a_crashed_loop_restarts_from_its_checkpoints() {
 fn a_finished_loop_restarts_without_executing_anything() {
     let dir = folder("finished");
     let executed = AtomicU64::new(0);
-    let (v, report) = run(&runtime(&dir, 60_000), None, &executed);
+    // The first run's loop finished, but the run did not end (its runtime lives on: a job killed
+    // after this loop, in a later one).
+    let first = runtime(&dir, 60_000);
+    let (v, report) = run(&first, None, &executed);
     assert_eq!(v, serial());
     assert_eq!(report.checkpoint.unwrap().restored_from, None);
     let executed = AtomicU64::new(0);
@@ -103,6 +109,23 @@ fn a_finished_loop_restarts_without_executing_anything() {
     assert_eq!(v, serial());
     assert_eq!(executed.load(Ordering::Relaxed), 0);
     assert_eq!(report.checkpoint.unwrap().restored_iterates, N);
+    drop(first);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 27 case 1: a run that ended leaves no checkpoint for a later run to restore.
+#[test]
+fn a_run_that_ended_retires_its_checkpoints() {
+    let dir = folder("retired");
+    let executed = AtomicU64::new(0);
+    run(&runtime(&dir, 60_000), None, &executed);
+    // The runtime was dropped: the run ended, and its loop's folder is gone.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let executed = AtomicU64::new(0);
+    let (v, report) = run(&runtime(&dir, 60_000), None, &executed);
+    assert_eq!(v, serial());
+    assert_eq!(executed.load(Ordering::Relaxed), N);
+    assert_eq!(report.checkpoint.unwrap().restored_from, None);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -110,20 +133,56 @@ fn a_finished_loop_restarts_without_executing_anything() {
 fn another_runs_checkpoints_are_refused_saying_what_differs() {
     let dir = folder("differs");
     let executed = AtomicU64::new(0);
-    run(&runtime(&dir, 60_000), None, &executed);
+    let interrupted = runtime(&dir, 60_000);
+    run(&interrupted, None, &executed);
     let rt = runtime(&dir, 60_000);
     let e = rt
         .doall_reduce(
             "checkpointed",
             0..N,
             "gss".parse().unwrap(),
-            || 0u64,
-            |i, s| *s += i,
-            |a, b| a + b,
+            || (0u64, 0u64),
+            |i, s| s.0 += i,
+            |a, b| (a.0 + b.0, a.1 + b.1),
         )
         .unwrap_err()
         .to_string();
     assert!(e.contains("technique `fac2` (now `gss`)"), "{e}");
+    // Issue 27 case 5's range start: the same N from another first index.
+    let rt = runtime(&dir, 60_000);
+    let e = rt
+        .doall_reduce(
+            "checkpointed",
+            10..N + 10,
+            "fac2".parse().unwrap(),
+            || (0u64, 0u64),
+            |i, s| s.0 += i,
+            |a, b| (a.0 + b.0, a.1 + b.1),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("first index 0 (now 10)"), "{e}");
+    // Issue 27 case 2: another result type is refused, never decoded as garbage.
+    let rt = runtime(&dir, 60_000);
+    let e = rt
+        .doall_reduce(
+            "checkpointed",
+            0..N,
+            "fac2".parse().unwrap(),
+            Vec::<u64>::new,
+            |i, s| s.push(i),
+            |mut a, mut b| {
+                a.append(&mut b);
+                a
+            },
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("result type `(u64, u64)` (now `alloc::vec::Vec<u64>`)"),
+        "{e}"
+    );
+    drop(interrupted);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -131,7 +190,8 @@ fn another_runs_checkpoints_are_refused_saying_what_differs() {
 fn a_corrupt_checkpoint_is_never_used() {
     let dir = folder("corrupt");
     let executed = AtomicU64::new(0);
-    run(&runtime(&dir, 60_000), None, &executed);
+    let interrupted = runtime(&dir, 60_000);
+    run(&interrupted, None, &executed);
     // Corrupt every file of the only generation: the restart starts over.
     let mut corrupted = 0;
     for loop_dir in std::fs::read_dir(&dir).unwrap() {
@@ -169,7 +229,9 @@ fn sigusr1_checkpoints_at_once_and_a_restart_may_have_other_workers() {
         Runtime::threads(threads, s).unwrap()
     };
     let signalled = std::sync::atomic::AtomicBool::new(false);
-    let (v, stats) = runtime(3)
+    // Kept alive: a run killed after its loop (one that ended would retire its checkpoints).
+    let interrupted = runtime(3);
+    let (v, stats) = interrupted
         .doall_reduce(
             "signalled",
             0..N,
@@ -207,5 +269,6 @@ fn sigusr1_checkpoints_at_once_and_a_restart_may_have_other_workers() {
         .unwrap();
     assert_eq!(v, serial().0);
     assert_eq!(stats.report.checkpoint.unwrap().restored_iterates, N);
+    drop(interrupted);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -249,3 +249,69 @@ fn a_redundant_chunk_of_dear_iterates_stops_at_once() {
         "returned {after:.4} s after the stalled worker resumed: {rx:?}"
     );
 }
+
+/// Sleeps long on the thread that started the loop (worker 0: 40 times slower than the others),
+/// so that idle workers would copy its chunks if the loop re-executed.
+fn uneven(slow: std::thread::ThreadId) {
+    if std::thread::current().id() == slow {
+        std::thread::sleep(Duration::from_micros(2000));
+    } else {
+        std::thread::sleep(Duration::from_micros(50));
+    }
+}
+
+/// A helper one step away from the body: the macro cannot see its side effect.
+fn record(log: &Mutex<Vec<u64>>, i: u64) {
+    log.lock().unwrap().push(i);
+}
+
+#[dls::parallel]
+fn clause_less(n: u64, log: &Mutex<Vec<u64>>, slow: std::thread::ThreadId) {
+    #[par_doall(schedule = "fac2")]
+    for i in 0..n {
+        uneven(slow);
+        record(log, i);
+    }
+}
+
+#[dls::parallel]
+fn with_shared(n: u64, counter: &std::sync::atomic::AtomicU64, slow: std::thread::ThreadId) -> u64 {
+    let mut sum = 0u64;
+    #[par_doall(schedule = "fac2", reduce(+: sum), shared(counter))]
+    for i in 0..n {
+        uneven(slow);
+        counter.fetch_add(1, Ordering::Relaxed);
+        sum += i;
+    }
+    sum
+}
+
+/// Issue 27 case 3: a `#[par_doall]` loop without a result never re-executes, so a side effect of
+/// its body (here a helper appending to a log; in the report, a file) happens once per iterate;
+/// a loop with `shared(...)` variables does not re-execute either, so a shared counter counts
+/// each iterate once. Before, with one worker 40 times slower, 35-41 of 400 indices were
+/// appended twice and the counter read 441.
+#[test]
+fn loops_without_a_result_or_with_shared_variables_never_repeat_an_iterate() {
+    let slow = std::thread::current().id();
+    for _ in 0..3 {
+        let log = Mutex::new(Vec::new());
+        clause_less(400, &log, slow);
+        let mut seen = log.into_inner().unwrap();
+        seen.sort_unstable();
+        let before = seen.len();
+        seen.dedup();
+        assert_eq!(
+            before,
+            seen.len(),
+            "{} iterates ran twice",
+            before - seen.len()
+        );
+        assert_eq!(seen, (0..400).collect::<Vec<u64>>());
+
+        let counter = std::sync::atomic::AtomicU64::new(0);
+        let sum = with_shared(400, &counter, slow);
+        assert_eq!(sum, 399 * 400 / 2);
+        assert_eq!(counter.into_inner(), 400, "a shared counter counted copies");
+    }
+}

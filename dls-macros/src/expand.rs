@@ -312,9 +312,15 @@ pub(crate) fn expand(
             ))
         }
     };
+    let strategy = match &clauses.reduction {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    };
     let reduction = match (&clauses.reduction, takes_reduction) {
-        (Some(lit), true) => quote!(::core::option::Option::Some(#lit),),
-        (None, true) => quote!(::core::option::Option::None,),
+        // `shared(...)` variables change through side effects that a copy of an iterate would
+        // make twice: such a loop never re-executes iterates.
+        (_, true) if !clauses.shared.is_empty() => quote!(#private::side_effects(#strategy),),
+        (_, true) => quote!(#strategy,),
         (Some(lit), false) => {
             return Err(syn::Error::new_spanned(
                 lit,

@@ -184,10 +184,10 @@ pub fn init_or_exit() -> Runtime {
 /// assert_eq!(v, 10);
 /// ```
 #[allow(clippy::too_many_arguments)]
-pub fn run_loop<R, T, W, Id, B, C>(
+pub fn run_loop<'a, R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
-    reduction: Option<&str>,
+    reduction: impl Into<LoopOptions<'a>>,
     _partials: W,
     range: R,
     identity: Id,
@@ -245,10 +245,10 @@ where
 /// assert_eq!(s.0, "abc");
 /// ```
 #[allow(clippy::too_many_arguments)]
-pub fn run_loop_ordered<R, T, W, Id, B, C>(
+pub fn run_loop_ordered<'a, R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
-    reduction: Option<&str>,
+    reduction: impl Into<LoopOptions<'a>>,
     _partials: W,
     range: R,
     identity: Id,
@@ -285,10 +285,10 @@ where
 /// assert_eq!(s, (0..1000u32).map(|i| (i % 7) as f64).sum::<f64>());
 /// ```
 #[allow(clippy::too_many_arguments)]
-pub fn run_loop_checked<R, T, W, Id, B, C>(
+pub fn run_loop_checked<'a, R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
-    reduction: Option<&str>,
+    reduction: impl Into<LoopOptions<'a>>,
     exchangeable: bool,
     _partials: W,
     range: R,
@@ -357,12 +357,58 @@ pub fn checked_value<V: CheckedValue>(value: V) -> f64 {
 
 /// The current runtime, with the loop's `reduction = "..."` strategy if it names one (checked by
 /// the macro).
-fn runtime_for(reduction: Option<&str>) -> Result<Runtime, DlsError> {
-    let rt = crate::current()?;
-    Ok(match reduction {
-        Some(s) => rt.with_reduction(s.parse()?),
-        None => rt,
-    })
+fn runtime_for<'a>(options: impl Into<LoopOptions<'a>>) -> Result<Runtime, DlsError> {
+    let options = options.into();
+    let mut rt = crate::current()?;
+    if let Some(s) = options.reduction {
+        rt = rt.with_reduction(s.parse()?);
+    }
+    if let Some(on) = options.reexecute {
+        rt = rt.with_reexecution(on);
+    }
+    Ok(rt)
+}
+
+/// What a `#[par_doall]` loop's clauses say about how it runs, beyond its technique: the
+/// `reduction = "..."` strategy, and whether it may re-execute iterates (not when it declares
+/// `shared(...)` variables, whose changes a copy of an iterate would make twice). Generated code
+/// passes `None` (no `reduction` clause, nothing else), `Some("tree")`, or [`side_effects`].
+///
+/// ```
+/// use dls_runtime::__private::{side_effects, LoopOptions};
+/// let plain: LoopOptions = None.into();
+/// assert_eq!((plain.reduction, plain.reexecute), (None, None));
+/// let shared = side_effects(Some("tree"));
+/// assert_eq!((shared.reduction, shared.reexecute), (Some("tree"), Some(false)));
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoopOptions<'a> {
+    /// The `reduction = "..."` strategy, if given.
+    pub reduction: Option<&'a str>,
+    /// `Some(false)`: the loop never re-executes an iterate (unless `DLS_REEXECUTE=on`).
+    pub reexecute: Option<bool>,
+}
+
+impl<'a> From<Option<&'a str>> for LoopOptions<'a> {
+    fn from(reduction: Option<&'a str>) -> Self {
+        LoopOptions {
+            reduction,
+            reexecute: None,
+        }
+    }
+}
+
+/// The options of a loop with `shared(...)` variables: its iterates' side effects on them must
+/// happen once, so it does not re-execute iterates (unless the user sets `DLS_REEXECUTE=on`).
+///
+/// ```
+/// assert_eq!(dls_runtime::__private::side_effects(None).reexecute, Some(false));
+/// ```
+pub fn side_effects(reduction: Option<&str>) -> LoopOptions<'_> {
+    LoopOptions {
+        reduction,
+        reexecute: Some(false),
+    }
 }
 
 /// The outer loop of a two-level `#[par_doall]` loop on the current runtime: groups of
@@ -371,10 +417,10 @@ fn runtime_for(reduction: Option<&str>) -> Result<Runtime, DlsError> {
 /// combined accumulator on every rank. An error (bad group sizes, rack map, technique, range)
 /// ends the program with status 1 and a message naming the loop.
 #[allow(clippy::too_many_arguments)]
-pub fn run_loop_2d<R, T, W, Id, B, C>(
+pub fn run_loop_2d<'a, R, T, W, Id, B, C>(
     name: &str,
     schedule: &str,
-    reduction: Option<&str>,
+    reduction: impl Into<LoopOptions<'a>>,
     min: usize,
     max: usize,
     _partials: W,

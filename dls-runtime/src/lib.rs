@@ -25,8 +25,8 @@ pub mod sim;
 pub use dls_technique as technique;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
-    current, init, inject, is_root, region, Backend, ChunkRange, DlsError, Loop, LoopIndex,
-    LoopRange, LoopStats, Runtime, Strategy, Wire,
+    checkpoint_key, current, init, inject, is_root, region, Backend, ChunkRange, DlsError, Loop,
+    LoopIndex, LoopRange, LoopStats, Runtime, Strategy, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 

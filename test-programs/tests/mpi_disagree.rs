@@ -67,3 +67,21 @@ fn another_range_is_named() {
 fn another_technique_is_named() {
     disagree(2, "technique", "technique `gss`");
 }
+
+/// Issue 27 case 5: a rank asked for `10..110` where the others run `0..100` (the same N).
+#[test]
+fn another_first_index_is_named() {
+    disagree(2, "first", "from index 10");
+}
+
+/// Issue 27 case 5: a checked loop on one rank and an unchecked one on another.
+#[test]
+fn a_checked_loop_against_an_unchecked_one_is_named() {
+    disagree(2, "checked", "a checked loop with a result");
+}
+
+/// A loop with a result on one rank, the same loop without one on another.
+#[test]
+fn another_kind_of_loop_is_named() {
+    disagree(2, "kind", "a loop with a result of type `u64`");
+}

@@ -61,12 +61,18 @@ fn kill_and_restart(kill: &str, run: u64) -> (i64, i64, i64) {
     // checkpointed before the job ends.
     let after = 0.1 + 1.5 * ((run * 7919 + 13) % 101) as f64 / 100.0;
     let after_s = format!("{after:.3}");
+    let mut killed_env = env.to_vec();
+    killed_env.extend([
+        ("RESTART_KILL", kill),
+        ("RESTART_AFTER", after_s.as_str()),
+        ("RESTART_TAG", "killed"),
+    ]);
     let job = mpi_common::mpirun_env(
         4,
         &[],
-        &env,
+        &killed_env,
         "mpi_restart",
-        &[N, kill, &after_s, "killed"],
+        &[N],
         Duration::from_secs(30),
     );
     assert!(
@@ -82,12 +88,14 @@ fn kill_and_restart(kill: &str, run: u64) -> (i64, i64, i64) {
             job.stderr
         );
     }
+    let mut restart_env = env.to_vec();
+    restart_env.extend([("RESTART_TAG", "restart")]);
     let restart = mpi_common::mpirun_env(
         4,
         &[],
-        &env,
+        &restart_env,
         "mpi_restart",
-        &[N, "none", "0", "restart"],
+        &[N],
         Duration::from_secs(60),
     );
     assert!(restart.success, "{kill} {run}: {restart:?}");

@@ -217,15 +217,15 @@ impl Runtime {
     /// `min` and `max`), and the report entry saying why. Collective on MPI.
     pub(crate) fn resolve_auto(
         &self,
-        name: &str,
-        n: u64,
+        at: &super::platform::LoopStart<'_>,
         p: usize,
         requested: &Technique,
     ) -> (Technique, AutoReport) {
+        let (name, n) = (at.name, at.n);
         let decides = self.rank() == 0;
         let mine = lock(&self.shared.auto).propose(name, n, p, decides);
         let bytes = serde_json::to_vec(&mine).expect("an auto report serialises");
-        let theirs = self.shared.platform.rank0_value(name, n, requested, bytes);
+        let theirs = self.shared.platform.rank0_value(at, requested, bytes);
         let agreed: AutoReport = serde_json::from_slice(&theirs).unwrap_or(mine);
         lock(&self.shared.auto).adopt(name, &agreed);
         let mut technique: Technique = agreed

@@ -61,7 +61,11 @@ fn listen_to_sigusr1() {
     });
 }
 
-/// What a checkpoint belongs to: restarting with another of these is refused.
+/// What a checkpoint belongs to (its fingerprint): restarting with another of these is refused,
+/// naming what differs. It covers what can change a loop's result that dls can see: the binary
+/// (a hash of the executable's contents: a rebuilt body is another binary), the program's
+/// arguments, the loop's name, first index and iterate count, its result type, its technique,
+/// and whatever the program added with [`checkpoint_key`] (an input file's contents, say).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct LoopKey {
     /// The program's file name.
@@ -75,13 +79,77 @@ pub(crate) struct LoopKey {
     /// Which run of a loop of this name in the program (0 for the first): time steps of one loop
     /// have checkpoints of their own.
     pub run: u64,
+    /// A hash of the executable's contents, in hex.
+    #[serde(default)]
+    pub binary: String,
+    /// The program's arguments (without the program's own path).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The loop's first index, as text.
+    #[serde(default)]
+    pub first: String,
+    /// The type of the loop's result (`std::any::type_name`).
+    #[serde(default)]
+    pub result_type: String,
+    /// What the program added with [`checkpoint_key`]: a hash in hex, empty if nothing.
+    #[serde(default)]
+    pub user_key: String,
+}
+
+/// Adds `part` to the fingerprint of every checkpoint this process writes or restores from now
+/// on: call it with what the loops' results depend on beyond the program's arguments and binary
+/// (the contents of an input file, a parameter read from a file or the environment). A restart
+/// whose parts differ is refused, naming `checkpoint_key`, instead of restoring results computed
+/// from other inputs. Parts accumulate in the order given; every MPI rank should add the same.
+///
+/// ```
+/// // The results depend on this data, which is not among the program's arguments.
+/// let data = b"3.5 1.25 7.0".to_vec();
+/// dls_runtime::runtime::checkpoint_key(&data);
+/// dls_runtime::runtime::checkpoint_key("model v2");
+/// ```
+pub fn checkpoint_key(part: impl AsRef<[u8]>) {
+    let mut key = USER_KEY.lock().unwrap_or_else(|e| e.into_inner());
+    let before = key.unwrap_or(0xcbf2_9ce4_8422_2325);
+    let part = part.as_ref();
+    // The part's length first, so that ("ab", "c") and ("a", "bc") differ.
+    let h = fold(before, &(part.len() as u64).to_le_bytes());
+    *key = Some(fold(h, part));
+}
+
+/// The parts given to [`checkpoint_key`], hashed.
+static USER_KEY: Mutex<Option<u64>> = Mutex::new(None);
+
+/// A hash of this process's executable, computed once (a few milliseconds for tens of MB, only
+/// in processes that use checkpoints).
+fn binary_hash() -> String {
+    static HASH: OnceLock<String> = OnceLock::new();
+    HASH.get_or_init(|| {
+        std::env::current_exe()
+            .and_then(fs::read)
+            .map(|bytes| format!("{:016x}", fnv1a_wide(&bytes)))
+            .unwrap_or_else(|e| format!("(unreadable: {e})"))
+    })
+    .clone()
 }
 
 impl LoopKey {
-    pub(crate) fn new(name: &str, run: u64, n: u64, technique: &str) -> LoopKey {
+    pub(crate) fn new(
+        name: &str,
+        run: u64,
+        n: u64,
+        technique: &str,
+        first: String,
+        result_type: &str,
+    ) -> LoopKey {
         let program = std::env::current_exe()
             .ok()
             .and_then(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+            .unwrap_or_default();
+        let user_key = USER_KEY
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .map(|h| format!("{h:016x}"))
             .unwrap_or_default();
         LoopKey {
             program,
@@ -89,6 +157,14 @@ impl LoopKey {
             n,
             technique: technique.to_string(),
             run,
+            binary: binary_hash(),
+            args: std::env::args_os()
+                .skip(1)
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            first,
+            result_type: result_type.to_string(),
+            user_key,
         }
     }
 
@@ -125,6 +201,40 @@ impl LoopKey {
                 found.technique, self.technique
             ));
         }
+        if found.first != self.first {
+            d.push(format!(
+                "first index {} (now {})",
+                shown(&found.first),
+                self.first
+            ));
+        }
+        if found.result_type != self.result_type {
+            d.push(format!(
+                "result type `{}` (now `{}`)",
+                shown(&found.result_type),
+                self.result_type
+            ));
+        }
+        if found.args != self.args {
+            d.push(format!(
+                "program arguments {:?} (now {:?})",
+                found.args, self.args
+            ));
+        }
+        if found.binary != self.binary {
+            d.push(format!(
+                "binary (executable hash {}, now {}: the program was rebuilt or is another build)",
+                shown(&found.binary),
+                self.binary
+            ));
+        }
+        if found.user_key != self.user_key {
+            d.push(format!(
+                "the inputs given to dls::checkpoint_key (hash {}, now {})",
+                shown(&found.user_key),
+                shown(&self.user_key)
+            ));
+        }
         d
     }
 }
@@ -137,6 +247,35 @@ struct Header {
     worker: usize,
     /// Iterate ranges `[start, end)` (offsets from the loop's first index) in the result.
     ranges: Vec<[u64; 2]>,
+}
+
+/// A fingerprint field as found, `none` where it is empty (a checkpoint written before it existed,
+/// or no `checkpoint_key`).
+fn shown(v: &str) -> &str {
+    if v.is_empty() {
+        "none"
+    } else {
+        v
+    }
+}
+
+/// FNV-1a over 8-byte words (the binary's hash: 8 times fewer steps than [`fnv1a`] over a binary
+/// of tens of MB; the same in every build).
+fn fnv1a_wide(bytes: &[u8]) -> u64 {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29);
+    }
+    fold(h, chunks.remainder())
+}
+
+/// FNV-1a steps over `bytes`, from `h`.
+fn fold(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// FNV-1a, 64 bits, over bytes (the checksum of a file; the same in every build).
@@ -342,11 +481,13 @@ fn read_generation<T: DeserializeOwned>(
         let differs = key.differences(&header.key);
         if !differs.is_empty() {
             return Err(DlsError::Checkpoint(format!(
-                "the checkpoint {} is of another run: {}. Restart with the same program, loop, \
-                 range and technique, or point DLS_CHECKPOINT at another folder (or delete this \
-                 one) to start over",
+                "the checkpoint {} is of another run, so its results may not be this run's: it \
+                 differs in {}. To resume that run, start the same binary with the same \
+                 arguments and inputs; to start fresh, delete {} (or point DLS_CHECKPOINT at \
+                 another folder)",
                 path.display(),
-                differs.join(", ")
+                differs.join(", "),
+                path.parent().unwrap_or(path).display()
             )));
         }
         let value: T = match wire::decode(payload) {
@@ -366,6 +507,45 @@ fn read_generation<T: DeserializeOwned>(
         return Ok(Err("a range outside the loop".into()));
     }
     Ok(Ok((ranges, values)))
+}
+
+/// The folders of a dropped MPI runtime's checkpointed loops, retired by the MPI backend once
+/// every rank agreed that it ended ([`retire_pending`]).
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Retires `folders` once every MPI rank has ended (the backend's last step).
+pub(crate) fn retire_after_the_end(folders: Vec<PathBuf>) {
+    PENDING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(folders);
+}
+
+/// Retires what [`retire_after_the_end`] was given.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn retire_pending() {
+    retire(std::mem::take(
+        &mut *PENDING.lock().unwrap_or_else(|e| e.into_inner()),
+    ));
+}
+
+/// Deletes the checkpoints of the loops in `folders` (those a runtime scheduled): the program
+/// ran to its end (its runtime was dropped without a panic, on MPI once every rank got there),
+/// so they could only make a later run with the same `DLS_CHECKPOINT` skip its loops.
+/// Checkpoints exist to resume a run that was interrupted (killed by a time limit, a node
+/// failure, an abort): those never get here and keep theirs.
+pub(crate) fn retire(folders: Vec<PathBuf>) {
+    for folder in folders {
+        if let Err(e) = fs::remove_dir_all(&folder) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                eprintln!(
+                    "dls: warning: could not delete the finished run's checkpoints {}: {e} \
+                     (DLS_CHECKPOINT); delete them before the next run",
+                    folder.display()
+                );
+            }
+        }
+    }
 }
 
 /// Deletes the generations of `key` older than `keep` (the one restored from, kept as the
@@ -550,7 +730,14 @@ impl super::Runtime {
             *r += 1;
             *r - 1
         };
-        let key = LoopKey::new(lp.name(), run, lp.len(), &lp.technique().to_string());
+        let key = LoopKey::new(
+            lp.name(),
+            run,
+            lp.len(),
+            &lp.technique().to_string(),
+            lp.first_text(),
+            std::any::type_name::<T>(),
+        );
         let every = self
             .shared
             .settings
@@ -562,6 +749,13 @@ impl super::Runtime {
         if scheduler_here {
             local = Some((|| {
                 let mut r = restore::<T>(dir, &key)?;
+                {
+                    let folder = key.folder(dir);
+                    let mut written = super::sync::lock(&self.shared.checkpointed);
+                    if !written.contains(&folder) {
+                        written.push(folder);
+                    }
+                }
                 source.restore(&r.ranges)?;
                 let writer = Writer::new(dir, key.clone(), r.generation, every)?;
                 let mut value = None;
@@ -650,6 +844,11 @@ mod tests {
             n,
             technique: "fac2".into(),
             run: 0,
+            binary: "00ab".into(),
+            args: vec!["100".into()],
+            first: "0".into(),
+            result_type: "u64".into(),
+            user_key: String::new(),
         }
     }
 

@@ -589,6 +589,15 @@ impl<I: LoopIndex> Loop<I> {
         self.core.n
     }
 
+    /// The first index as text, empty for a loop of no iterates (checkpoint fingerprints).
+    pub(crate) fn first_text(&self) -> String {
+        if self.core.n == 0 {
+            String::new()
+        } else {
+            self.first.to_string()
+        }
+    }
+
     /// True for a loop of no iterates.
     ///
     /// ```

@@ -55,14 +55,19 @@ impl Runtime {
         range: R,
         technique: Technique,
     ) -> Result<Loop<R::Index>, DlsError> {
-        self.make_loop(name, range, technique).map(|(lp, _)| lp)
+        self.make_loop(name, range, technique, || {
+            "an explicit loop (start_loop)".into()
+        })
+        .map(|(lp, _)| lp)
     }
 
+    /// `kind` says what kind of loop it is (checked across MPI ranks at the start).
     fn make_loop<R: LoopRange>(
         &self,
         name: &str,
         range: R,
         technique: Technique,
+        kind: impl FnOnce() -> String,
     ) -> Result<(Loop<R::Index>, Placement), DlsError> {
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
@@ -76,14 +81,24 @@ impl Runtime {
             return Ok((Loop::new(first, lp), Placement::Nested));
         }
         let p = self.workers();
+        let at = super::platform::LoopStart {
+            name,
+            n,
+            first: if n == 0 {
+                "(none: empty)".into()
+            } else {
+                first.to_string()
+            },
+            kind: kind(),
+        };
         let (technique, auto) = if technique.kind.entry().selects {
-            let (t, a) = self.resolve_auto(name, n, p, &technique);
+            let (t, a) = self.resolve_auto(&at, p, &technique);
             (t, Some(a))
         } else {
             (technique, None)
         };
         let weights = self.awf_weights_for(name, &technique, p);
-        let source = self.shared.platform.start(name, &technique, n, weights)?;
+        let source = self.shared.platform.start(&at, &technique, weights)?;
         let lp = self
             .untyped(
                 name,
@@ -323,7 +338,15 @@ impl Runtime {
         C: Fn(T, T) -> T + Sync,
     {
         let Extra { skip, inspect } = extra;
-        let (lp, placement) = self.make_loop(name, range, technique)?;
+        let kind = || match (reach, inspect.is_some()) {
+            (Reach::ThisProcess, _) => "a loop without a result (doall)".to_string(),
+            (Reach::AllProcesses, checked) => format!(
+                "a {}loop with a result of type `{}`",
+                if checked { "checked " } else { "" },
+                std::any::type_name::<T>()
+            ),
+        };
+        let (lp, placement) = self.make_loop(name, range, technique, kind)?;
         let panics = match placement {
             Placement::Nested => Panics::Unwind,
             Placement::AllWorkers => self.shared.platform.panics(),
@@ -354,7 +377,11 @@ impl Runtime {
         // that dls combines: a `doall`'s only effects are its body's own (an atomic counter, a
         // file), which dls could not undo for a discarded copy nor restore.
         let with_result = placement == Placement::AllWorkers && reach == Reach::AllProcesses;
-        let reexecute = with_result && self.effective_reexecution();
+        // A result of no data (a zero-sized type: a `#[par_doall]` loop without `reduce` or
+        // `gather`) has nothing for a copy to count: its iterates' effects are the body's own,
+        // which a copy would repeat. Such a loop never re-executes (issue 27 case 3).
+        let reexecute =
+            with_result && std::mem::size_of::<T>() != 0 && self.effective_reexecution();
         if reexecute {
             lp.core().reexecute(self.effective_split());
         }

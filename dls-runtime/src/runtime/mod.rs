@@ -51,6 +51,7 @@
 pub(crate) mod auto;
 pub mod checked;
 pub(crate) mod checkpoint;
+pub use checkpoint::checkpoint_key;
 pub(crate) mod combine;
 mod cpu_clock;
 pub mod delay;
@@ -142,6 +143,25 @@ struct Shared {
     /// How many loops of each name have started with checkpoints on: the k-th run of a loop (a
     /// time step) has checkpoints of its own.
     runs: Mutex<std::collections::HashMap<String, u64>>,
+    /// The folders of the loops whose checkpoints this process scheduled: retired when the
+    /// program ends normally (`checkpoint::retire`).
+    checkpointed: Mutex<Vec<std::path::PathBuf>>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // The program got to its end: its loops' checkpoints are retired (on MPI after every rank
+        // agreed that it ended, in `MpiEnv`'s drop).
+        if std::thread::panicking() {
+            return;
+        }
+        let folders = std::mem::take(&mut *lock(&self.checkpointed));
+        if matches!(self.platform.backend(), Backend::Threads { .. }) {
+            checkpoint::retire(folders);
+        } else {
+            checkpoint::retire_after_the_end(folders);
+        }
+    }
 }
 
 /// The dynamic loop scheduling environment (Cariño & Banicescu's (2007) `info` after `DLS_Setup`).
@@ -212,9 +232,13 @@ pub fn init() -> Result<Runtime, DlsError> {
             split: None,
         });
     }
-    let settings = Settings::from_env()?;
     let launched = Launch::detect(|k| std::env::var(k).ok());
-    let platform = if use_mpi(launched.as_ref(), cfg!(feature = "mpi"))? {
+    let (settings, platform) = if use_mpi(launched.as_ref(), cfg!(feature = "mpi"))? {
+        // MPI first: its initialisation compares every setting across the ranks, so that one
+        // seen by some ranks only ends the job naming it, instead of those ranks failing alone
+        // (or running differently). Then every rank parses the same values alike.
+        let platform = mpi_platform()?;
+        let settings = Settings::from_env()?;
         if let Some(threads) = settings.threads {
             // Never silently ignored: under mpirun every rank is one worker.
             return Err(DlsError::Setting {
@@ -225,9 +249,12 @@ pub fn init() -> Result<Runtime, DlsError> {
                     .into(),
             });
         }
-        mpi_platform()?
+        (settings, platform)
     } else {
-        Box::new(ThreadsBackend::new(settings.threads, settings.stack)?)
+        let settings = Settings::from_env()?;
+        let platform: Box<dyn Platform> =
+            Box::new(ThreadsBackend::new(settings.threads, settings.stack)?);
+        (settings, platform)
     };
     let rt = Runtime::from_parts(settings, platform, Target::Check)?;
     *current = Arc::downgrade(&rt.shared);
@@ -370,6 +397,7 @@ impl Runtime {
                 merge_times: Mutex::new(std::collections::HashMap::new()),
                 auto: Mutex::new(auto::AutoHistory::default()),
                 runs: Mutex::new(std::collections::HashMap::new()),
+                checkpointed: Mutex::new(Vec::new()),
             }),
             reduction: None,
             reexecute: None,

@@ -8,6 +8,21 @@ use super::source::ChunkSource;
 use super::Backend;
 use crate::Technique;
 
+/// What identifies a loop's start, which every MPI rank must agree on before the loop runs.
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) struct LoopStart<'a> {
+    /// The loop's name (its source location, or the name the program gave).
+    pub name: &'a str,
+    /// Its number of iterates.
+    pub n: u64,
+    /// Its first index, as text.
+    pub first: String,
+    /// What kind of loop it is, in words (with its result type): an explicit loop, a `doall`, a
+    /// loop with a result, a checked loop.
+    pub kind: String,
+}
+
 /// A backend of the runtime.
 pub(crate) trait Platform: Send + Sync {
     /// Which backend this is, with its rank and size or thread count.
@@ -20,16 +35,15 @@ pub(crate) trait Platform: Send + Sync {
     /// where every rank must start the same loop: checked first).
     fn start(
         &self,
-        name: &str,
+        at: &LoopStart<'_>,
         technique: &Technique,
-        n: u64,
         weights: Option<Vec<f64>>,
     ) -> Result<Box<dyn ChunkSource>, DlsError>;
 
     /// Rank 0's `mine`, on every process (collective on MPI, where every rank first checks that
     /// all start the loop `name` of `n` iterates under `requested`): how every rank takes the
     /// technique rank 0 chose for a loop under `auto`. The threads backend returns `mine`.
-    fn rank0_value(&self, name: &str, n: u64, requested: &Technique, mine: Vec<u8>) -> Vec<u8>;
+    fn rank0_value(&self, at: &LoopStart<'_>, requested: &Technique, mine: Vec<u8>) -> Vec<u8>;
 
     /// Runs `worker(slot)` on this process's workers, in parallel, and waits for all: on at most
     /// `useful` of them (a loop of n iterates keeps at most n workers busy), and always on slot 0,

@@ -246,6 +246,90 @@ impl Settings {
     }
 }
 
+/// Every setting dls reads from the environment. Under MPI every rank must see the same value of
+/// each (or none on every rank): `dls::init` compares them across ranks once, right after MPI is
+/// initialised and before any is parsed, and a disagreement ends the job naming the setting and
+/// each rank's value (an environment variable set without `mpirun -x`, or differently per node,
+/// would otherwise make ranks schedule, check, combine or checkpoint differently: a hang or a
+/// silently wrong result).
+///
+/// ```
+/// use dls_runtime::runtime::settings::SETTINGS;
+/// assert!(SETTINGS.contains(&"DLS_SCHEDULE") && SETTINGS.contains(&"DLS_CHECKPOINT"));
+/// ```
+pub const SETTINGS: &[&str] = &[
+    "DLS_SCHEDULE",
+    "DLS_REDUCTION",
+    "DLS_CHECK",
+    "DLS_CHECK_ALPHA",
+    "DLS_INJECT",
+    "DLS_PROGRESS",
+    "DLS_REEXECUTE",
+    "DLS_SPLIT",
+    "DLS_CHECKPOINT",
+    "DLS_CHECKPOINT_EVERY",
+    "DLS_DELAY",
+    "DLS_THREADS",
+    "DLS_CHUNK_MAP",
+    "DLS_STACK",
+    "DLS_REPORT",
+    "DLS_RACKS",
+];
+
+/// The settings of [`SETTINGS`] that differ between processes, in words, given each process's
+/// values (in rank order, each `(name, value)` for the settings that are set): one line per
+/// setting, naming the value each rank saw (`unset` where it had none), ranks with the same value
+/// grouped. Empty when all agree.
+///
+/// ```
+/// use dls_runtime::runtime::settings::differing_settings;
+/// let a = vec![("DLS_CHECK".to_string(), "off".to_string())];
+/// let lines = differing_settings(&[a, Vec::new()]);
+/// assert_eq!(lines, vec!["DLS_CHECK: rank 0 `off`, rank 1 unset".to_string()]);
+/// ```
+pub fn differing_settings(per_rank: &[Vec<(String, String)>]) -> Vec<String> {
+    let mut names: Vec<&str> = per_rank.iter().flatten().map(|(n, _)| n.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut lines = Vec::new();
+    for name in names {
+        let values: Vec<Option<&str>> = per_rank
+            .iter()
+            .map(|r| r.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str()))
+            .collect();
+        if values.iter().all(|v| *v == values[0]) {
+            continue;
+        }
+        let mut groups: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
+        for (rank, v) in values.iter().enumerate() {
+            match groups.iter_mut().find(|(g, _)| g == v) {
+                Some((_, ranks)) => ranks.push(rank),
+                None => groups.push((*v, vec![rank])),
+            }
+        }
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(v, ranks)| {
+                let who = if ranks.len() == 1 { "rank" } else { "ranks" };
+                let list: Vec<String> = ranks.iter().map(usize::to_string).collect();
+                let value = v.map_or("unset".to_string(), |v| format!("`{v}`"));
+                format!("{who} {} {value}", list.join(", "))
+            })
+            .collect();
+        lines.push(format!("{name}: {}", parts.join(", ")));
+    }
+    lines
+}
+
+/// This process's values of [`SETTINGS`] that are set, `(name, value)`.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn settings_set(lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    SETTINGS
+        .iter()
+        .filter_map(|name| lookup(name).map(|v| (name.to_string(), v)))
+        .collect()
+}
+
 /// Parses a `DLS_CHECKPOINT_EVERY` value: a duration with a unit (`60s`, `5min`, `500ms`) or
 /// seconds; the error names the setting.
 ///

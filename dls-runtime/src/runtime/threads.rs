@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::error::DlsError;
 use super::loop_handle::Panics;
-use super::platform::Platform;
+use super::platform::{LoopStart, Platform};
 use super::settings::DEFAULT_STACK;
 use super::source::{ChunkSource, SharedSource};
 use super::Backend;
@@ -65,20 +65,19 @@ impl Platform for ThreadsBackend {
         ok
     }
 
-    fn rank0_value(&self, _name: &str, _n: u64, _requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
+    fn rank0_value(&self, _at: &LoopStart<'_>, _requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
         mine
     }
 
     fn start(
         &self,
-        _name: &str,
+        at: &LoopStart<'_>,
         technique: &Technique,
-        n: u64,
         weights: Option<Vec<f64>>,
     ) -> Result<Box<dyn ChunkSource>, DlsError> {
         Ok(Box::new(SharedSource::new(
             technique,
-            n,
+            at.n,
             self.threads,
             weights,
         )?))

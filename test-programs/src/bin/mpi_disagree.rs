@@ -44,6 +44,42 @@ fn main() -> Result<(), Box<dyn Error>> {
         "technique" => {
             run("a", 100, &if odd { "gss".parse()? } else { fac2 })?;
         }
+        // Issue 27 case 5: the same N from another first index.
+        "first" => {
+            let range = if odd { 10..110u32 } else { 0..100u32 };
+            rt.doall_named("a", range, fac2, |_| {})?;
+        }
+        // Issue 27 case 5: a checked loop on one rank, the same loop unchecked on the other.
+        "checked" => {
+            let body = |i: u32, s: &mut f64| {
+                let y = f64::from(i % 7);
+                *s += y;
+                y
+            };
+            if odd {
+                let check = dls::runtime::checked::Check::default();
+                rt.doall_reduce_checked("a", 0..100u32, fac2, &check, || 0.0, body, |a, b| a + b)?;
+            } else {
+                rt.doall_reduce(
+                    "a",
+                    0..100u32,
+                    fac2,
+                    || 0.0,
+                    |i, s| {
+                        body(i, s);
+                    },
+                    |a, b| a + b,
+                )?;
+            }
+        }
+        // Another kind of loop: one with a result on one rank, one without on the other.
+        "kind" => {
+            if odd {
+                rt.doall_reduce("a", 0..100u32, fac2, || 0u64, |_, _| {}, |a, b| a + b)?;
+            } else {
+                run("a", 100, &fac2)?;
+            }
+        }
         other => return Err(format!("unknown mode `{other}`").into()),
     };
     if dls::is_root() {

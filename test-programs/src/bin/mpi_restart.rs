@@ -1,7 +1,9 @@
 //! A job killed part-way and restarted from its checkpoints (issue 12): `DLS_CHECKPOINT` and
 //! `DLS_CHECKPOINT_EVERY` come from the environment.
 //!
-//! Arguments: `N KILL AFTER_S TAG`. `KILL` is `none`, `rank` (rank 1 kills itself with SIGKILL
+//! Argument: `N`. From the environment (not arguments: a restart with other arguments is refused,
+//! issue 27 case 1): `RESTART_KILL`, `RESTART_AFTER` (seconds) and `RESTART_TAG`.
+//! `RESTART_KILL` is `none` (the default), `rank` (rank 1 kills itself with SIGKILL
 //! after `AFTER_S` seconds of the loop) or `mpirun` (rank 0 kills its parent, mpirun, with
 //! SIGKILL). Iterates sleep 1 ms. Every rank counts the iterates it executes into
 //! `$DLS_CHECKPOINT/executed-TAG-r<rank>` (rewritten every 10 iterates and at the end), so a test
@@ -16,9 +18,10 @@ use std::time::{Duration, Instant};
 fn main() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().collect();
     let n: u64 = args.get(1).map_or(Ok(3000), |a| a.parse())?;
-    let kill = args.get(2).map_or("none", |a| a.as_str()).to_string();
-    let after = Duration::from_secs_f64(args.get(3).map_or(Ok(0.5), |a| a.parse())?);
-    let tag = args.get(4).map_or("run", |a| a.as_str()).to_string();
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let kill = var("RESTART_KILL").unwrap_or_else(|| "none".into());
+    let after = Duration::from_secs_f64(var("RESTART_AFTER").map_or(Ok(0.5), |a| a.parse())?);
+    let tag = var("RESTART_TAG").unwrap_or_else(|| "run".into());
     let dir = std::env::var("DLS_CHECKPOINT")?;
 
     let rt = dls::init()?;

@@ -63,6 +63,8 @@ pub(crate) fn program(name: &str) -> &'static str {
         "mpi_stall" => env!("CARGO_BIN_EXE_mpi_stall"),
         "mpi_restart" => env!("CARGO_BIN_EXE_mpi_restart"),
         "mpi_auto" => env!("CARGO_BIN_EXE_mpi_auto"),
+        // A program outside this package, by its absolute path (`/bin/sh` running a wrapper).
+        other if other.starts_with('/') => Box::leak(other.to_string().into_boxed_str()),
         // A [[bin]] not listed above: cargo has built it all the same.
         other => built_next_to_tests(other)
             .map(|path| &*Box::leak(path.display().to_string().into_boxed_str()))

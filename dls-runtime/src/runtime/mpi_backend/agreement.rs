@@ -43,6 +43,45 @@ pub(crate) fn agree(step: &Step) {
     world.0.abort(3);
 }
 
+/// Collective over `MPI_COMM_WORLD`, once at `dls::init` before any setting is parsed: returns
+/// when every rank sees the same value of every dls setting (`settings::SETTINGS`, or none on
+/// every rank); otherwise rank 0 prints each setting that differs with each rank's value and ends
+/// the job. A setting exported without `mpirun -x`, or set differently on one node, would
+/// otherwise make the ranks schedule, check, combine or checkpoint differently.
+pub(crate) fn agree_settings() {
+    use crate::runtime::settings::{differing_settings, settings_set};
+    let world = LoopComm(SimpleCommunicator::world());
+    let mine = settings_set(|k| std::env::var(k).ok());
+    let all = match gather_values(&world, &mine) {
+        Ok(all) => all,
+        Err(e) => {
+            crate::runtime::panic_ctx::say_line(&format!(
+                "dls: cannot compare the settings of the ranks: {e}; aborting the MPI job"
+            ));
+            world.0.abort(3);
+        }
+    };
+    let differ = differing_settings(&all);
+    if differ.is_empty() {
+        return;
+    }
+    if world.0.rank() == 0 {
+        let mut out = String::from(
+            "dls: error: the ranks see different dls settings, so they would not run the same \
+             loops; set each on every rank (`mpirun -x NAME`, or in the job script before \
+             mpirun/srun), or on none:",
+        );
+        for line in differ {
+            out.push_str(&format!("\ndls:   {line}"));
+        }
+        out.push_str("\ndls: aborting the MPI job");
+        crate::runtime::panic_ctx::say_line(&out);
+        world.0.abort(3);
+    }
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    world.0.abort(3);
+}
+
 /// The error text: what each rank was doing, ranks that did the same grouped.
 fn disagreement(said: &[String]) -> String {
     let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
@@ -54,8 +93,8 @@ fn disagreement(said: &[String]) -> String {
     }
     let mut out = String::from(
         "dls: the ranks are at different collective steps, so the job cannot go on; every rank \
-         must start the same loops in the same order, with the same range and technique (settings \
-         such as DLS_SCHEDULE must reach every rank, e.g. `mpirun -x DLS_SCHEDULE`):",
+         must start the same loops in the same order, with the same range (first index and \
+         length), technique and kind of loop (result type, checked or not):",
     );
     for (text, ranks) in groups {
         let who = if ranks.len() == 1 { "rank" } else { "ranks" };

@@ -10,7 +10,7 @@ use super::messages::Step;
 use crate::runtime::error::DlsError;
 use crate::runtime::loop_handle::Panics;
 use crate::runtime::panic_ctx;
-use crate::runtime::platform::Platform;
+use crate::runtime::platform::{LoopStart, Platform};
 use crate::runtime::source::ChunkSource;
 use crate::runtime::Backend;
 use crate::Technique;
@@ -65,6 +65,7 @@ impl MpiEnv {
         let rank = world.rank() as usize;
         let size = world.size() as usize;
         panic_ctx::set_mpi(rank, abort_world);
+        super::agreement::agree_settings();
         Ok(MpiEnv {
             universe: Some(universe),
             rank,
@@ -96,31 +97,22 @@ impl Platform for MpiEnv {
         all == 1
     }
 
-    fn rank0_value(&self, name: &str, n: u64, requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
+    fn rank0_value(&self, at: &LoopStart<'_>, requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
         use crate::runtime::combine::Exchange;
-        agree(&Step::StartLoop {
-            name: name.to_string(),
-            n,
-            technique: requested.to_string(),
-        });
+        agree(&Step::start_loop(at, requested));
         let world = super::LoopComm(SimpleCommunicator::world());
         world.broadcast(0, (self.rank == 0).then_some(mine))
     }
 
     fn start(
         &self,
-        name: &str,
+        at: &LoopStart<'_>,
         technique: &Technique,
-        n: u64,
         weights: Option<Vec<f64>>,
     ) -> Result<Box<dyn ChunkSource>, DlsError> {
-        agree(&Step::StartLoop {
-            name: name.to_string(),
-            n,
-            technique: technique.to_string(),
-        });
+        agree(&Step::start_loop(at, technique));
         let world = SimpleCommunicator::world();
-        Ok(Box::new(MpiLoop::start(&world, technique, n, weights)?))
+        Ok(Box::new(MpiLoop::start(&world, technique, at.n, weights)?))
     }
 
     fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), _useful: usize) {
@@ -141,6 +133,8 @@ impl Drop for MpiEnv {
             panic_ctx::abort_if_unwinding();
         } else {
             agree(&Step::End);
+            // Every rank ended normally: the loops' checkpoints are of no further use.
+            crate::runtime::checkpoint::retire_pending();
         }
         panic_ctx::clear_mpi();
         // Dropping the universe calls MPI_Finalize.

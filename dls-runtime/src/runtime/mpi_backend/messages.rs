@@ -208,7 +208,7 @@ mod tests {
 }
 
 /// Words in an encoded [`Step`].
-pub(crate) const STEP_WORDS: usize = 4;
+pub(crate) const STEP_WORDS: usize = 6;
 
 /// What a rank is about to do at a collective step of `MPI_COMM_WORLD`: start a loop, set up
 /// two-level groups, or end (its runtime is dropped). Every rank all-gathers its `Step` before the
@@ -227,6 +227,11 @@ pub(crate) enum Step {
         n: u64,
         /// Its technique, as text (after `DLS_SCHEDULE`).
         technique: String,
+        /// Its first index, as text.
+        first: String,
+        /// What kind of loop, with its result type (an explicit loop, a `doall`, a loop with a
+        /// result, a checked loop).
+        kind: String,
     },
     /// `DLS_GroupSetup` of two-level loops.
     GroupSetup,
@@ -243,20 +248,54 @@ fn fnv1a(text: &str) -> u64 {
 }
 
 impl Step {
+    /// The start of the loop `at` under `technique`.
+    pub(crate) fn start_loop(
+        at: &crate::runtime::platform::LoopStart<'_>,
+        technique: &crate::Technique,
+    ) -> Step {
+        Step::StartLoop {
+            name: at.name.to_string(),
+            n: at.n,
+            technique: technique.to_string(),
+            first: at.first.clone(),
+            kind: at.kind.clone(),
+        }
+    }
+
     pub(crate) fn encode(&self) -> [u64; STEP_WORDS] {
         match self {
-            Step::StartLoop { name, n, technique } => [1, fnv1a(name), *n, fnv1a(technique)],
-            Step::GroupSetup => [2, 0, 0, 0],
-            Step::End => [3, 0, 0, 0],
+            Step::StartLoop {
+                name,
+                n,
+                technique,
+                first,
+                kind,
+            } => [
+                1,
+                fnv1a(name),
+                *n,
+                fnv1a(technique),
+                fnv1a(first),
+                fnv1a(kind),
+            ],
+            Step::GroupSetup => [2, 0, 0, 0, 0, 0],
+            Step::End => [3, 0, 0, 0, 0, 0],
         }
     }
 
     /// What the rank does, in words, for the error that names the disagreement.
     pub(crate) fn describe(&self) -> String {
         match self {
-            Step::StartLoop { name, n, technique } => {
-                format!("starts loop `{name}` over {n} iterates with technique `{technique}`")
-            }
+            Step::StartLoop {
+                name,
+                n,
+                technique,
+                first,
+                kind,
+            } => format!(
+                "starts loop `{name}` over {n} iterates from index {first} with technique \
+                 `{technique}`: {kind}"
+            ),
             Step::GroupSetup => "sets up two-level groups (group_setup)".into(),
             Step::End => "ends: its dls runtime was dropped (main returned, perhaps with an \
                           error, or the runtime went out of scope)"
@@ -271,17 +310,23 @@ mod step_tests {
 
     #[test]
     fn steps_differ_by_what_the_ranks_must_agree_on() {
-        let start = |name: &str, n, t: &str| Step::StartLoop {
+        let at = |name: &str, n, first: &str, kind: &str, t: &str| Step::StartLoop {
             name: name.into(),
             n,
             technique: t.into(),
+            first: first.into(),
+            kind: kind.into(),
         };
+        let start = |name: &str, n, t: &str| at(name, n, "0", "with a result", t);
         let a = start("a.rs:1:1", 100, "fac2").encode();
         assert_eq!(a, start("a.rs:1:1", 100, "fac2").encode());
         for other in [
             start("a.rs:2:1", 100, "fac2"),
             start("a.rs:1:1", 101, "fac2"),
             start("a.rs:1:1", 100, "gss"),
+            // Issue 27 case 5: the same n from another first index, or another kind of loop.
+            at("a.rs:1:1", 100, "10", "with a result", "fac2"),
+            at("a.rs:1:1", 100, "0", "checked", "fac2"),
             Step::GroupSetup,
             Step::End,
         ] {
