@@ -337,3 +337,43 @@ fn a_real_experiment_finds_the_serial_region() {
     }
     panic!("verdicts of two experiments: {last:?}");
 }
+
+/// Issue 27 case 6: a misspelled region (`betwen` for the probe's `between`) is never delayed:
+/// the experiment fails at its first delayed run naming the region, instead of reporting that
+/// `betwen` scales (it measured nothing).
+#[test]
+fn a_misspelled_region_fails_the_experiment_naming_it() {
+    let me = std::env::current_exe().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_dls"))
+        .args([
+            "scaltest",
+            "--regions",
+            "body,betwen",
+            "--delay",
+            "body:1ms,betwen:10ms",
+            "--delay-kind",
+            "sleep",
+            "--workers",
+            "2,4",
+            "--replicates",
+            "1",
+            "--",
+            me.to_str().unwrap(),
+            "--exact",
+            "probe",
+            "--test-threads=1",
+        ])
+        .env("DLS_SCALTEST_PROBE", "1")
+        .env_remove("DLS_DELAY")
+        .env_remove("DLS_SCHEDULE")
+        .env_remove("DLS_REPORT")
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert!(
+        e.contains("the program failed") && e.contains("DLS_DELAY names `betwen`"),
+        "{e}"
+    );
+    assert!(e.contains("between (dls::region)"), "{e}");
+}

@@ -32,9 +32,10 @@ fn run_child(case: &str, delay: Option<&str>) -> String {
     }
     let out = cmd.output().unwrap();
     format!(
-        "{}{}",
+        "{}{}EXIT {}\n",
         String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        String::from_utf8_lossy(&out.stderr),
+        out.status.code().unwrap_or(-1)
     )
 }
 
@@ -166,4 +167,31 @@ fn a_bad_value_is_refused_by_init() {
     assert!(out.contains("INIT ERR DLS_DELAY=`body:2ms:fast`"), "{out}");
     assert!(out.contains("body, chunk, merge, gather"), "{out}");
     assert!(out.contains("spin|sleep"), "{out}");
+}
+
+/// Issue 27 case 6: a region that `DLS_DELAY` names and the run never delays (a misspelled name,
+/// a region the program does not have, a built-in region it never reaches) ends the run with an
+/// error naming it and the regions the run did enter; before, `betwen` (for `between`) or `bdy`
+/// (for `body`) injected nothing and `dls scaltest` reversed its verdict.
+#[test]
+fn a_region_the_run_never_delays_is_an_error() {
+    let ok = run_child("region", Some("setup:1ms"));
+    assert!(ok.contains("EXIT 0"), "{ok}");
+    for (delay, named) in [
+        ("setup:1ms,betwen:1ms", "`betwen`"),
+        ("bdy:1ms", "`bdy`"),
+        ("merge:1ms", "`merge`"),
+    ] {
+        let out = run_child("region", Some(delay));
+        assert!(out.contains("EXIT 2"), "DLS_DELAY={delay}: {out}");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("dls: error: DLS_DELAY names"))
+            .unwrap_or_else(|| panic!("DLS_DELAY={delay}: no error: {out}"));
+        assert!(line.contains(named), "{line}");
+        assert!(line.contains("setup (dls::region)"), "{line}");
+    }
+    // A loop's body region is delayed: no error.
+    let out = run_child("body", Some("body:1us"));
+    assert!(out.contains("EXIT 0"), "{out}");
 }

@@ -30,7 +30,8 @@
 //! assert!(d.chunk.is_none());
 //! ```
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::error::DlsError;
@@ -256,7 +257,8 @@ pub fn active() -> &'static Delays {
 #[inline]
 pub fn region<R>(name: &str, f: impl FnOnce() -> R) -> R {
     let delays = active();
-    if !delays.regions.is_empty() {
+    if !delays.is_empty() {
+        entered(name);
         if let Some(d) = delays.region(name) {
             d.wait(1);
         }
@@ -264,16 +266,131 @@ pub fn region<R>(name: &str, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// What a run with `DLS_DELAY` did: the regions whose delays were spent, and the names of the
+/// `dls::region`s it entered. Kept only while `DLS_DELAY` is set (each hook marks its region
+/// when it has a delay; nothing is recorded otherwise).
+struct Applied {
+    /// body, chunk, merge, gather: whether the delay was spent at least once.
+    built_in: [AtomicBool; 4],
+    /// The names of the `dls::region`s entered, in order of first entry.
+    entered: Mutex<Vec<String>>,
+}
+
+fn applied() -> &'static Applied {
+    static APPLIED: OnceLock<Applied> = OnceLock::new();
+    APPLIED.get_or_init(|| Applied {
+        built_in: Default::default(),
+        entered: Mutex::new(Vec::new()),
+    })
+}
+
+/// Notes that the region `name` was entered (only with `DLS_DELAY` set).
+fn entered(name: &str) {
+    let mut e = applied().entered.lock().unwrap_or_else(|e| e.into_inner());
+    if !e.iter().any(|r| r == name) {
+        e.push(name.to_string());
+    }
+}
+
+/// Notes that the built-in region `k` (its place in [`BUILT_IN_REGIONS`]) spent its delay.
+#[inline]
+fn spent(k: usize) {
+    applied().built_in[k].store(true, Ordering::Relaxed);
+}
+
+/// At the end of a run with `DLS_DELAY`: an error naming each region whose delay was never spent
+/// (a misspelled region, or a region the program does not have), with the regions it did enter;
+/// `None` when every delay was spent or `DLS_DELAY` is unset. A delay that is never spent would
+/// make a scalability test (`dls scaltest`) compare runs that differ in nothing and report a
+/// verdict about a region it never perturbed.
+///
+/// ```
+/// // Without DLS_DELAY there is nothing to check.
+/// if std::env::var_os("DLS_DELAY").is_none() {
+///     assert_eq!(dls_runtime::runtime::delay::never_spent(), None);
+/// }
+/// ```
+pub fn never_spent() -> Option<String> {
+    unspent_message(&spent_flags())
+}
+
+/// Whether each delay of `DLS_DELAY` was spent in this process: body, chunk, merge and gather
+/// (`true` where no delay is given), then each named region in the order given. Empty without
+/// `DLS_DELAY`. Under MPI the ranks' flags are or-ed before [`unspent_message`].
+pub(crate) fn spent_flags() -> Vec<bool> {
+    let delays = active();
+    if delays.is_empty() {
+        return Vec::new();
+    }
+    let a = applied();
+    let entered = a.entered.lock().unwrap_or_else(|e| e.into_inner());
+    let given = [delays.body, delays.chunk, delays.merge, delays.gather];
+    given
+        .iter()
+        .enumerate()
+        .map(|(k, d)| d.is_none() || a.built_in[k].load(Ordering::Relaxed))
+        .chain(delays.regions.iter().map(|(r, _)| entered.contains(r)))
+        .collect()
+}
+
+/// The error for the delays whose `flags` ([`spent_flags`]) are false, `None` if none is.
+pub(crate) fn unspent_message(flags: &[bool]) -> Option<String> {
+    let delays = active();
+    if flags.iter().all(|f| *f) {
+        return None;
+    }
+    let names: Vec<&str> = BUILT_IN_REGIONS
+        .iter()
+        .copied()
+        .chain(delays.regions.iter().map(|(r, _)| r.as_str()))
+        .collect();
+    let missed: Vec<String> = names
+        .iter()
+        .zip(flags)
+        .filter(|(_, f)| !**f)
+        .map(|(n, _)| format!("`{n}`"))
+        .collect();
+    let a = applied();
+    let entered = a.entered.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let given = [delays.body, delays.chunk, delays.merge, delays.gather];
+    let delayed: Vec<String> = BUILT_IN_REGIONS
+        .iter()
+        .zip(given)
+        .zip(flags)
+        .filter(|((_, d), f)| d.is_some() && **f)
+        .map(|((n, _), _)| n.to_string())
+        .chain(entered.iter().map(|r| format!("{r} (dls::region)")))
+        .collect();
+    Some(format!(
+        "DLS_DELAY names {} that this run never delayed (a region it never entered, or a \
+         misspelled name), so that delay changed nothing and a scalability verdict would be \
+         wrong; regions this run {}; built-in regions: {} (body needs a loop, merge a loop with \
+         a result over several workers, gather a gather(...) clause)",
+        missed.join(", "),
+        if delayed.is_empty() {
+            "delayed or entered: none".to_string()
+        } else {
+            format!("delayed or entered: {}", delayed.join(", "))
+        },
+        BUILT_IN_REGIONS.join(", ")
+    ))
+}
+
 /// The per-iterate delay of loop bodies (read once per chunk by the worker loop).
 #[inline]
 pub(crate) fn body() -> Option<Delay> {
-    active().body
+    let d = active().body;
+    if d.is_some() {
+        spent(0);
+    }
+    d
 }
 
 /// Spends the chunk delay, if any (where the scheduler hands out a chunk).
 #[inline]
 pub(crate) fn chunk_served() {
     if let Some(d) = active().chunk {
+        spent(1);
         d.wait(1);
     }
 }
@@ -282,6 +399,7 @@ pub(crate) fn chunk_served() {
 #[inline]
 pub(crate) fn merged() {
     if let Some(d) = active().merge {
+        spent(2);
         d.wait(1);
     }
 }
@@ -289,7 +407,11 @@ pub(crate) fn merged() {
 /// The per-element delay of gathers (spent where a gather log is written into its vector).
 #[inline]
 pub(crate) fn gather() -> Option<Delay> {
-    active().gather
+    let d = active().gather;
+    if d.is_some() {
+        spent(3);
+    }
+    d
 }
 
 #[cfg(test)]

@@ -158,6 +158,12 @@ impl Drop for Shared {
         let folders = std::mem::take(&mut *lock(&self.checkpointed));
         if matches!(self.platform.backend(), Backend::Threads { .. }) {
             checkpoint::retire(folders);
+            // A delay of DLS_DELAY that was never spent: the run measured nothing it was asked
+            // to (on MPI, checked across the ranks in `MpiEnv`'s drop).
+            if let Some(e) = delay::never_spent() {
+                panic_ctx::say_line(&format!("dls: error: {e}"));
+                std::process::exit(2);
+            }
         } else {
             checkpoint::retire_after_the_end(folders);
         }

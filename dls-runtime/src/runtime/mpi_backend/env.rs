@@ -124,9 +124,26 @@ impl Platform for MpiEnv {
     }
 }
 
+/// At the end of a run with `DLS_DELAY` (collective, once every rank has ended): the error for a
+/// delay that no rank spent (`delay::never_spent`), the same on every rank.
+fn unspent_delays() -> Option<String> {
+    use crate::runtime::delay;
+    let mine = delay::spent_flags();
+    if mine.is_empty() {
+        return None;
+    }
+    let world = super::LoopComm(SimpleCommunicator::world());
+    let all = crate::runtime::combine::gather_values(&world, &mine).unwrap_or_default();
+    let any: Vec<bool> = (0..mine.len())
+        .map(|k| all.iter().any(|r| r.get(k).copied().unwrap_or(true)))
+        .collect();
+    delay::unspent_message(&any)
+}
+
 impl Drop for MpiEnv {
     fn drop(&mut self) {
         // Every rank ends here; one that ends while others start a loop is named, not waited for.
+        let mut failed = None;
         if std::thread::panicking() {
             // A panic unwinding out of main that the panic hook did not end (the program replaced
             // dls's hook): the other ranks would wait for this one forever.
@@ -135,9 +152,17 @@ impl Drop for MpiEnv {
             agree(&Step::End);
             // Every rank ended normally: the loops' checkpoints are of no further use.
             crate::runtime::checkpoint::retire_pending();
+            failed = unspent_delays();
         }
         panic_ctx::clear_mpi();
         // Dropping the universe calls MPI_Finalize.
         self.universe.take();
+        if let Some(e) = failed {
+            // Every rank saw the same flags and ends alike, rank 0 saying why.
+            if self.rank == 0 {
+                panic_ctx::say_line(&format!("dls: error: {e}"));
+            }
+            std::process::exit(2);
+        }
     }
 }
