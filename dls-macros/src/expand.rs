@@ -22,6 +22,7 @@ pub(crate) fn expand(
     source: LoopSource,
     attrs: Vec<Attribute>,
     kind: LoopKind,
+    captured: &[Ident],
 ) -> syn::Result<TokenStream> {
     let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
     if let Some(check) = &clauses.check {
@@ -61,6 +62,22 @@ pub(crate) fn expand(
     };
 
     let mut setup = Vec::new();
+    if !captured.is_empty() {
+        // Variables the body uses without a clause: a type with interior mutability (an atomic,
+        // a Mutex, a Cell, ...) would be changed per rank under MPI (`__private::interior`).
+        let probes = captured.iter().map(|v| {
+            quote_spanned!(v.span()=> (::core::stringify!(#v), {
+                #[allow(unused_imports)]
+                use ::dls::__private::FoundInterior as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::NoInterior as _;
+                (&::dls::__private::Probe(&#v)).interior()
+            }))
+        });
+        setup.push(quote_spanned!(span=>
+            ::dls::__private::interior(#name, &[#(#probes),*]);
+        ));
+    }
     let mut identities = Vec::new();
     let mut take = Vec::new();
     let mut put_back = Vec::new();

@@ -129,7 +129,7 @@ fn expand_function(
     let original = func.clone();
     let mut names = mutation::Bindings::default();
     names.visit_item_fn(&func);
-    errors.check(rewrite::rewrite_block(&mut func.block, names.mutable));
+    errors.check(rewrite::rewrite_block(&mut func.block, names));
     if let Err(e) = errors.finish(()) {
         // Report the errors and keep the function (without the loop attributes) so that no
         // unrelated error, like a missing `main`, follows.

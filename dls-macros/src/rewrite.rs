@@ -19,11 +19,13 @@ pub(crate) fn is_par_doall(attr: &Attribute) -> bool {
         .is_some_and(|s| s.ident == "par_doall")
 }
 
-/// Rewrites every annotated loop in `block`. `mutable_outer` holds the names declared `mut` in
-/// the function (parameters and locals), used to flag method calls that may mutate them.
-pub(crate) fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -> syn::Result<()> {
+/// Rewrites every annotated loop in `block`. `names` holds the names bound in the function
+/// (parameters and locals); those declared `mut` flag method calls that may mutate them, and the
+/// others are the variables a loop body may capture (`mutation::captured`).
+pub(crate) fn rewrite_block(block: &mut Block, names: mutation::Bindings) -> syn::Result<()> {
     let mut r = Rewriter {
-        mutable_outer,
+        mutable_outer: names.mutable,
+        bound: names.names,
         errors: Errors::default(),
         inside_outer: false,
     };
@@ -33,6 +35,8 @@ pub(crate) fn rewrite_block(block: &mut Block, mutable_outer: HashSet<String>) -
 
 struct Rewriter {
     mutable_outer: HashSet<String>,
+    /// Every name bound in the function.
+    bound: HashSet<String>,
     errors: Errors,
     /// True while rewriting the body of a two-level outer loop (see `nested.rs`).
     inside_outer: bool,
@@ -88,7 +92,8 @@ impl Rewriter {
                 return Err(e);
             }
             let attrs = std::mem::take(&mut for_loop.attrs);
-            expand::expand(for_loop.clone(), &clauses, source?, attrs, kind)
+            let captured = mutation::captured(&for_loop.body, &for_loop.pat, &clauses, &self.bound);
+            expand::expand(for_loop.clone(), &clauses, source?, attrs, kind, &captured)
         })();
         match result.and_then(syn::parse2::<Expr>) {
             Ok(new) => {

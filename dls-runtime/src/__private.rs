@@ -82,6 +82,8 @@ pub fn technique(schedule: &str) -> Result<Technique, DlsError> {
 
 /// Prints `error: <reason>` to stderr and exits with status 1: how every error of generated code
 /// ends the program.
+pub use crate::interior::{interior, FoundInterior, NoInterior, Probe};
+
 fn fail(reason: &dyn std::fmt::Display) -> ! {
     // One write, so that the lines of several ranks do not interleave.
     crate::runtime::panic_ctx::say_line(&format!("error: {reason}"));

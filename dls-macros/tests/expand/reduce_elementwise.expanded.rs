@@ -4,6 +4,31 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
     let mut best = std::collections::BTreeMap::new();
     {
         let () = {
+            ::dls::__private::interior(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                &[
+                    (
+                        ::core::stringify!(n),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::FoundInterior as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::NoInterior as _;
+                            (&::dls::__private::Probe(&n)).interior()
+                        },
+                    ),
+                    (
+                        ::core::stringify!(x),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::FoundInterior as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::NoInterior as _;
+                            (&::dls::__private::Probe(&x)).interior()
+                        },
+                    ),
+                ],
+            );
             ::dls::__private::travels(&forces);
             let __dls_op_0 = {
                 #[allow(unused_imports)]

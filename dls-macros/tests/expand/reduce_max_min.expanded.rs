@@ -4,6 +4,21 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
     let mut lo = f64::INFINITY;
     {
         let () = {
+            ::dls::__private::interior(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                &[
+                    (
+                        ::core::stringify!(v),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::FoundInterior as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::NoInterior as _;
+                            (&::dls::__private::Probe(&v)).interior()
+                        },
+                    ),
+                ],
+            );
             ::dls::__private::travels(&hi);
             let __dls_op_0 = ::dls::__private::Max;
             ::dls::__private::travels(&hi2);

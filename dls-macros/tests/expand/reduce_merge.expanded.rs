@@ -2,6 +2,21 @@ fn histogram(v: &[u8]) -> Vec<u64> {
     let mut counts: Vec<u64> = Vec::new();
     {
         let () = {
+            ::dls::__private::interior(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                &[
+                    (
+                        ::core::stringify!(v),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::FoundInterior as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::NoInterior as _;
+                            (&::dls::__private::Probe(&v)).interior()
+                        },
+                    ),
+                ],
+            );
             ::dls::__private::travels(&counts);
             let __dls_op_0 = ::dls::__private::Merge(support::add_counts);
             let __dls_ty_0 = ::dls::__private::type_of(&counts);

@@ -2,6 +2,21 @@ fn nested(sizes: &[u64]) -> u64 {
     let mut total = 0_u64;
     {
         let () = {
+            ::dls::__private::interior(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                &[
+                    (
+                        ::core::stringify!(sizes),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::FoundInterior as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::NoInterior as _;
+                            (&::dls::__private::Probe(&sizes)).interior()
+                        },
+                    ),
+                ],
+            );
             ::dls::__private::travels(&total);
             let __dls_op_0 = {
                 #[allow(unused_imports)]
@@ -103,6 +118,21 @@ fn nested(sizes: &[u64]) -> u64 {
 fn nested_default(m: u64, n: u64) {
     {
         let () = {
+            ::dls::__private::interior(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                &[
+                    (
+                        ::core::stringify!(n),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::FoundInterior as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::NoInterior as _;
+                            (&::dls::__private::Probe(&n)).interior()
+                        },
+                    ),
+                ],
+            );
             let () = ::dls::__private::run_loop_2d(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 "runtime",
@@ -117,6 +147,21 @@ fn nested_default(m: u64, n: u64) {
                     let () = {
                         {
                             let () = {
+                                ::dls::__private::interior(
+                                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                                    &[
+                                        (
+                                            ::core::stringify!(j),
+                                            {
+                                                #[allow(unused_imports)]
+                                                use ::dls::__private::FoundInterior as _;
+                                                #[allow(unused_imports)]
+                                                use ::dls::__private::NoInterior as _;
+                                                (&::dls::__private::Probe(&j)).interior()
+                                            },
+                                        ),
+                                    ],
+                                );
                                 let () = ::dls::__private::inner_run_loop(
                                     __dls_inner,
                                     ::core::concat!(::core::file!(), ":", ::core::line!()),
