@@ -147,6 +147,8 @@ struct Mutations<'a> {
 /// How the body changes a variable; decides the advice in the message.
 enum Change<'e> {
     Compound(&'e BinOp),
+    /// `x[k] += …`: an element changed by an operator (any iterate may add to any element).
+    CompoundIndex(&'e BinOp),
     Assign,
     AssignPart,
     AssignIndex,
@@ -296,10 +298,41 @@ impl Mutations<'_> {
                 "if each iterate writes its own elements (`{name}[i] = ...`), add the clause \
                  gather({name})"
             ),
+            Change::CompoundIndex(op) => {
+                let op = match op {
+                    BinOp::MulAssign(_) => "*",
+                    _ => "+",
+                };
+                format!(
+                    "if the iterates add into its elements (a histogram, counts per class), add \
+                     the clause reduce({op}: {name}): every worker adds into its own copy and \
+                     the copies are combined element by element (gather({name}) keeps one \
+                     write per element and would refuse this)"
+                )
+            }
             Change::AssignPart | Change::BorrowMut => format!(
                 "declare it inside the loop, or name it in reduce(path::to::merge_fn: {name}) or \
                  gather({name})"
             ),
+            Change::Method(m)
+                if matches!(
+                    m.to_string().as_str(),
+                    "push" | "push_back" | "push_str" | "extend" | "extend_from_slice" | "append"
+                ) =>
+            {
+                format!(
+                    "if it collects items, add the clause reduce(append: {name}): each iterate's \
+                     items are appended in the iterates' order, as in the serial loop"
+                )
+            }
+            Change::Method(m)
+                if matches!(m.to_string().as_str(), "insert" | "entry" | "remove") =>
+            {
+                format!(
+                    "if it collects a map or set, add reduce(path::to::merge_fn: {name}) with a \
+                     function that merges two of them (fn(T, T) -> T); each worker fills its own"
+                )
+            }
             Change::Method(m) => format!(
                 "`{name}.{m}(...)` may change it (a shared random generator, for example): declare \
                  it inside the loop, e.g. a generator seeded from the loop index; if `{m}` only \
@@ -392,7 +425,7 @@ impl<'ast> Visit<'ast> for Mutations<'_> {
             }
             Expr::Binary(b) if is_compound(&b.op) => {
                 let change = if matches!(&*b.left, Expr::Index(_)) {
-                    Change::AssignIndex
+                    Change::CompoundIndex(&b.op)
                 } else {
                     Change::Compound(&b.op)
                 };

@@ -85,3 +85,67 @@ fn a_checked_loop_against_an_unchecked_one_is_named() {
 fn another_kind_of_loop_is_named() {
     disagree(2, "kind", "a loop with a result of type `u64`");
 }
+
+/// Issue 27: two OS threads of each rank starting top-level loops at once hung in 2 of 3 runs.
+/// The loop of the thread that did not call `dls::init` is refused (or, when it comes while the
+/// other loop runs, runs on its own thread alone, as a loop started inside an iterate does):
+/// never a hang, and an error names the one-thread rule.
+#[test]
+fn two_threads_starting_loops_at_once_never_hang() {
+    for _ in 0..3 {
+        let job = mpi_common::mpirun(
+            2,
+            &[],
+            "mpi_disagree",
+            &["threads"],
+            Duration::from_secs(30),
+        );
+        assert!(
+            job.success || job.stderr.contains("the one-thread rule"),
+            "{}",
+            job.stderr
+        );
+        eprintln!(
+            "two threads: exit {:?} after {:.2?}{}",
+            job.code,
+            job.elapsed,
+            if job.success { "" } else { " (refused)" }
+        );
+    }
+}
+
+/// A loop started from a thread other than the one that called `dls::init` is refused.
+#[test]
+fn a_loop_from_another_thread_is_refused_naming_the_rule() {
+    let job = mpi_common::mpirun(
+        2,
+        &[],
+        "mpi_disagree",
+        &["other-thread"],
+        Duration::from_secs(30),
+    );
+    assert!(!job.success, "exited 0: {}", job.stdout);
+    assert!(job.stderr.contains("the one-thread rule"), "{}", job.stderr);
+}
+
+/// Issue 27: a rank returning `Err` from `main` ended the job without its error text. Now the
+/// ending rank leaves without waiting for the others, so `main`'s error is printed, and rank 0
+/// names what each rank was doing.
+#[test]
+fn the_error_of_a_rank_that_returns_early_is_printed() {
+    for np in [2, 3] {
+        let job = mpi_common::mpirun(
+            np,
+            &[],
+            "mpi_disagree",
+            &["early-return"],
+            Duration::from_secs(30),
+        );
+        assert!(!job.success);
+        assert!(
+            job.stderr.contains("rank 1 gives up before the loop"),
+            "P={np}: the error of main is not printed\n{}",
+            job.stderr
+        );
+    }
+}

@@ -48,6 +48,13 @@ fn rack_map_that_does_not_parse() {
         "DLS_RACKS=`rack1:node[1-`: entry `rack1:node[1-`: host pattern `node[1-`: `[` without a closing `]`",
     );
     fails_with(4, Some("ranks:0-1"), &[], "lacks `=rack`");
+    // Issue 27: a rank map naming ranks the job does not have (written for another size).
+    fails_with(
+        4,
+        Some("ranks:0-2=a,3-7=b"),
+        &[],
+        "DLS_RACKS names rank 7 (in `3-7=b`), but this job has 4 ranks, 0 to 3",
+    );
     fails_with(
         4,
         Some("/no/such/rack/file"),

@@ -138,6 +138,31 @@ impl RackMap {
         found.unwrap_or_else(|| host.to_string())
     }
 
+    /// Checks a rank map against the job's `size` ranks: a rank it names that does not exist is an
+    /// error (a map written for another job size would silently put the real ranks elsewhere).
+    ///
+    /// ```
+    /// let m: dls_runtime::group::RackMap = "ranks:0-2=a,3-4=b".parse().unwrap();
+    /// assert!(m.check_ranks(5).is_ok());
+    /// assert!(m.check_ranks(4).unwrap_err().contains("rank 4"));
+    /// ```
+    pub fn check_ranks(&self, size: usize) -> Result<(), String> {
+        if let RackMap::Ranks(rules) = self {
+            if let Some(r) = rules.iter().find(|r| r.hi >= size) {
+                return Err(format!(
+                    "DLS_RACKS names rank {} (in `{}-{}={}`), but this job has {size} ranks, 0 to \
+                     {}: write the map for this job's size",
+                    r.hi,
+                    r.lo,
+                    r.hi,
+                    r.rack,
+                    size.saturating_sub(1)
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The racks of ranks `0..hosts.len()`, where `hosts[r]` is the node of rank `r`.
     ///
     /// ```

@@ -112,6 +112,7 @@ impl MpiGroups {
         let setting = gather_values(&world, &setting)?.swap_remove(0);
         let map: RackMap = setting
             .and_then(|text| text.parse().map_err(|e: super::GroupError| e.to_string()))
+            .and_then(|m: RackMap| m.check_ranks(p).map(|()| m))
             .map_err(|m| spec_error(spec, super::GroupError::RackMap(m)))?;
 
         // Every rank's node.

@@ -8,8 +8,10 @@
 //! and after every SIGUSR1 (mpirun forwards it to every rank; Slurm sends it before the time limit
 //! with `--signal=USR1@120`) the worker writes both to a file of its own, between two chunks: a
 //! temporary file, `fsync`, `rename` over the previous one, `fsync` of the directory. The file
-//! holds a checksum of everything in it, the program, loop, iterate count and technique it
-//! belongs to, its ranges and its result, serialised like the values of a reduction.
+//! holds a checksum of everything in it, the fingerprint of the run it belongs to ([`LoopKey`]:
+//! the executable's hash, the program's arguments, the loop's name, first index, iterate count
+//! and result type, the technique, and what the program gave [`checkpoint_key`]), its ranges and
+//! its result, serialised like the values of a reduction.
 //!
 //! **Restart.** At the start of a loop with a checkpoint directory, the scheduling process (rank
 //! 0, or the threads backend's process) reads the newest *generation* of files of the loop: every
@@ -18,10 +20,15 @@
 //! the iteration space that the scheduler skips (the technique schedules the iterates left, and a
 //! chunk that spans a hole is handed out as its pieces), and worker 0 writes them at once as its
 //! file of the new generation, so the new generation holds all that the old one did. A different
-//! program, loop, iterate count or technique is refused with an error saying what differs; a
-//! different number of workers is fine. A truncated or corrupt file makes its generation unusable:
-//! the restart falls back to the generation before (kept until the new one is complete) or starts
-//! over, with a warning on stderr — never a wrong result.
+//! fingerprint is refused with an error saying what differs and which folder to delete to start
+//! fresh; a different number of workers is fine. A truncated or corrupt file makes its generation
+//! unusable: the restart falls back to the generation before (kept until the new one is complete)
+//! or starts over, with a warning on stderr — never a wrong result.
+//!
+//! **Retirement.** A run that ends (its runtime dropped without a panic; on MPI once every rank
+//! agreed that it ended) deletes the folders of the loops it checkpointed: they exist to resume an
+//! interrupted run, and would otherwise make every later run with the same setting skip its
+//! loops.
 //!
 //! Files: `<dir>/<loop>-<hash>/g<generation>-w<worker>.ckpt`.
 

@@ -44,6 +44,9 @@ impl Injection {
     /// let i = Injection::parse("worker=2,bias=3").unwrap();
     /// assert_eq!((i.worker, i.fault, i.prob), (2, Fault::Bias(3.0), 1.0));
     /// assert!(Injection::parse("bias=3").unwrap_err().to_string().contains("worker="));
+    /// // Repeated or conflicting keys are refused, never resolved silently.
+    /// assert!(Injection::parse("worker=1,worker=2,nan").unwrap_err().to_string().contains("twice"));
+    /// assert!(Injection::parse("worker=1,bias=3,nan").unwrap_err().to_string().contains("one fault"));
     /// ```
     pub fn parse(value: &str) -> Result<Injection, DlsError> {
         let bad = |why: &str| DlsError::Setting {
@@ -55,8 +58,23 @@ impl Injection {
             ),
         };
         let (mut worker, mut fault, mut prob) = (None, None, 1.0);
+        let mut seen: Vec<&str> = Vec::new();
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (key, val) = item.split_once('=').unwrap_or((item, ""));
+            let key = key.trim();
+            let kind = match key {
+                "worker" | "rank" => "worker",
+                "bias" | "scale" | "nan" => "fault",
+                other => other,
+            };
+            if seen.contains(&kind) {
+                return Err(bad(&if kind == "fault" {
+                    format!("`{item}`: give one fault (bias, scale or nan), not two")
+                } else {
+                    format!("`{key}` is given twice")
+                }));
+            }
+            seen.push(kind);
             let number = || {
                 val.trim()
                     .parse::<f64>()
@@ -64,7 +82,7 @@ impl Injection {
                     .filter(|x| x.is_finite())
                     .ok_or_else(|| bad(&format!("`{item}` needs a number")))
             };
-            match key.trim() {
+            match key {
                 "worker" | "rank" => {
                     worker = Some(
                         val.trim()

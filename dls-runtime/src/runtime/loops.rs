@@ -80,6 +80,7 @@ impl Runtime {
                 .nested_in(panic_ctx::save());
             return Ok((Loop::new(first, lp), Placement::Nested));
         }
+        self.shared.platform.may_start_here()?;
         let p = self.workers();
         let at = super::platform::LoopStart {
             name,

@@ -409,6 +409,21 @@ impl Runtime {
             reexecute: None,
             split: None,
         };
+        if let Some(i) = &rt.shared.settings.inject {
+            let p = rt.workers();
+            if i.worker >= p {
+                return Err(DlsError::Setting {
+                    name: "DLS_INJECT",
+                    value: format!("worker={}", i.worker),
+                    message: format!(
+                        "worker {} does not exist: this run has {p} workers, 0 to {} (MPI \
+                         ranks, or threads), so nothing would be injected",
+                        i.worker,
+                        p - 1
+                    ),
+                });
+            }
+        }
         if target == Target::Check {
             rt.check_report_target()?;
         }

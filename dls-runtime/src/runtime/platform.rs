@@ -55,6 +55,14 @@ pub(crate) trait Platform: Send + Sync {
     /// them: it runs serially on its own thread instead (issue 17 case 9a).
     fn busy(&self) -> bool;
 
+    /// Whether a loop over every worker may be started from the calling thread: on MPI, only
+    /// from the thread that initialised dls (every rank's loop starts are collectives, which two
+    /// threads of one rank would interleave: a hang). The threads backend takes loops from any
+    /// thread.
+    fn may_start_here(&self) -> Result<(), DlsError> {
+        Ok(())
+    }
+
     /// Who reports a panicking iterate on this backend.
     fn panics(&self) -> Panics;
 }

@@ -10,7 +10,7 @@
 //! | `DLS_PROGRESS` | `auto`, `bar`, `lines`, `off` (any case) | progress of running loops on stderr, from rank 0: iterates done (of finished chunks), rate and ETA. `auto` (default): a bar (`indicatif`) when stderr is a terminal, shown once a loop has run 1 s; otherwise a line every 5 s, so loops shorter than 5 s print nothing. `bar`: a bar from the start (nothing without a terminal). `lines`: a line every second for any loop. `off`: nothing. See `runtime::progress` |
 //! | `DLS_REEXECUTE` | `on`, `off` (also `1`/`0`, `true`/`false`, `yes`/`no`; any case) | re-execution of unfinished chunks (default `on`): once every iterate has been handed out, an idle worker executes a copy of a chunk another worker holds for too long (a stalled or slowed worker); the first copy to finish counts, so results count every iterate once. For the closure forms and `#[par_doall]` loops; `off`: idle workers wait. See `runtime::reexecution` |
 //! | `DLS_SPLIT` | `on`, `off` (also `1`/`0`, `true`/`false`, `yes`/`no`; any case) | with re-execution, an idle worker first takes part of the iterates not yet started in a long chunk in progress (default `on`). See `runtime::split` |
-//! | `DLS_CHECKPOINT` | a folder (created if missing; on a cluster, one every rank can reach) | checkpoint and restart of loops with a result (`doall_reduce`, `#[par_doall]`): every worker writes its confirmed result and the iterates in it there, every `DLS_CHECKPOINT_EVERY` and on SIGUSR1; a run with the same setting skips the iterates the newest checkpoints hold and restores their results. See `runtime::checkpoint` |
+//! | `DLS_CHECKPOINT` | a folder (created if missing; on a cluster, one every rank can reach) | checkpoint and restart of loops with a result (`doall_reduce`, `#[par_doall]`): every worker writes its confirmed result and the iterates in it there, every `DLS_CHECKPOINT_EVERY` and on SIGUSR1; a run with the same setting skips the iterates the newest checkpoints hold and restores their results; a restart whose fingerprint (binary, arguments, loop, range, result type, technique, `checkpoint_key`) differs is refused, and a run that ends retires its checkpoints. See `runtime::checkpoint` |
 //! | `DLS_CHECKPOINT_EVERY` | a duration: `60s`, `5min`, `500ms`, or seconds | the interval between two checkpoints of a worker (default 60 s) |
 //! | `DLS_DELAY` | comma-separated `<region>:<duration>[:spin\|sleep]`, the region `body`, `chunk`, `merge`, `gather` or the name of a `dls::region`, e.g. `body:20us,between:5ms:sleep` | synthetic delays for the scalability test (`dls scaltest`, Lyon & Kacker 1994): each named region gets slower by the duration per iterate, chunk, merge, gathered element or region entry (see `runtime::delay`; read once per process) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun an error (every rank is one worker: choose them with `mpirun -n`) |
@@ -97,8 +97,19 @@ fn on_off(v: &str) -> Option<bool> {
 
 fn looks_like_path(v: &str) -> bool {
     let p = std::path::Path::new(v);
-    v.contains(std::path::MAIN_SEPARATOR) || v.contains('/') || p.extension().is_some()
+    // A file name must not end in `.` (`x.` is a typo, not a file with an extension); a path
+    // with a separator must name a file, not a folder.
+    if v.ends_with('.') || v.ends_with('/') {
+        return false;
+    }
+    v.contains(std::path::MAIN_SEPARATOR)
+        || v.contains('/')
+        || p.extension().is_some_and(|e| !e.is_empty())
 }
+
+/// The smallest `DLS_CHECK_ALPHA`: a significance level below it makes a check that cannot
+/// reject (the tests' p-values are not computed that far into the tail).
+pub const MIN_ALPHA: f64 = 1e-12;
 
 /// The settings of one runtime, read once by [`init`](crate::init).
 ///
@@ -127,6 +138,10 @@ pub struct Settings {
     pub check: Option<super::checked::CheckMode>,
     /// `DLS_CHECK_ALPHA`: the significance level of checked loops.
     pub check_alpha: Option<f64>,
+    /// `DLS_INJECT`, as read here: the fault injection of tests of fault checks. The hooks read
+    /// the variable themselves, once per process; this copy checks the value (and that its
+    /// worker exists) when the runtime starts.
+    pub inject: Option<super::inject::Injection>,
     /// `DLS_PROGRESS`: how the progress of long loops is shown.
     pub progress: super::progress::ProgressMode,
     /// `DLS_REEXECUTE`: `Some(false)` turns re-execution of unfinished chunks off (default on).
@@ -196,17 +211,26 @@ impl Settings {
                 v.trim()
                     .parse::<f64>()
                     .ok()
-                    .filter(|a| *a > 0.0 && *a < 0.5)
+                    .filter(|a| (MIN_ALPHA..0.5).contains(a))
                     .ok_or_else(|| DlsError::Setting {
                         name: "DLS_CHECK_ALPHA",
                         value: v.clone(),
-                        message: "expected a significance level above 0 and below 0.5, e.g. 1e-4"
-                            .into(),
+                        message: format!(
+                            "expected a significance level from {MIN_ALPHA:e} to below 0.5, \
+                             e.g. 1e-4 (a smaller one is a check that can never reject)"
+                        ),
                     })?,
             );
         }
         if let Some(v) = lookup("DLS_CHECKPOINT").filter(|v| !v.trim().is_empty()) {
-            s.checkpoint = Some(PathBuf::from(v.trim()));
+            // `off`, `0`, `no`, `false` turn checkpoints off, as for every on/off setting; a
+            // folder of that name is `./off`.
+            if on_off(&v) != Some(false) {
+                s.checkpoint = Some(PathBuf::from(v.trim()));
+            }
+        }
+        if let Some(v) = lookup("DLS_INJECT").filter(|v| !v.trim().is_empty()) {
+            s.inject = Some(super::inject::Injection::parse(&v)?);
         }
         if let Some(v) = lookup("DLS_CHECKPOINT_EVERY").filter(|v| !v.trim().is_empty()) {
             s.checkpoint_every = Some(parse_every(&v)?);
@@ -349,13 +373,13 @@ pub fn parse_every(value: &str) -> Result<std::time::Duration, DlsError> {
         .ok()
         .or(minutes)
         .or_else(|| crate::technique::parse_duration(v))
-        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .filter(|s| s.is_finite() && *s >= 1e-3 && *s < 1e9)
         .map(std::time::Duration::from_secs_f64)
         .ok_or_else(|| DlsError::Setting {
             name: "DLS_CHECKPOINT_EVERY",
             value: value.to_string(),
-            message: "expected a duration above 0: seconds (`90`) or with a unit (`60s`, `5min`, \
-                      `500ms`); default 60 s"
+            message: "expected a duration of at least 1 ms: seconds (`90`) or with a unit \
+                      (`60s`, `5min`, `500ms`); default 60 s"
                 .into(),
         })
 }
@@ -435,7 +459,8 @@ pub const DEFAULT_CHUNK_MAP: usize = 1_000_000;
 pub const DEFAULT_STACK: usize = 8 << 20;
 
 /// Parses a `DLS_STACK` value: bytes, or a number with a unit `K`/`KiB`, `M`/`MiB`, `G`/`GiB`
-/// (binary multiples, case-insensitive), at least 64 KiB and at most 64 GiB.
+/// (binary multiples, case-insensitive), at least 64 KiB and at most 1 GiB (each worker thread
+/// reserves that much address space; more fails to start threads).
 ///
 /// ```
 /// use dls_runtime::runtime::settings::parse_stack;
@@ -461,11 +486,11 @@ pub fn parse_stack(value: &str) -> Result<usize, DlsError> {
         .zip(shift)
         .and_then(|(d, s)| d.checked_mul(1usize << s));
     match bytes {
-        Some(b) if (64 << 10..=64usize << 30).contains(&b) => Ok(b),
+        Some(b) if (64 << 10..=1usize << 30).contains(&b) => Ok(b),
         _ => Err(DlsError::Setting {
             name: "DLS_STACK",
             value: value.to_string(),
-            message: "expected a stack size from 64K to 64G: bytes, or a number with K, M or G \
+            message: "expected a stack size from 64K to 1G: bytes, or a number with K, M or G \
                       (binary multiples), e.g. 16M"
                 .into(),
         }),
@@ -627,6 +652,66 @@ pub fn launcher_rank(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn one(name: &str, value: &str) -> Result<Settings, DlsError> {
+        Settings::from_lookup(|k| (k == name).then(|| value.to_string()))
+    }
+
+    /// Issue 27: hostile values are refused naming the setting, or mean what they say.
+    #[test]
+    fn hostile_values_are_refused_naming_the_setting() {
+        // Off is off, never a folder named `off`.
+        for off in ["off", "0", "no", "false", "OFF"] {
+            assert_eq!(
+                one("DLS_CHECKPOINT", off).unwrap().checkpoint,
+                None,
+                "{off}"
+            );
+        }
+        assert_eq!(
+            one("DLS_CHECKPOINT", "ckpt").unwrap().checkpoint,
+            Some(PathBuf::from("ckpt"))
+        );
+        for (name, value) in [
+            ("DLS_CHECK_ALPHA", "5e-324"),
+            ("DLS_CHECK_ALPHA", "0"),
+            ("DLS_CHECKPOINT_EVERY", "1e-300"),
+            ("DLS_CHECKPOINT_EVERY", "0.0001"),
+            ("DLS_REPORT", "x."),
+            ("DLS_REPORT", "runs/"),
+            ("DLS_STACK", "64G"),
+            ("DLS_INJECT", "worker=1,worker=2,nan"),
+            ("DLS_INJECT", "worker=1,bias=3,scale=2"),
+            ("DLS_INJECT", "worker=1,nan,prob=0.5,prob=0.6"),
+        ] {
+            let e = one(name, value).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("{name}=`{value}`")),
+                "{name}={value}: {e}"
+            );
+        }
+        assert!(one("DLS_CHECK_ALPHA", "1e-12").is_ok());
+        assert!(one("DLS_CHECKPOINT_EVERY", "1ms").is_ok());
+        assert!(one("DLS_REPORT", "x.jsonl").is_ok());
+        assert!(one("DLS_STACK", "1G").is_ok());
+    }
+
+    /// Issue 27: `DLS_INJECT` naming a worker that does not exist is refused when the runtime
+    /// starts (it injected nothing, and a test of the fault check passed for the wrong reason).
+    #[test]
+    fn an_injection_for_a_missing_worker_is_refused() {
+        let s = one("DLS_INJECT", "worker=5,bias=3").unwrap();
+        let e = match crate::Runtime::threads(2, s) {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            e.starts_with("DLS_INJECT=`worker=5`") && e.contains("0 to 1"),
+            "{e}"
+        );
+        let s = one("DLS_INJECT", "worker=1,bias=3").unwrap();
+        assert!(crate::Runtime::threads(2, s).is_ok());
+    }
 
     /// `Launch::detect` over a map of variables.
     fn launch(vars: &[(&str, &str)]) -> Option<Launch> {

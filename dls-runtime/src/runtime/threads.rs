@@ -41,7 +41,17 @@ impl ThreadsBackend {
                 .thread_name(|i| format!("dls-worker-{}", i + 1))
                 .stack_size(stack.unwrap_or(DEFAULT_STACK))
                 .build()
-                .map_err(|e| DlsError::Threads(format!("cannot start {threads} threads: {e}")))?;
+                .map_err(|e| match stack {
+                    Some(bytes) => DlsError::Setting {
+                        name: "DLS_STACK",
+                        value: bytes.to_string(),
+                        message: format!(
+                            "cannot start {threads} threads with stacks of {bytes} bytes ({e}); \
+                             use a smaller DLS_STACK (default 8M) or fewer DLS_THREADS"
+                        ),
+                    },
+                    None => DlsError::Threads(format!("cannot start {threads} threads: {e}")),
+                })?;
             Some(pool)
         } else {
             None

@@ -72,6 +72,33 @@ fn main() -> Result<(), Box<dyn Error>> {
                 )?;
             }
         }
+        // Issue 27: two OS threads of every rank starting top-level loops at once (hung in 2 of
+        // 3 runs): the one that did not call dls::init is refused, naming the one-thread rule.
+        "threads" => {
+            let (a, b) = std::thread::scope(|s| {
+                let other = s.spawn(|| {
+                    rt.doall_named("b", 0..100u32, fac2.clone(), |_| {})
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                });
+                let mine = run("a", 100, &fac2).map(|_| ()).map_err(|e| e.to_string());
+                (mine, other.join().unwrap())
+            });
+            a?;
+            b?;
+        }
+        // A loop started from a thread that did not call dls::init, while no loop runs: refused.
+        "other-thread" => {
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    rt.doall_named("b", 0..100u32, fac2.clone(), |_| {})
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                })
+                .join()
+                .unwrap()
+            })?;
+        }
         // Another kind of loop: one with a result on one rank, one without on the other.
         "kind" => {
             if odd {

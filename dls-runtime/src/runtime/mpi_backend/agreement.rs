@@ -16,9 +16,12 @@ use super::messages::{Step, STEP_WORDS};
 use super::LoopComm;
 use crate::runtime::combine::gather_values;
 
-/// Collective over `MPI_COMM_WORLD`: returns when every rank is at `step`; otherwise ends the job
-/// with a message naming each rank and what it was doing.
-pub(crate) fn agree(step: &Step) {
+/// Collective over `MPI_COMM_WORLD`: returns `true` when every rank is at `step`; otherwise ends
+/// the job with a message naming each rank and what it was doing. A rank that is at its end
+/// ([`Step::End`]: its `main` returned, perhaps with an error) gets `false` instead of being
+/// aborted at once: it leaves without finalising MPI, so that `main`'s error is printed before
+/// the job ends (rank 0 gives it a second before it aborts the others).
+pub(crate) fn agree(step: &Step) -> bool {
     let world = SimpleCommunicator::world();
     let mine = step.encode();
     let mut all = vec![0u64; STEP_WORDS * world.size() as usize];
@@ -28,15 +31,30 @@ pub(crate) fn agree(step: &Step) {
         backoff::complete_patiently(world.immediate_all_gather_into(scope, &mine[..], &mut all[..]))
     });
     if all.chunks(STEP_WORDS).all(|r| r == mine) {
-        return;
+        return true;
     }
     // Every rank got here and sees the same disagreement, so one more collective is safe.
     let world = LoopComm(world);
     let said = gather_values(&world, &step.describe())
         .unwrap_or_else(|e| vec![format!("(cannot tell: {e})")]);
+    let end = Step::End.encode();
+    let some_ended = all.chunks(STEP_WORDS).any(|r| r == end);
+    let ending = matches!(step, Step::End);
     if world.0.rank() == 0 {
         crate::runtime::panic_ctx::say_line(&disagreement(&said));
+        if ending {
+            // This process ends by itself (after main prints its error); the launcher then
+            // ends the others.
+            return false;
+        }
+        if some_ended {
+            // Time for an ending rank to print main's error.
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
         world.0.abort(3);
+    }
+    if ending {
+        return false;
     }
     // Rank 0 aborts the job; wait for it (and abort ourselves if it somehow does not).
     std::thread::sleep(std::time::Duration::from_secs(5));

@@ -18,6 +18,8 @@ use crate::Technique;
 /// The initialised MPI library. Finalises MPI when dropped.
 pub(crate) struct MpiEnv {
     universe: Option<Universe>,
+    /// The thread that initialised MPI: the one that starts loops over every rank.
+    thread: std::thread::ThreadId,
     rank: usize,
     size: usize,
 }
@@ -68,6 +70,7 @@ impl MpiEnv {
         super::agreement::agree_settings();
         Ok(MpiEnv {
             universe: Some(universe),
+            thread: std::thread::current().id(),
             rank,
             size,
         })
@@ -115,6 +118,21 @@ impl Platform for MpiEnv {
         Ok(Box::new(MpiLoop::start(&world, technique, at.n, weights)?))
     }
 
+    fn may_start_here(&self) -> Result<(), DlsError> {
+        if std::thread::current().id() == self.thread {
+            return Ok(());
+        }
+        Err(DlsError::Mpi(format!(
+            "rank {}: a loop over every rank was started from a thread other than the one that \
+             called dls::init. Under mpirun every rank starts its loops from one thread, the one \
+             that called dls::init (the one-thread rule): the ranks start each loop together, and \
+             two threads of a rank starting loops at once would interleave those starts and hang. \
+             Start the loops one after the other from that thread (a loop started inside an \
+             iterate, or by a thread that an iterate spawned, runs on its own thread instead)",
+            self.rank
+        )))
+    }
+
     fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), _useful: usize) {
         worker(0);
     }
@@ -149,7 +167,15 @@ impl Drop for MpiEnv {
             // dls's hook): the other ranks would wait for this one forever.
             panic_ctx::abort_if_unwinding();
         } else {
-            agree(&Step::End);
+            if !agree(&Step::End) {
+                // Other ranks are elsewhere: leave without finalising MPI (which would wait for
+                // them), so that main's error is printed; rank 0 ends the job.
+                panic_ctx::clear_mpi();
+                if let Some(u) = self.universe.take() {
+                    std::mem::forget(u);
+                }
+                return;
+            }
             // Every rank ended normally: the loops' checkpoints are of no further use.
             crate::runtime::checkpoint::retire_pending();
             failed = unspent_delays();
