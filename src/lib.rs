@@ -121,8 +121,8 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    clause_types, collection, fault_check, gather, group, markov, pipeline_model, reduce, report,
-    runtime, scaltest, sim, technique,
+    clause_types, collection, fault_check, gather, group, input, markov, pipeline_model, reduce,
+    report, runtime, scaltest, sim, technique,
 };
 
 #[doc(inline)]

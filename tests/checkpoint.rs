@@ -272,3 +272,34 @@ fn sigusr1_checkpoints_at_once_and_a_restart_may_have_other_workers() {
     drop(interrupted);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 27: a checkpoint write that fails (here: the folder is deleted in the middle of the
+/// loop; a full disk or a folder that became unwritable alike) is a warning counted in the
+/// report, never a panic blamed on an iterate; the loop goes on to the serial result.
+#[test]
+fn a_failing_checkpoint_write_is_a_warning_not_a_panic() {
+    let dir = folder("failing");
+    let rt = runtime(&dir, 1);
+    let removed = std::sync::atomic::AtomicBool::new(false);
+    let (v, stats) = rt
+        .doall_reduce(
+            "failing",
+            0..N,
+            "fac2".parse().unwrap(),
+            || 0u64,
+            |i, s| {
+                if i >= N / 2 && !removed.swap(true, Ordering::Relaxed) {
+                    std::fs::remove_dir_all(&dir).unwrap();
+                }
+                std::thread::sleep(Duration::from_micros(50));
+                *s += value(i);
+            },
+            |a, b| a + b,
+        )
+        .unwrap();
+    assert_eq!(v, serial().0);
+    let c = stats.report.checkpoint.unwrap();
+    assert!(c.failed_writes > 0, "{c:?}");
+    // No temporary file is left behind: the folder stays deleted.
+    assert!(!dir.exists());
+}

@@ -314,3 +314,27 @@ fn from_report_discretises_each_ranks_work_times() {
     );
     let _ = std::fs::remove_file(path);
 }
+
+/// Issue 27: `--samples` near u64::MAX overflowed and printed zeros and NaN with exit 0, and
+/// `--tick 1e-300` panicked: both are refused naming the flag and its range.
+#[test]
+fn hostile_samples_and_tick_are_refused_naming_the_flag() {
+    let e = fails(&[
+        "markov",
+        "--p",
+        "3",
+        "--update-time",
+        "2ms:0.5,5ms:0.5",
+        "--samples",
+        "18446744073709551615",
+    ]);
+    assert!(e.contains("--samples"), "{e}");
+    let e = fails(&[
+        "markov",
+        "--from-report",
+        "/nonexistent.jsonl",
+        "--tick",
+        "1e-300",
+    ]);
+    assert!(e.contains("--tick") && e.contains("1ns"), "{e}");
+}

@@ -377,3 +377,63 @@ fn a_misspelled_region_fails_the_experiment_naming_it() {
     );
     assert!(e.contains("between (dls::region)"), "{e}");
 }
+
+/// A program that never ends (run by `dls scaltest` as this test binary with this test selected).
+#[test]
+fn hang_probe() {
+    if std::env::var_os("DLS_SCALTEST_HANG").is_none() {
+        return;
+    }
+    let rt = dls::init().unwrap();
+    let _ = rt.doall(0..2u32, "ss".parse().unwrap(), |_| {});
+    std::thread::sleep(std::time::Duration::from_secs(3600));
+}
+
+/// Issue 27: `dls scaltest` on a program that hangs waited forever. With `--timeout` (default
+/// from the warm-up run) a run that outlives it is killed with its processes, and the experiment
+/// fails naming the timeout.
+#[test]
+fn a_hanging_program_is_killed_at_the_timeout() {
+    let me = std::env::current_exe().unwrap();
+    let started = std::time::Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_dls"))
+        .args([
+            "scaltest",
+            "--regions",
+            "body",
+            "--delay",
+            "body:1ms",
+            "--workers",
+            "1,2",
+            "--warmup",
+            "0",
+            "--timeout",
+            "2",
+            "--",
+            me.to_str().unwrap(),
+            "--exact",
+            "hang_probe",
+            "--test-threads=1",
+            "--nocapture",
+        ])
+        .env("DLS_SCALTEST_HANG", "1")
+        .env_remove("DLS_DELAY")
+        .env_remove("DLS_SCHEDULE")
+        .env_remove("DLS_REPORT")
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(!o.status.success());
+    assert!(e.contains("did not finish within 2.0 s (--timeout"), "{e}");
+    assert!(started.elapsed().as_secs_f64() < 20.0);
+    // No run of the probe is left.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("hang_probe") && !c.contains("a_hanging_program"))
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+}

@@ -12,6 +12,7 @@ pub mod collection;
 pub mod fault_check;
 pub mod gather;
 pub mod group;
+pub mod input;
 pub mod interior;
 pub mod markov;
 pub mod partials;

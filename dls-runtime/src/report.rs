@@ -377,6 +377,10 @@ pub struct CheckpointReport {
     pub writes: u64,
     /// Their total time, seconds.
     pub write_time_s: f64,
+    /// Writes that failed (a full disk, a folder that became unwritable): the loop went on and
+    /// the previous checkpoints stayed valid; a restart resumes from those.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_writes: u64,
 }
 
 impl LoopReport {

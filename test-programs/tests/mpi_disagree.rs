@@ -149,3 +149,22 @@ fn the_error_of_a_rank_that_returns_early_is_printed() {
         );
     }
 }
+
+/// Issue 27: a panic caught by the program outside every loop aborted the MPI job (threads ran
+/// it fine); only a panic that escapes ends the job now.
+#[test]
+fn a_panic_caught_outside_the_loops_does_not_end_the_job() {
+    let job = mpi_common::mpirun(
+        2,
+        &[],
+        "mpi_disagree",
+        &["caught-panic"],
+        Duration::from_secs(30),
+    );
+    assert!(job.success, "{}", job.stderr);
+    assert!(
+        job.stdout.contains("disagree caught-panic: OK"),
+        "{}",
+        job.stdout
+    );
+}

@@ -56,3 +56,33 @@ fn an_unknown_strategy_names_the_setting() {
         job.stderr
     );
 }
+
+/// Issue 27: `reduction = "pipeline"` under MPI has no re-execution and no checkpoints; when they
+/// are asked for, rank 0 says so at the loop's start (before, they were dropped silently), and
+/// the result is still the serial one.
+#[test]
+fn a_pipelined_loop_says_it_has_no_checkpoints() {
+    let dir = std::env::temp_dir().join(format!("dls-pipeline-ckpt-{}", std::process::id()));
+    let d = dir.display().to_string();
+    let job = mpi_common::mpirun_env(
+        2,
+        &["-x", "DLS_REDUCTION", "-x", "DLS_CHECKPOINT"],
+        &[("DLS_REDUCTION", "pipeline"), ("DLS_CHECKPOINT", &d)],
+        "mpi_strategies",
+        &[],
+        Duration::from_secs(120),
+    );
+    assert!(job.success, "{}", job.stderr);
+    assert!(
+        job.stdout.contains("strategies OK: P=2 pipeline"),
+        "{}",
+        job.stdout
+    );
+    assert!(
+        job.stderr
+            .contains("reduction = \"pipeline\", which has no checkpoints (DLS_CHECKPOINT)"),
+        "{}",
+        job.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -159,3 +159,14 @@ fn under_mpirun_rank_0_prints_a_line_a_second() {
     );
     assert!(!job.stderr.contains("dls: loop"), "{}", job.stderr);
 }
+
+/// Issue 27: `lines` printed nothing for a loop shorter than its 1 s period, unlike what the
+/// settings table says ("a line every second for any loop"): such a loop now ends with its line.
+#[test]
+fn lines_mode_ends_even_a_short_loop_with_its_line() {
+    let out = run(Some("lines"), 10, 10);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(percentages(&stderr), vec![100], "{stderr}");
+    assert!(stderr.contains("done in"), "{stderr}");
+}

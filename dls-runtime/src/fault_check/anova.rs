@@ -61,6 +61,10 @@ pub fn anova(ranks: &[AnovaStats]) -> Verdict {
     let malformed: Vec<usize> = (0..ranks.len())
         .filter(|&i| ranks[i].is_malformed())
         .collect();
+    // Finite values whose sum of squares overflowed (values near 1e300): no test, and no fault.
+    if !malformed.is_empty() && malformed.iter().all(|&i| ranks[i].overflowed()) {
+        return Verdict::untested(Outcome::Overflow, active.len());
+    }
     if !malformed.is_empty() {
         return Verdict::untested(Outcome::Malformed(malformed), active.len());
     }
@@ -217,5 +221,28 @@ mod tests {
         assert!(v.suspect.is_some());
         assert_eq!(v.flagged(0.05), None);
         assert!(v.global.unwrap().p > 0.9);
+    }
+
+    /// Issue 27: values near 1e300 are finite; their sums of squares overflow. That is no fault
+    /// (it was reported as "not finite", and DLS_CHECK=repair ended a correct program), while a
+    /// NaN still is.
+    #[test]
+    fn huge_finite_values_are_untested_not_faulty() {
+        let rank = |scale: f64| {
+            let mut s = AnovaStats::default();
+            for k in 0..20 {
+                s.push(scale * (1.0 + 0.01 * f64::from(k)));
+            }
+            s
+        };
+        let v = anova(&[rank(1e300), rank(1.1e300), rank(0.9e300)]);
+        assert_eq!(v.outcome, Outcome::Overflow);
+        assert!(!v.rejects(1e-3));
+        let mut nan = rank(1.0);
+        nan.push(f64::NAN);
+        assert!(matches!(
+            anova(&[rank(1.0), rank(1.0), nan]).outcome,
+            Outcome::Malformed(_)
+        ));
     }
 }

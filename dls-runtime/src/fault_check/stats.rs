@@ -202,6 +202,15 @@ impl AnovaStats {
         self.m2
     }
 
+    /// Whether the sum of squares overflowed while the values were finite (values beyond about
+    /// 1e154): the mean is finite and the sum of squares is +infinity.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.mean.is_finite()
+            && self.m2 == f64::INFINITY
+            && self.values <= self.iterates
+            && (self.values == 0) == (self.iterates == 0)
+    }
+
     /// Whether these statistics cannot come from a healthy rank: a NaN or infinite mean or sum of
     /// squares, a negative sum of squares, or counts that contradict each other.
     pub(crate) fn is_malformed(&self) -> bool {

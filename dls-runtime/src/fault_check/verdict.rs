@@ -129,6 +129,10 @@ pub enum Outcome {
     NoWithinDf,
     /// The values do not vary (beyond rounding) across or within ranks: no evidence either way.
     NoVariance,
+    /// The values are finite but so large (beyond about 1e154) that their sums of squares
+    /// overflow: the test cannot run, and says nothing either way (values that are not finite
+    /// are [`Outcome::Malformed`]).
+    Overflow,
 }
 
 /// The rank a check points at, with the leave-one-out test of that rank against the pool of the

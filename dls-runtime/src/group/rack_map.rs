@@ -104,11 +104,13 @@ impl RackMap {
     pub fn from_setting(value: &str) -> Result<RackMap, GroupError> {
         let trimmed = value.trim();
         if !trimmed.is_empty() && !trimmed.contains(':') && !trimmed.contains('=') {
-            let text = std::fs::read_to_string(trimmed).map_err(|e| {
-                GroupError::RackMap(format!(
-                    "cannot read rack map file `{trimmed}`: {e} ({FORMS})"
-                ))
-            })?;
+            // A rack map is a few lines: 16 MiB is plenty, and `/dev/zero` is refused.
+            let text =
+                crate::input::read_text(std::path::Path::new(trimmed), 16 << 20).map_err(|e| {
+                    GroupError::RackMap(format!(
+                        "cannot read rack map file `{trimmed}`: {e} ({FORMS})"
+                    ))
+                })?;
             return text.parse().map_err(|e: GroupError| match e {
                 GroupError::RackMap(m) => GroupError::RackMap(format!("in file `{trimmed}`: {m}")),
                 other => other,

@@ -490,6 +490,13 @@ impl Runtime {
         )?;
         let (verdict, mut report) = judge(&summaries(&parts), alpha, seed);
         let workers = report.worker_values.len();
+        if verdict.outcome == Outcome::Overflow && self.rank() == 0 {
+            panic_ctx::say_line(&format!(
+                "dls: warning: loop `{name}`: the fault check could not run: the values are \
+                 finite but too large for its sums of squares (beyond about 1e154); scale them \
+                 (the check is the same for values divided by a constant) to have it"
+            ));
+        }
         if report.rejected && self.rank() == 0 {
             if let Outcome::Malformed(bad) = &verdict.outcome {
                 panic_ctx::say_line(&format!(

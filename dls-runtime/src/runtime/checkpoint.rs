@@ -338,12 +338,17 @@ fn decode(bytes: &[u8]) -> Result<(Header, &[u8]), String> {
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().expect("a checkpoint file has a folder");
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    {
+    let written = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        // Never leave a partial temporary file behind (a full disk would keep it full).
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
-    fs::rename(&tmp, path)?;
     File::open(dir)?.sync_all()
 }
 
@@ -574,6 +579,8 @@ pub(crate) struct Writer {
     every: Duration,
     /// Writes and their total time, for the report.
     pub(crate) tally: Mutex<(u64, f64)>,
+    /// Writes that failed (warned about once per loop and process).
+    failed: AtomicU64,
 }
 
 /// One worker's state between its checkpoints.
@@ -625,7 +632,25 @@ impl Writer {
             generation,
             every,
             tally: Mutex::new((0, 0.0)),
+            failed: AtomicU64::new(0),
         })
+    }
+
+    /// [`Writer::write`] for a worker in the middle of a loop: a failure is a warning on stderr
+    /// (the first of this loop in this process), counted in the report; the loop goes on and the
+    /// previous checkpoint of the worker stays valid. The worker tries again at its next due time.
+    pub(crate) fn write_or_warn<T: Serialize>(&self, state: &mut WorkerState, value: &T) {
+        if let Err(e) = self.write(state, value) {
+            // Not again at once: the next try waits for the next interval.
+            state.last = Instant::now();
+            state.signals = SIGNALS.load(Ordering::Relaxed);
+            if self.failed.fetch_add(1, Ordering::Relaxed) == 0 {
+                eprintln!(
+                    "dls: warning: {e}; the loop goes on, and a restart resumes from the \
+                     checkpoints written before"
+                );
+            }
+        }
     }
 
     /// The state of `worker`, which starts with `ranges` already in its result (worker 0 of a
@@ -709,6 +734,7 @@ impl<T> LoopCheckpoints<T> {
             refused: self.refused.clone(),
             writes,
             write_time_s: time,
+            failed_writes: self.writer.failed.load(Ordering::Relaxed),
         }
     }
 }

@@ -226,7 +226,7 @@ where
                     state.add(start, size);
                     if writer.due(state) {
                         if let Some(k) = &kept {
-                            write_or_panic(writer, state, k);
+                            writer.write_or_warn(state, k);
                         }
                     }
                 }
@@ -346,20 +346,8 @@ where
     // The loop's end: a complete checkpoint, so that a restart after a later loop skips this one.
     if let Some((writer, state)) = checkpoints.as_mut() {
         if state.dirty() {
-            write_or_panic(writer, state, &kept);
+            writer.write_or_warn(state, &kept);
         }
     }
     Ok(kept)
-}
-
-/// Writes a checkpoint; a folder that cannot be written ends the loop with the cause (a panic:
-/// on MPI the job ends naming the rank).
-fn write_or_panic<T: Serialize>(
-    writer: &checkpoint::Writer,
-    state: &mut checkpoint::WorkerState,
-    value: &T,
-) {
-    if let Err(e) = writer.write(state, value) {
-        panic!("dls: {e}");
-    }
 }

@@ -359,6 +359,7 @@ impl Runtime {
             let source = lp.core().source();
             if let Some(x) = source.exchange().filter(|x| x.size() > 1) {
                 if source.local_slots() == 1 {
+                    self.pipeline_runs_without(lp.name(), x.rank());
                     let (value, reduction) = pipeline::run(&lp, x, &identity, &body, &combine)?;
                     lp.core().note_reduction(reduction);
                     return Ok((value, lp.finish()));
@@ -498,6 +499,37 @@ impl Runtime {
             lp.core().note_check(check);
         }
         Ok((value, lp.finish()))
+    }
+}
+
+impl Runtime {
+    /// A pipelined loop (`reduction = "pipeline"` under MPI) runs without re-execution and
+    /// checkpoints: when either is asked for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says
+    /// so at the loop's start, once per loop name, instead of dropping them silently.
+    fn pipeline_runs_without(&self, name: &str, rank: usize) {
+        let settings = &self.shared.settings;
+        let mut asked = Vec::new();
+        if settings.checkpoint.is_some() {
+            asked.push("checkpoints (DLS_CHECKPOINT)");
+        }
+        if settings.reexecute == Some(true) || self.reexecute == Some(true) {
+            asked.push("re-execution (DLS_REEXECUTE=on)");
+        }
+        if asked.is_empty() || rank != 0 {
+            return;
+        }
+        static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        let mut said = lock(&SAID);
+        if said.iter().any(|n| n == name) {
+            return;
+        }
+        said.push(name.to_string());
+        panic_ctx::say_line(&format!(
+            "dls: warning: loop `{name}` runs with reduction = \"pipeline\", which has no {}: \
+             they are off for this loop; choose another strategy (DLS_REDUCTION=tree, or \
+             reduction = \"tree\") to have them",
+            asked.join(" and ")
+        ));
     }
 }
 

@@ -367,6 +367,17 @@ pub(crate) fn install_hook() {
                 return;
             }
             let rank = MPI_RANK.load(Ordering::SeqCst);
+            // A panic of the program's own code outside every loop (a library that panics and
+            // recovers, a helper thread whose `join` the program handles) may be caught: only one
+            // that escapes ends the job (out of main: `MpiEnv`'s drop; out of a loop's iterate:
+            // the chunk's drop), as on threads. dls's own threads still end the job at once.
+            let own_thread = std::thread::current()
+                .name()
+                .is_some_and(|n| n.starts_with("dls-"));
+            if mpi && combining_now().is_none() && process_iterate().is_none() && !own_thread {
+                previous(info);
+                return;
+            }
             match (combining_now(), mpi) {
                 (Some(name), true) => say!(
                     "dls: rank {rank} panicked while combining the results of loop `{name}`: \

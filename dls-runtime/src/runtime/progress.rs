@@ -187,6 +187,27 @@ pub fn format_line(name: &str, done: u64, n: u64, elapsed_s: f64) -> String {
     line
 }
 
+/// A progress line while the loop runs: [`format_line`], except once every iterate is done but
+/// the loop has not ended (its results being combined, or a worker finishing a copy): then it
+/// says so instead of "done".
+///
+/// ```
+/// use dls_runtime::runtime::progress::format_waiting;
+/// assert!(format_waiting("a", 10, 10, 2.0).ends_with("waiting for the loop's end"));
+/// assert!(format_waiting("a", 5, 10, 2.0).ends_with("ETA 2.0 s"));
+/// ```
+pub fn format_waiting(name: &str, done: u64, n: u64, elapsed_s: f64) -> String {
+    if done >= n && n > 0 {
+        // Its results being combined, or a worker finishing a copy of a chunk.
+        format!(
+            "dls: loop `{name}`: 100% ({n}/{n} iterates) after {}, waiting for the loop's end",
+            format_duration(elapsed_s)
+        )
+    } else {
+        format_line(name, done, n, elapsed_s)
+    }
+}
+
 /// What the background thread draws, resolved from the mode and whether stderr is a terminal.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Display {
@@ -236,12 +257,15 @@ impl Progress {
             .name("dls-progress".into())
             .spawn(move || match display {
                 Display::Lines { period } => {
-                    let mut printed = false;
+                    // `lines` (a line every second for any loop) ends every loop with its line,
+                    // also one shorter than a period; `auto` only loops that printed one.
+                    let mut printed = period <= LINES_PERIOD;
                     // Wakes once per period; a message or the sender's drop ends the loop.
                     while let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(period) {
-                        let d = done.load(Ordering::Relaxed);
+                        // Copies of re-executed chunks count once: never more than n.
+                        let d = done.load(Ordering::Relaxed).min(n);
                         let t = started.elapsed().as_secs_f64();
-                        eprintln!("{}", format_line(&name, d, n, t));
+                        eprintln!("{}", format_waiting(&name, d, n, t));
                         printed = true;
                     }
                     if printed {

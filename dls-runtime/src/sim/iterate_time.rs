@@ -133,9 +133,8 @@ impl IterateTimeModel {
     /// assert_eq!(m.moments(2).unwrap().0, 1.5e-3);
     /// ```
     pub fn from_file(path: &str) -> Result<Self, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            SimError::new(format!("--iterate-time: cannot read `file:{path}`: {e}"))
-        })?;
+        let text = crate::input::read_text(std::path::Path::new(path), crate::input::MAX_INPUT)
+            .map_err(|e| SimError::new(format!("--iterate-time: `file:{path}`: {e}")))?;
         let mut times = Vec::new();
         for (lineno, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();

@@ -65,8 +65,9 @@ pub(crate) struct MarkovArgs {
     #[arg(long, value_name = "R", requires = "omega")]
     pub rate: Option<f64>,
 
-    /// Phases the simulation counts (after 1000 uncounted ones). Example: --samples 1000000
-    #[arg(long, value_name = "PHASES", default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Phases the simulation counts (after 1000 uncounted ones), 1 to 10^9 (a billion phases
+    /// take minutes). Example: --samples 1000000
+    #[arg(long, value_name = "PHASES", default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub samples: u64,
 
     /// Seed of the simulation (same seed, same figures). Example: --seed 7
@@ -116,8 +117,11 @@ pub(crate) struct MarkovArgs {
 
 fn tick(text: &str) -> Result<f64, String> {
     match dls::sim::parse_duration(text, "--tick") {
-        Ok(t) if t > 0.0 => Ok(t),
-        Ok(_) => Err(format!("`{text}` is not a tick > 0 (e.g. 100us)")),
+        // Below a nanosecond (the time unit of the model's inputs) a tick rounds to nothing.
+        Ok(t) if t >= 1e-9 && t <= 3600.0 => Ok(t),
+        Ok(_) => Err(format!(
+            "`{text}` is not a tick from 1ns to 1h (e.g. 100us)"
+        )),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -289,12 +293,8 @@ struct RankLine {
 }
 
 fn setup_from_report(a: &MarkovArgs, path: &Path) -> Result<Setup, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::Message(format!(
-            "--from-report: cannot read {}: {e}",
-            path.display()
-        ))
-    })?;
+    let text = dls::input::read_text(path, dls::input::MAX_INPUT)
+        .map_err(|e| CliError::Message(format!("--from-report: {e}")))?;
     let mut loops: BTreeMap<String, Vec<ReportLine>> = BTreeMap::new();
     for (k, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

@@ -209,8 +209,7 @@ pub(crate) fn write_charts(
 /// printed, as `dls simulate --json` writes them). An unreadable file, a value that is not a loop
 /// report, or no report at all is an error naming the file.
 pub(crate) fn read_reports(path: &Path) -> Result<Vec<LoopReport>, CliError> {
-    let text = fs::read_to_string(path)
-        .map_err(|e| CliError::Message(format!("cannot read {}: {e}", path.display())))?;
+    let text = dls::input::read_text(path, dls::input::MAX_INPUT).map_err(CliError::Message)?;
     let mut reports = Vec::new();
     for value in serde_json::Deserializer::from_str(&text).into_iter::<LoopReport>() {
         let report = value.map_err(|e| {

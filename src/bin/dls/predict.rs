@@ -662,12 +662,8 @@ struct ReductionLine {
 }
 
 fn run_report(a: &PredictArgs, path: &Path) -> Result<(), CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::Message(format!(
-            "--from-report: cannot read {}: {e}",
-            path.display()
-        ))
-    })?;
+    let text = dls::input::read_text(path, dls::input::MAX_INPUT)
+        .map_err(|e| CliError::Message(format!("--from-report: {e}")))?;
     let mut lines = Vec::new();
     for (k, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

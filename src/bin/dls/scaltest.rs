@@ -85,6 +85,11 @@ pub(crate) struct ScaltestArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// The longest a run may take, in seconds, before it is killed and the experiment fails
+    /// (default: 20 times the longest warm-up run, at least 60 s; none without a warm-up run).
+    #[arg(long, value_name = "SECONDS", value_parser = positive)]
+    pub timeout: Option<f64>,
+
     /// The program and its arguments, after `--`.
     #[arg(last = true, value_name = "PROGRAM [ARGS]")]
     pub command: Vec<String>,
@@ -131,8 +136,7 @@ fn positive(text: &str) -> Result<f64, String> {
 pub(crate) fn run(a: &ScaltestArgs) -> Result<(), CliError> {
     let se = a.se.map_or(Se::Replicates, Se::Given);
     if let Some(path) = &a.from_table {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::Message(format!("cannot read {}: {e}", path.display())))?;
+        let text = dls::input::read_text(path, dls::input::MAX_INPUT).map_err(CliError::Message)?;
         let experiment =
             from_table(&text).map_err(|e| CliError::Message(format!("{}: {e}", path.display())))?;
         let analysis = experiment.analyse(se).map_err(message)?;
@@ -368,7 +372,14 @@ impl Design {
     }
 
     /// Runs the program once with `delay` and `workers`: its wall time in seconds.
-    fn run_once(&self, mpi: bool, delay: &str, workers: u64) -> Result<f64, CliError> {
+    fn run_once(
+        &self,
+        mpi: bool,
+        delay: &str,
+        workers: u64,
+        limit: Option<f64>,
+    ) -> Result<f64, CliError> {
+        use std::os::unix::process::CommandExt;
         let mut cmd = if mpi {
             let mut c = Command::new("mpirun");
             c.args(["-n", &workers.to_string(), "--oversubscribe"])
@@ -381,25 +392,62 @@ impl Design {
                 .env("DLS_THREADS", workers.to_string());
             c
         };
+        // A process group of its own: a run that outlives the limit is ended with all its
+        // processes (mpirun and its ranks).
         cmd.env("DLS_DELAY", delay)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            .process_group(0);
         let started = Instant::now();
-        let out = cmd.output().map_err(|e| {
+        let mut child = cmd.spawn().map_err(|e| {
             CliError::Message(format!(
                 "cannot start `{}`: {e}",
                 if mpi { "mpirun" } else { &self.command[0] }
             ))
         })?;
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stderr, &mut text);
+            text
+        });
+        let status = loop {
+            if let Some(status) = child
+                .try_wait()
+                .map_err(|e| CliError::Message(e.to_string()))?
+            {
+                break status;
+            }
+            if limit.is_some_and(|l| started.elapsed().as_secs_f64() > l) {
+                let group = format!("-{}", child.id());
+                let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+                let grace = Instant::now();
+                while grace.elapsed().as_secs_f64() < 3.0
+                    && child.try_wait().ok().flatten().is_none()
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+                let _ = child.wait();
+                return Err(CliError::Message(format!(
+                    "the program did not finish within {:.1} s (--timeout; the default is 20 \
+                     times the longest warm-up run, at least 60 s) with DLS_DELAY=`{delay}` on \
+                     {workers} workers: killed it and its processes",
+                    limit.unwrap_or_default()
+                )));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
         let seconds = started.elapsed().as_secs_f64();
-        if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
+        let err_bytes = reader.join().unwrap_or_default();
+        if !status.success() {
+            let err = String::from_utf8_lossy(&err_bytes);
             let tail: Vec<&str> = err.lines().rev().take(10).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             return Err(CliError::Message(format!(
                 "the program failed ({}) with DLS_DELAY=`{delay}` on {workers} workers:\n{}",
-                out.status,
+                status,
                 tail.join("\n")
             )));
         }
@@ -409,16 +457,20 @@ impl Design {
     /// Every run of the experiment, in the seeded random order, after the warm-up runs.
     fn run_all(&self, a: &ScaltestArgs) -> Result<Vec<RunRecord>, CliError> {
         let trials = 1usize << (self.regions.len() + 1);
+        let mut longest = 0.0f64;
         for _ in 0..a.warmup {
-            self.run_once(a.mpi, "", self.workers[1])?;
+            longest = longest.max(self.run_once(a.mpi, "", self.workers[1], a.timeout)?);
         }
+        let limit = a
+            .timeout
+            .or((a.warmup > 0).then(|| (20.0 * longest).max(60.0)));
         let order = run_order(trials, self.replicates as usize, self.seed);
         let total = order.len();
         let mut runs = Vec::with_capacity(total);
         for (k, (trial, replicate)) in order.into_iter().enumerate() {
             let delay = self.delay_of(trial);
             let workers = self.workers_of(trial);
-            let seconds = self.run_once(a.mpi, &delay, workers)?;
+            let seconds = self.run_once(a.mpi, &delay, workers, limit)?;
             let label = trial_label(&self.regions, trial);
             eprintln!(
                 "run {}/{total}: {label} replicate {}: {seconds:.4} s",

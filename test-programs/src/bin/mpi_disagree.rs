@@ -87,6 +87,15 @@ fn main() -> Result<(), Box<dyn Error>> {
             a?;
             b?;
         }
+        // Issue 27: a panic the program catches outside every loop (a library that recovers, a
+        // helper thread whose join is handled) does not end the job.
+        "caught-panic" => {
+            let recovered = std::panic::catch_unwind(|| -> u32 { panic!("a library gave up") });
+            assert!(recovered.is_err());
+            let helper = std::thread::spawn(|| -> u32 { panic!("a helper thread failed") });
+            assert!(helper.join().is_err());
+            run("a", 100, &fac2)?;
+        }
         // A loop started from a thread that did not call dls::init, while no loop runs: refused.
         "other-thread" => {
             std::thread::scope(|s| {
