@@ -546,3 +546,22 @@ fn speeds_and_slowdowns_change_the_work_split() {
     assert!(slowed.ranks[2].iterates < 450 && slowed.ranks[1].iterates < 500);
     assert_eq!(slowed.ranks.iter().map(|r| r.iterates).sum::<u64>(), 2000);
 }
+
+/// Issue 27: `simulate` and `compare` at N = 10^12 and `hsf --n 2^64-1` ran for minutes without a
+/// word; a simulated loop has at most 10^9 iterates, and more is refused naming `--n`.
+#[test]
+fn a_simulated_loop_too_large_to_finish_is_refused_naming_n() {
+    for args in [
+        vec!["simulate", "-t", "fac2", "--n", "1000000000000", "--p", "4"],
+        vec!["compare", "--n", "1000000000000", "--p", "4"],
+        vec!["hsf", "--n", "18446744073709551615"],
+    ] {
+        let o = dls(&args);
+        assert!(!o.status.success(), "{args:?}");
+        let e = stderr(&o);
+        assert!(
+            e.contains("--n") && e.contains("1000000000"),
+            "{args:?}: {e}"
+        );
+    }
+}

@@ -510,3 +510,82 @@ fn format_png_writes_png_files_with_the_bundled_font() {
     assert!(!dir.join("outer_work_idle.svg").exists());
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Issue 27: hostile reports. A NUL in a loop name made an SVG that is not XML; 20,000 loop names
+/// wrote 60,000 files; p = 0 or a negative time was drawn; /dev/zero was read until memory ran
+/// out. Each is now refused naming what is wrong, or drawn as valid XML.
+#[test]
+fn hostile_reports_are_refused_or_drawn_safely() {
+    let dir = temp_dir("hostile");
+    // A NUL in the name: the SVG stays XML (no control character in it).
+    let mut nul = one_level();
+    nul.name = "a\u{0}b".into();
+    let file = dir.join("nul.jsonl");
+    write_jsonl(&file, &[nul]);
+    let out = dir.join("nul");
+    let o = dls(&[
+        "plot",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in fs::read_dir(&out).unwrap().flatten() {
+        let text = fs::read_to_string(f.path()).unwrap();
+        assert!(!text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r'));
+    }
+    // Too many loops at once: refused, naming --loop, before any file is written.
+    let many: Vec<LoopReport> = (0..300)
+        .map(|k| LoopReport {
+            name: format!("loop{k}"),
+            ..one_level()
+        })
+        .collect();
+    let file = dir.join("many.jsonl");
+    write_jsonl(&file, &many);
+    let out = dir.join("many");
+    let o = dls(&[
+        "plot",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--loop NAME"), "{}", stderr(&o));
+    assert!(!out.exists() || fs::read_dir(&out).unwrap().count() == 0);
+    // Nonsense numbers: refused naming the field.
+    for (what, bad) in [
+        (
+            "p",
+            LoopReport {
+                p: 0,
+                ..one_level()
+            },
+        ),
+        (
+            "parallel_time_s",
+            LoopReport {
+                parallel_time_s: -1.0,
+                ..one_level()
+            },
+        ),
+    ] {
+        let file = dir.join(format!("bad-{what}.jsonl"));
+        write_jsonl(&file, &[bad]);
+        let o = dls(&[
+            "plot",
+            file.to_str().unwrap(),
+            "--out",
+            dir.join("bad").to_str().unwrap(),
+        ]);
+        assert!(!o.status.success(), "{what}");
+        assert!(stderr(&o).contains(what), "{what}: {}", stderr(&o));
+    }
+    // A device is not a report file.
+    let o = dls(&["plot", "/dev/zero"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    fs::remove_dir_all(&dir).unwrap();
+}

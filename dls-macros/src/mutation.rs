@@ -180,6 +180,19 @@ impl Mutations<'_> {
         }
     }
 
+    /// A write to a cell of a gathered vector of rows, `v[a][b] = …`, whose row index `a` is not
+    /// the loop's own index: the row index expression.
+    fn cell_of_another_row<'e>(&self, place: &'e Expr) -> Option<&'e Expr> {
+        let Expr::Index(cell) = place else {
+            return None;
+        };
+        let Expr::Index(row) = &*cell.expr else {
+            return None;
+        };
+        let own = matches!(&*row.index, Expr::Path(p) if p.path.is_ident(&self.outer_index));
+        (!own).then_some(&*row.index)
+    }
+
     /// A write to a gathered vector whose element is the variable of a `for` loop inside the
     /// body: the index expression, and the variable's name.
     fn inner_loop_index<'e>(&self, place: &'e Expr) -> Option<(&'e Expr, String)> {
@@ -232,6 +245,21 @@ impl Mutations<'_> {
                              gather({name}) keeps one write per element; if iterates add into \
                              shared elements (`{name}[{j}] -= f`), accumulate with \
                              reduce(+: {name}) instead of gather({name})"
+                        ),
+                    ));
+                } else if let Some(row) = self.cell_of_another_row(place) {
+                    // `table[k / cols][k % cols] = …`: gather's element is a whole row.
+                    self.reported.insert(name.clone());
+                    self.errors.push(syn::Error::new_spanned(
+                        row,
+                        format!(
+                            "gather({name}) gathers the elements of `{name}`, and an element of a \
+                             vector of rows is a whole row: this writes one cell of a row that \
+                             other iterates write too, so all but one write would be lost. Let \
+                             each iterate write its own row, `{name}[{i}][j] = ...` (an inner \
+                             `for j` loop over the columns), or gather a flat vector written as \
+                             `flat[r * cols + c] = ...`",
+                            i = self.outer_index
                         ),
                     ));
                 }

@@ -411,6 +411,65 @@ impl LoopReport {
 }
 
 impl LoopReport {
+    /// Checks the numbers of a report read from a file (a report dls wrote always passes): at
+    /// least one worker, finite and non-negative times, ranks within `p`, chunks inside the
+    /// loop. The error names the field and the loop, so a hand-edited or corrupt report is
+    /// refused instead of drawn or analysed as if it were true.
+    ///
+    /// ```
+    /// use dls_runtime::LoopReport;
+    /// let ok = LoopReport { name: "a".into(), p: 2, n: 10, parallel_time_s: 1.0, ..Default::default() };
+    /// assert!(ok.validate().is_ok());
+    /// let e = LoopReport { p: 0, ..ok.clone() }.validate().unwrap_err();
+    /// assert!(e.contains("`p`"), "{e}");
+    /// let e = LoopReport { parallel_time_s: -1.0, ..ok }.validate().unwrap_err();
+    /// assert!(e.contains("parallel_time_s"), "{e}");
+    /// ```
+    pub fn validate(&self) -> Result<(), String> {
+        let bad =
+            |field: &str, why: String| Err(format!("loop report {:?}: `{field}` {why}", self.name));
+        if self.p == 0 {
+            return bad("p", "is 0: a loop has at least one worker".into());
+        }
+        let times = [
+            ("parallel_time_s", self.parallel_time_s),
+            ("lower_bound_s", self.lower_bound_s),
+            ("sequential_cost_s", self.sequential_cost_s),
+        ];
+        for (field, t) in times {
+            if !t.is_finite() || t < 0.0 {
+                return bad(field, format!("is {t}: a time is finite and >= 0"));
+            }
+        }
+        for r in &self.ranks {
+            for (field, t) in [
+                ("ranks[].work_time_s", r.work_time_s),
+                ("ranks[].idle_time_s", r.idle_time_s),
+            ] {
+                if !t.is_finite() || t < 0.0 {
+                    return bad(
+                        field,
+                        format!("of rank {} is {t}: a time is finite and >= 0", r.rank),
+                    );
+                }
+            }
+        }
+        if let Some(c) = self
+            .chunk_map
+            .iter()
+            .find(|c| c[0].saturating_add(c[1]) > self.n)
+        {
+            return bad(
+                "chunk_map",
+                format!(
+                    "holds [{}, {}, {}], beyond its {} iterates",
+                    c[0], c[1], c[2], self.n
+                ),
+            );
+        }
+        Ok(())
+    }
+
     /// What to call one worker of this report: `worker` on threads, `rank` on MPI, in
     /// simulations and in reports that do not say.
     ///

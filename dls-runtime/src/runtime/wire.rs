@@ -18,7 +18,7 @@ use super::error::DlsError;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot travel between workers: it needs serde's `Serialize` and `Deserialize`",
     label = "the partial results of this variable are sent between threads and MPI ranks",
-    note = "derive both for a type of your own: #[derive(serde::Serialize, serde::Deserialize)] (through dls: #[derive(dls::serde::Serialize, dls::serde::Deserialize)] with #[serde(crate = \"dls::serde\")])"
+    note = "derive both for a type of your own: #[derive(serde::Serialize, serde::Deserialize)] (through dls: #[derive(dls::serde::Serialize, dls::serde::Deserialize)] with #[serde(crate = \"dls::serde\")]); an array of more than 32 elements (`[T; 64]`) is not serialisable by serde: use a Vec<T>, which reduce and gather combine element by element"
 )]
 pub trait Wire: Serialize + DeserializeOwned {}
 

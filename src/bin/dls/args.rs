@@ -40,6 +40,11 @@ fn starts(text: &str) -> Result<StartTimes, String> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct StartTimes(pub Vec<f64>);
 
+/// The most iterates a simulated loop may have (`--n` of `simulate`, `compare` and `hsf`): the
+/// simulator draws every iterate's time, about a minute for 10^9; more ran for minutes without a
+/// word.
+pub(crate) const MAX_SIMULATED: u64 = 1_000_000_000;
+
 /// Parses a technique specification.
 pub(crate) fn technique(text: &str) -> Result<Technique, String> {
     text.parse::<Technique>().map_err(|e| e.to_string())
@@ -48,8 +53,9 @@ pub(crate) fn technique(text: &str) -> Result<Technique, String> {
 /// The loop to simulate: size, iterate times, rank speeds, costs.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct LoopArgs {
-    /// Number of iterates N of the loop. Example: --n 100000
-    #[arg(long, value_name = "N")]
+    /// Number of iterates N of the loop, 0 to 10^9 (the simulator draws every iterate's time).
+    /// Example: --n 100000
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_SIMULATED))]
     pub n: u64,
 
     /// Number of ranks P that execute iterates (rank 0 also serves the scheduler). Example: --p 16

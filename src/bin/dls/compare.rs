@@ -32,7 +32,7 @@ pub(crate) struct CompareArgs {
 
     /// Number of iterates N of the loop (with --from-report: the report's, which --n must
     /// equal). Example: --n 100000
-    #[arg(long, value_name = "N", required_unless_present = "from_report")]
+    #[arg(long, value_name = "N", required_unless_present = "from_report", value_parser = clap::value_parser!(u64).range(0..=crate::args::MAX_SIMULATED))]
     pub n: Option<u64>,
 
     /// Number of ranks P that execute iterates (rank 0 also serves the scheduler; with

@@ -15,7 +15,7 @@ use crate::output::{print, CliError};
 )]
 pub(crate) struct HsfArgs {
     /// Iterates per loop. Example: --n 4096
-    #[arg(long, value_name = "N", default_value_t = 16_384)]
+    #[arg(long, value_name = "N", default_value_t = 16_384, value_parser = clap::value_parser!(u64).range(1..=crate::args::MAX_SIMULATED))]
     pub n: u64,
 
     /// Ranks. Example: --p 16

@@ -127,6 +127,21 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
         }
         None => reports.iter().collect(),
     };
+    if chosen.len() > MAX_PLOTTED {
+        let mut names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let shown: Vec<String> = names.iter().take(5).map(|n| format!("{n:?}")).collect();
+        return Err(CliError::Message(format!(
+            "{}: {} loop reports to plot ({} loop names), up to 4 files each: dls plot draws at \
+             most {MAX_PLOTTED} at once; pick a loop with --loop NAME (for example {}{})",
+            a.file.display(),
+            chosen.len(),
+            names.len(),
+            shown.join(", "),
+            if names.len() > 5 { ", ..." } else { "" }
+        )));
+    }
     let written = write_charts(&chosen, &a.out, a.format)?;
     print(
         &written
@@ -135,6 +150,10 @@ pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
             .collect::<String>(),
     )
 }
+
+/// The most loop reports `dls plot` draws in one run (up to 4 files each): a report file with
+/// thousands of loop names would otherwise write thousands of files.
+const MAX_PLOTTED: usize = 200;
 
 /// Writes the charts of every report into `out` (created if missing) as `format`, and returns
 /// the files written: what `dls plot` and `dls simulate --plot` draw.
@@ -215,6 +234,9 @@ pub(crate) fn read_reports(path: &Path) -> Result<Vec<LoopReport>, CliError> {
         let report = value.map_err(|e| {
             CliError::Message(format!("{}: not a loop report: {e}", path.display()))
         })?;
+        report
+            .validate()
+            .map_err(|e| CliError::Message(format!("{}: {e}", path.display())))?;
         reports.push(report);
     }
     if reports.is_empty() {
@@ -281,7 +303,17 @@ fn whole(x: f64) -> String {
 
 /// The loop's name and technique, for a caption.
 fn title(report: &LoopReport, what: &str) -> String {
-    format!("{what}: {} ({})", report.name, report.technique)
+    // Control characters (a NUL) are not allowed in an SVG's XML: shown as `?`.
+    let shown = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect()
+    };
+    format!(
+        "{what}: {} ({})",
+        shown(&report.name),
+        shown(&report.technique)
+    )
 }
 
 /// Draws one chart of `report` on `root`, a new drawing area of the file `path`.
