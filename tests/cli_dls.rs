@@ -331,6 +331,9 @@ fn compare_from_report_simulates_with_the_measured_iterate_times() {
         file,
         "--loop",
         "b",
+        // The exact figures below are those of a free scheduler.
+        "--overhead",
+        "0",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
@@ -353,6 +356,8 @@ fn compare_from_report_simulates_with_the_measured_iterate_times() {
         "a",
         "--p",
         "4",
+        "--overhead",
+        "0",
     ]);
     let s = stdout(&o);
     assert!(
@@ -564,4 +569,43 @@ fn a_simulated_loop_too_large_to_finish_is_refused_naming_n() {
             "{args:?}: {e}"
         );
     }
+}
+
+/// Issue 27: `dls compare` assumed no cost per chunk by default, so self-scheduling (a chunk per
+/// iterate) looked best for any loop; it now assumes 2 us a chunk unless told, and says so.
+#[test]
+fn compare_assumes_a_cost_per_chunk_and_says_so() {
+    let o = dls(&[
+        "compare",
+        "-t",
+        "ss",
+        "fac2",
+        "--n",
+        "200000",
+        "--p",
+        "4",
+        "--iterate-time",
+        "exp:10us",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("overhead 2") && s.contains("(assumed"), "{s}");
+    let best = s.lines().find(|l| l.starts_with("best:")).unwrap_or("");
+    assert!(
+        best.contains("fac2"),
+        "SS recommended with a cost per chunk: {s}"
+    );
+    // Given explicitly, the cost is not called assumed.
+    let o = dls(&[
+        "compare",
+        "-t",
+        "ss",
+        "--n",
+        "1000",
+        "--p",
+        "4",
+        "--overhead",
+        "0",
+    ]);
+    assert!(!stdout(&o).contains("(assumed"), "{}", stdout(&o));
 }

@@ -415,6 +415,7 @@ fn a_hanging_program_is_killed_at_the_timeout() {
             "hang_probe",
             "--test-threads=1",
             "--nocapture",
+            "timeout_marker",
         ])
         .env("DLS_SCALTEST_HANG", "1")
         .env_remove("DLS_DELAY")
@@ -433,7 +434,66 @@ fn a_hanging_program_is_killed_at_the_timeout() {
         .flatten()
         .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
         .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .filter(|c| c.contains("hang_probe") && !c.contains("a_hanging_program"))
+        .filter(|c| {
+            c.contains("timeout_marker")
+                && !c.split(' ').next().unwrap_or("").ends_with("/dls")
+                && !c.contains("a_hanging_program")
+        })
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
+/// Issue 27: killing `dls scaltest` left its running trial behind. Now SIGTERM (or SIGINT,
+/// SIGHUP) to the tool ends the run in progress with its processes.
+#[test]
+fn killing_the_tool_ends_the_run_in_progress() {
+    let me = std::env::current_exe().unwrap();
+    let tool = Command::new(env!("CARGO_BIN_EXE_dls"))
+        .args([
+            "scaltest",
+            "--regions",
+            "body",
+            "--delay",
+            "body:1ms",
+            "--workers",
+            "1,2",
+            "--warmup",
+            "0",
+            "--",
+            me.to_str().unwrap(),
+            "--exact",
+            "hang_probe",
+            "--test-threads=1",
+            "--nocapture",
+            "killed_tool_marker",
+        ])
+        .env("DLS_SCALTEST_HANG", "1")
+        .env_remove("DLS_DELAY")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    Command::new("kill")
+        .args(["-TERM", &tool.id().to_string()])
+        .status()
+        .unwrap();
+    let out = tool.wait_with_output().unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(e.contains("interrupted: ended the run in progress"), "{e}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| {
+            // The probe, not the tool (whose arguments name it too) nor this test.
+            c.contains("killed_tool_marker")
+                && !c.split(' ').next().unwrap_or("").ends_with("/dls")
+                && !c.contains("killing_the_tool")
+        })
         .collect();
     assert!(left.is_empty(), "left running: {left:?}");
 }

@@ -101,10 +101,11 @@ pub(crate) struct ModelArgs {
     #[arg(long, value_name = "T0,T1,...", value_parser = starts)]
     pub starts: Option<StartTimes>,
 
-    /// Scheduling overhead h: time to serve one chunk request (see --service).
+    /// Scheduling overhead h: time to serve one chunk request (see --service). Default: 0 for
+    /// simulate and hsf; for compare, which recommends a technique, 2us (see its help).
     /// Example: --overhead 5us
-    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = overhead)]
-    pub overhead: f64,
+    #[arg(long, value_name = "DURATION", value_parser = overhead)]
+    pub overhead: Option<f64>,
 
     /// One-way message latency between a rank and the scheduler on rank 0 (rank 0's own
     /// requests are local). Example: --latency 2us
@@ -147,7 +148,7 @@ impl ModelArgs {
         c.slowdowns = self.slowdown.clone();
         c.start_s = self.starts.clone().map(|s| s.0).unwrap_or_default();
         c.split = self.split;
-        c.overhead_s = self.overhead;
+        c.overhead_s = self.overhead.unwrap_or(0.0);
         c.latency_s = self.latency;
         c.seed = self.seed;
         c.service = self.service;

@@ -22,7 +22,7 @@ use crate::plot::read_reports;
 /// and P come from the report (--p may change P).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dls compare --n 100000 --p 16 --iterate-time exp:1ms --overhead 20us\n  dls compare -t static ss gss fac fac2 --n 4096 --p 16 --iterate-time gamma:0.25:4ms --overhead 100us\n  dls compare -t af awf-b fac2 --n 100000 --p 4 --speeds 1,1,1,3\n  DLS_REPORT=run.jsonl cargo run --release --example mandelbrot && dls compare --from-report run.jsonl --overhead 2us\n  dls compare --from-report run.jsonl --loop 'src/main.rs:12:5' --p 32\n\nA technique whose settings are invalid shows its error in its row. Lower makespan / lower bound is better (1 is perfect).\n\nMeasured times (--from-report) have the resolution of the run's chunks: the iterates of one chunk share its mean, so variation inside large chunks is averaged away; they are wall times, so they include the run's rank speeds and any wait for a core (the note says when the run's workers ran on a core for less than 80% of their work time); the simulation replays them exactly, whatever --seed."
+    after_help = "Examples:\n  dls compare --n 100000 --p 16 --iterate-time exp:1ms --overhead 20us\n  dls compare -t static ss gss fac fac2 --n 4096 --p 16 --iterate-time gamma:0.25:4ms --overhead 100us\n  dls compare -t af awf-b fac2 --n 100000 --p 4 --speeds 1,1,1,3\n  DLS_REPORT=run.jsonl cargo run --release --example mandelbrot && dls compare --from-report run.jsonl --overhead 2us\n  dls compare --from-report run.jsonl --loop 'src/main.rs:12:5' --p 32\n\nA technique whose settings are invalid shows its error in its row. Lower makespan / lower bound is better (1 is perfect).\n\nWithout --overhead, each chunk is assumed to cost 2us to serve (dls's cost per chunk is about 0.5us on threads and 1.3-10us a request under mpirun): with no cost at all, self-scheduling would always look best. The header says when the cost is assumed.\n\nMeasured times (--from-report) have the resolution of the run's chunks: the iterates of one chunk share its mean, so variation inside large chunks is averaged away; they are wall times, so they include the run's rank speeds and any wait for a core (the note says when the run's workers ran on a core for less than 80% of their work time); the simulation replays them exactly, whatever --seed."
 )]
 pub(crate) struct CompareArgs {
     /// Techniques to compare, each as "name,key=value,..." (default: every technique).
@@ -70,8 +70,25 @@ struct Source {
 /// One technique's row: its makespan and figures, or its error.
 type Row = Result<(f64, String), String>;
 
+/// The cost of serving one chunk `dls compare` assumes when `--overhead` is not given: 2 µs,
+/// between dls's cost of a chunk on threads (about 0.5 µs) and that of a request to rank 0 under
+/// mpirun (1.3 µs at 2 ranks, several µs at 8-16), the figures of the README's benchmark
+/// document. With no cost at all, self-scheduling (a chunk per iterate) always looks best.
+pub(crate) const DEFAULT_OVERHEAD: f64 = 2e-6;
+
 /// Runs `dls compare`.
 pub(crate) fn run(a: &CompareArgs) -> Result<(), CliError> {
+    let defaulted = a.model.overhead.is_none();
+    let mut model = a.model.clone();
+    model.overhead = Some(model.overhead.unwrap_or(DEFAULT_OVERHEAD));
+    let a = &CompareArgs {
+        technique: a.technique.clone(),
+        n: a.n,
+        p: a.p,
+        from_report: a.from_report.clone(),
+        loop_name: a.loop_name.clone(),
+        model,
+    };
     let source = match &a.from_report {
         Some(file) => from_report(a, file)?,
         None => {
@@ -106,7 +123,16 @@ pub(crate) fn run(a: &CompareArgs) -> Result<(), CliError> {
         source.n,
         source.p,
         source.iterate_time,
-        format_duration(m.overhead),
+        format!(
+            "{}{}",
+            format_duration(m.overhead.unwrap_or_default()),
+            if defaulted {
+                " (assumed: dls's cost per chunk is about 0.5 us on threads and 1.3-10 us under \
+                 mpirun; give yours with --overhead)"
+            } else {
+                ""
+            }
+        ),
         format_duration(m.latency),
         m.seed
     );

@@ -419,17 +419,15 @@ impl Design {
             {
                 break status;
             }
-            if limit.is_some_and(|l| started.elapsed().as_secs_f64() > l) {
-                let group = format!("-{}", child.id());
-                let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
-                let grace = Instant::now();
-                while grace.elapsed().as_secs_f64() < 3.0
-                    && child.try_wait().ok().flatten().is_none()
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
+            let interrupted = interrupted();
+            if interrupted || limit.is_some_and(|l| started.elapsed().as_secs_f64() > l) {
+                end_group(&mut child);
+                if interrupted {
+                    return Err(CliError::Message(format!(
+                        "interrupted: ended the run in progress (DLS_DELAY=`{delay}` on {workers} \
+                         workers) and its processes"
+                    )));
                 }
-                let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-                let _ = child.wait();
                 return Err(CliError::Message(format!(
                     "the program did not finish within {:.1} s (--timeout; the default is 20 \
                      times the longest warm-up run, at least 60 s) with DLS_DELAY=`{delay}` on \
@@ -455,7 +453,17 @@ impl Design {
     }
 
     /// Every run of the experiment, in the seeded random order, after the warm-up runs.
+    ///
+    /// Each run is a process group of its own; when `dls scaltest` itself is interrupted or
+    /// killed (SIGINT, SIGTERM, SIGHUP), it ends the run in progress with its processes first.
     fn run_all(&self, a: &ScaltestArgs) -> Result<Vec<RunRecord>, CliError> {
+        for signal in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            let _ = signal_hook::flag::register(signal, std::sync::Arc::clone(&STOP));
+        }
         let trials = 1usize << (self.regions.len() + 1);
         let mut longest = 0.0f64;
         for _ in 0..a.warmup {
@@ -489,6 +497,27 @@ impl Design {
         }
         Ok(runs)
     }
+}
+
+/// Set when `dls scaltest` receives SIGINT, SIGTERM or SIGHUP.
+static STOP: std::sync::LazyLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::LazyLock::new(Default::default);
+
+fn interrupted() -> bool {
+    STOP.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Ends the process group of `child` (a run and every process it started): SIGTERM (mpirun then
+/// ends its ranks), up to 3 s, then SIGKILL.
+fn end_group(child: &mut std::process::Child) {
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+    let grace = Instant::now();
+    while grace.elapsed().as_secs_f64() < 3.0 && child.try_wait().ok().flatten().is_none() {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+    let _ = child.wait();
 }
 
 fn trial_label(regions: &[String], t: usize) -> String {
