@@ -589,3 +589,38 @@ fn hostile_reports_are_refused_or_drawn_safely() {
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 27: the combining phase (after the last chunk) is drawn as its own segment, not idle.
+#[test]
+fn the_combining_phase_is_drawn_as_its_own_segment() {
+    let dir = temp_dir("combine");
+    let file = dir.join("run.jsonl");
+    write_jsonl(
+        &file,
+        &[LoopReport {
+            combine_time_s: 0.004,
+            ..one_level()
+        }],
+    );
+    let out = dir.join("plots");
+    let o = dls(&[
+        "plot",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = out.join("src_main_rs_12_5_work_idle.svg");
+    assert!(
+        count(&svg, "combine") >= 1,
+        "no combine segment in the legend"
+    );
+    let o = dls(&[
+        "plot",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -716,3 +716,40 @@ fn the_report_has_chunk_times_and_cpu_time() {
     assert!(text.contains("dls:   worker    1:"), "{text}");
     assert!(text.contains("(cpu "), "{text}");
 }
+
+/// Issue 27 (a new user's trial): the time spent merging partial results was shown as idle. The
+/// report now has it as its own phase, `combine_time_s` (after the last chunk), which no
+/// worker's idle time includes; the summary names it.
+#[test]
+fn combining_the_partial_results_is_its_own_phase_not_idle() {
+    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let (sum, stats) = rt
+        .doall_reduce(
+            "slow merge",
+            0..200u64,
+            "static".parse().unwrap(),
+            || 0u64,
+            |i, s| *s += i,
+            |a, b| {
+                std::thread::sleep(std::time::Duration::from_millis(60));
+                a + b
+            },
+        )
+        .unwrap();
+    assert_eq!(sum, 19_900);
+    let r = &stats.report;
+    assert!(r.combine_time_s >= 0.05, "{}", r.combine_time_s);
+    for k in &r.ranks {
+        assert!(
+            k.idle_time_s < r.combine_time_s,
+            "idle {} includes the combine {}",
+            k.idle_time_s,
+            r.combine_time_s
+        );
+    }
+    let summary = dls::runtime::stats::summary(r);
+    assert!(
+        summary.contains("combining the partial results"),
+        "{summary}"
+    );
+}

@@ -71,6 +71,12 @@ pub struct LoopReport {
     /// `chunk_map` (0 when the map is complete).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub chunk_map_dropped: u64,
+    /// Combining the workers' partial results, seconds: from the end of the loop's last chunk to
+    /// the loop's end (merges, and the messages that carry the values between ranks). The same
+    /// phase for every worker, counted neither as work nor as idle time (0 when the chunk times
+    /// are incomplete, or in reports written before dls measured it).
+    #[serde(default)]
+    pub combine_time_s: f64,
     /// Per chunk of `chunk_map` (same order, same bound): `[start, end]`, seconds since the
     /// loop's start on the scheduler's clock (rank 0 on MPI). The end is when the chunk's timing
     /// reached the scheduler (with the worker's next request, or at the loop's end), the start
@@ -435,6 +441,7 @@ impl LoopReport {
             ("parallel_time_s", self.parallel_time_s),
             ("lower_bound_s", self.lower_bound_s),
             ("sequential_cost_s", self.sequential_cost_s),
+            ("combine_time_s", self.combine_time_s),
         ];
         for (field, t) in times {
             if !t.is_finite() || t < 0.0 {
@@ -468,6 +475,43 @@ impl LoopReport {
             );
         }
         Ok(())
+    }
+
+    /// Splits the combining phase off the workers' idle time: everything after the loop's last
+    /// chunk ended (merging and sending partial results) is `combine_time_s`, and each worker's
+    /// `idle_time_s` keeps only its waiting before. Needs the chunk times of every chunk; without
+    /// them nothing changes.
+    ///
+    /// ```
+    /// use dls_runtime::{LoopReport, RankReport};
+    /// let mut r = LoopReport {
+    ///     parallel_time_s: 1.0,
+    ///     chunk_times: vec![Some([0.0, 0.5]), Some([0.0, 0.7])],
+    ///     ranks: vec![RankReport { work_time_s: 0.5, idle_time_s: 0.5, ..Default::default() }],
+    ///     ..Default::default()
+    /// };
+    /// r.split_off_the_combine();
+    /// assert!((r.combine_time_s - 0.3).abs() < 1e-12);
+    /// assert!((r.ranks[0].idle_time_s - 0.2).abs() < 1e-12);
+    /// ```
+    pub fn split_off_the_combine(&mut self) {
+        if self.chunk_map_dropped > 0 || self.chunk_times.iter().any(Option::is_none) {
+            return;
+        }
+        let Some(last) = self
+            .chunk_times
+            .iter()
+            .flatten()
+            .map(|t| t[1])
+            .reduce(f64::max)
+        else {
+            return;
+        };
+        let combine = (self.parallel_time_s - last).max(0.0);
+        self.combine_time_s = combine;
+        for r in &mut self.ranks {
+            r.idle_time_s = (r.idle_time_s - combine).max(0.0);
+        }
     }
 
     /// What to call one worker of this report: `worker` on threads, `rank` on MPI, in

@@ -315,6 +315,7 @@ impl UntypedLoop {
         // the loop's time) comes at its end and before its report.
         self.stop_progress();
         report.reduction = lock(&self.reduction).take();
+        report.split_off_the_combine();
         report.check = lock(&self.check).take();
         report.auto = lock(&self.auto).take();
         report.checkpoint = lock(&self.checkpoint).take();

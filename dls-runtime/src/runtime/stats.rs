@@ -97,6 +97,13 @@ pub fn summary(r: &LoopReport) -> String {
             k.rank, k.iterates, k.work_time_s, k.idle_time_s, k.chunks
         ));
     }
+    if r.combine_time_s > 0.0 {
+        s.push_str(&format!(
+            "dls:   combining the partial results: {:.6} s after the last chunk (merges and \
+             messages; every {word}, and not in its idle time)\n",
+            r.combine_time_s
+        ));
+    }
     if let Some(o) = r.oversubscribed {
         s.push_str(&format!(
             "dls:   note: {} workers shared this node's {} cores, so these times and the \

@@ -103,6 +103,8 @@ const WORK: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
 const CPU: RGBColor = RGBColor(0xFF, 0x7F, 0x0E);
 /// Fill of the idle part of a bar.
 const IDLE: RGBColor = RGBColor(0xC8, 0xC8, 0xC8);
+/// Combining the partial results (green).
+const COMBINE: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
 /// Size of every chart, pixels.
 const SIZE: (u32, u32) = (900, 540);
 /// At most this many ranks are named in the legend of the chunk-size chart.
@@ -338,11 +340,11 @@ fn draw_stacked_bars<DB: DrawingBackend>(
     path: &Path,
     caption: &str,
     x_desc: &str,
-    bars: &[(String, f64, f64)],
+    bars: &[(String, f64, f64, f64)],
     cpu: Option<&[f64]>,
 ) -> Result<(), CliError> {
     root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
-    let top = time_top(bars.iter().map(|b| b.1 + b.2).fold(0.0, f64::max));
+    let top = time_top(bars.iter().map(|b| b.1 + b.2 + b.3).fold(0.0, f64::max));
     let n = bars.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .caption(caption, ("sans-serif", caption_size(caption, SIZE.0)))
@@ -387,6 +389,18 @@ fn draw_stacked_bars<DB: DrawingBackend>(
         .map_err(|e| draw_error(path, e))?
         .label("idle")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], IDLE.filled()));
+    if bars.iter().any(|b| b.3 > 0.0) {
+        // Combining the partial results after the last chunk: a phase of its own, not idle.
+        chart
+            .draw_series(
+                bars.iter()
+                    .enumerate()
+                    .map(|(i, b)| bar(i, b.1 + b.2, b.1 + b.2 + b.3, COMBINE)),
+            )
+            .map_err(|e| draw_error(path, e))?
+            .label("combine")
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], COMBINE.filled()));
+    }
     if let Some(cpu) = cpu {
         chart
             .draw_series(cpu.iter().enumerate().map(|(i, &c)| {
@@ -414,10 +428,17 @@ fn draw_work_idle<DB: DrawingBackend>(
     report: &LoopReport,
     path: &Path,
 ) -> Result<(), CliError> {
-    let bars: Vec<(String, f64, f64)> = report
+    let bars: Vec<(String, f64, f64, f64)> = report
         .ranks
         .iter()
-        .map(|r| (r.rank.to_string(), r.work_time_s, r.idle_time_s))
+        .map(|r| {
+            (
+                r.rank.to_string(),
+                r.work_time_s,
+                r.idle_time_s,
+                report.combine_time_s,
+            )
+        })
         .collect();
     // A two-level loop's ranks report their inner loops' work, while its efficiency is the
     // groups' (shown on the groups chart): the caption says so instead of the efficiency.
@@ -452,7 +473,7 @@ fn draw_groups<DB: DrawingBackend>(
     report: &LoopReport,
     path: &Path,
 ) -> Result<(), CliError> {
-    let bars: Vec<(String, f64, f64)> = report
+    let bars: Vec<(String, f64, f64, f64)> = report
         .groups
         .iter()
         .map(|g| {
@@ -460,6 +481,7 @@ fn draw_groups<DB: DrawingBackend>(
                 format!("{} ({} ranks)", g.group, g.ranks.len()),
                 g.work_time_s,
                 (report.parallel_time_s - g.work_time_s).max(0.0),
+                0.0,
             )
         })
         .collect();
