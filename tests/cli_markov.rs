@@ -338,3 +338,12 @@ fn hostile_samples_and_tick_are_refused_naming_the_flag() {
     ]);
     assert!(e.contains("--tick") && e.contains("1ns"), "{e}");
 }
+
+/// Issue 27: nonsense numbers in a report (a negative time) are refused naming the field.
+#[test]
+fn a_report_with_a_negative_time_is_refused() {
+    let lines: Vec<String> = (0..4).map(|_| report("sweep", &[1e-3, -1e-3])).collect();
+    let path = write("negative", &lines);
+    let e = fails(&["markov", "--from-report", path.to_str().unwrap()]);
+    assert!(e.contains("work_time_s") && e.contains("-0.001"), "{e}");
+}

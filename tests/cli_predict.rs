@@ -439,3 +439,44 @@ fn the_book_shows_the_current_output() {
         assert_eq!(shown, ok(&args), "book/src/big_results.md, `{command}`");
     }
 }
+
+/// Issue 27: nonsense numbers in a report (a negative cost, p = 0) are refused naming the field.
+#[test]
+fn a_report_with_nonsense_numbers_is_refused() {
+    for (field, bad) in [
+        (
+            "sequential_cost_s",
+            dls::LoopReport {
+                name: "s".into(),
+                p: 4,
+                chunks: 10,
+                sequential_cost_s: -1.0,
+                ..Default::default()
+            },
+        ),
+        (
+            "`p` is 0",
+            dls::LoopReport {
+                name: "s".into(),
+                p: 0,
+                chunks: 10,
+                sequential_cost_s: 1.0,
+                ..Default::default()
+            },
+        ),
+    ] {
+        let path = std::env::temp_dir().join(format!(
+            "dls-cli-predict-{}-bad.jsonl",
+            std::process::id()
+        ));
+        std::fs::write(&path, serde_json::to_string(&bad).unwrap() + "\n").unwrap();
+        let e = fails(&[
+            "predict",
+            "--from-report",
+            path.to_str().unwrap(),
+            "--capacity",
+            "1e9",
+        ]);
+        assert!(e.contains(field), "{field}: {e}");
+    }
+}

@@ -307,6 +307,22 @@ fn setup_from_report(a: &MarkovArgs, path: &Path) -> Result<Setup, CliError> {
                 path.display()
             ))
         })?;
+        // Nonsense numbers (a negative or infinite time) are refused, not modelled.
+        if let Some(r) = parsed
+            .ranks
+            .iter()
+            .find(|r| !r.work_time_s.is_finite() || r.work_time_s < 0.0)
+        {
+            return Err(CliError::Message(format!(
+                "--from-report: line {} of {}: loop `{}`: `work_time_s` of rank {} is {}: a time \
+                 is finite and >= 0",
+                k + 1,
+                path.display(),
+                parsed.name,
+                r.rank,
+                r.work_time_s
+            )));
+        }
         loops.entry(parsed.name.clone()).or_default().push(parsed);
     }
     let listing = || {

@@ -724,6 +724,18 @@ fn evaluate_line(a: &PredictArgs, line: &ReportLine) -> Result<Evaluation, CliEr
             "--from-report: loop `{name}` has no chunks, so T_Comp = sequential_cost_s / chunks is undefined"
         )));
     }
+    // Nonsense numbers are refused, not modelled.
+    if !line.sequential_cost_s.is_finite() || line.sequential_cost_s < 0.0 {
+        return Err(CliError::Message(format!(
+            "--from-report: loop `{name}`: `sequential_cost_s` is {}: a time is finite and >= 0",
+            line.sequential_cost_s
+        )));
+    }
+    if line.p == 0 && a.p.is_none() {
+        return Err(CliError::Message(format!(
+            "--from-report: loop `{name}`: `p` is 0: a loop has at least one worker"
+        )));
+    }
     let p = match a.p {
         Some(p) => {
             sources.p = format!("--p; the report has p = {}", line.p);
