@@ -465,10 +465,8 @@ fn a_report_with_nonsense_numbers_is_refused() {
             },
         ),
     ] {
-        let path = std::env::temp_dir().join(format!(
-            "dls-cli-predict-{}-bad.jsonl",
-            std::process::id()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("dls-cli-predict-{}-bad.jsonl", std::process::id()));
         std::fs::write(&path, serde_json::to_string(&bad).unwrap() + "\n").unwrap();
         let e = fails(&[
             "predict",

@@ -85,8 +85,19 @@ pub fn technique(schedule: &str) -> Result<Technique, DlsError> {
 pub use crate::interior::{interior, FoundInterior, NoInterior, Probe};
 
 fn fail(reason: &dyn std::fmt::Display) -> ! {
+    // Under a launcher most errors are every rank's (the same loop, the same settings): rank 0
+    // says why, once, and the launcher ends the other ranks when it exits. A rank other than 0
+    // waits for that first; still running 2 s later, its error is its own, and it says it.
+    let rank = crate::runtime::settings::launcher_rank(|k| std::env::var(k).ok());
+    let line = match rank {
+        Some(r) if r != 0 => {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            format!("error: rank {r}: {reason}")
+        }
+        _ => format!("error: {reason}"),
+    };
     // One write, so that the lines of several ranks do not interleave.
-    crate::runtime::panic_ctx::say_line(&format!("error: {reason}"));
+    crate::runtime::panic_ctx::say_line(&line);
     std::process::exit(1)
 }
 
@@ -160,15 +171,8 @@ pub fn init_or_exit() -> Runtime {
         Err(e) => {
             // Every rank reads the same settings and fails alike: under a launcher, rank 0 alone
             // says why (one readable message instead of P interleaved copies).
-            let rank = crate::runtime::settings::launcher_rank(|k| std::env::var(k).ok());
-            if rank.map_or(true, |r| r == 0) {
-                fail(&e)
-            }
-            // The launcher ends the whole job as soon as one rank exits with an error, which
-            // could cut rank 0 off before its message is out: the other ranks give it time first
-            // (they are ended meanwhile when rank 0 exits).
-            std::thread::sleep(std::time::Duration::from_secs(2));
-            std::process::exit(1)
+            // (`fail`: the other ranks wait for rank 0 to end the job.)
+            fail(&e)
         }
     }
 }

@@ -69,6 +69,13 @@ fn conflicts_are_errors_under_mpirun() {
                 mpi_common::mpirun(np, &[], "gather_conflict", &[case], Duration::from_secs(60));
             assert!(!job.success, "P={np} {case}: {}", job.stdout);
             assert!(job.stderr.contains(says), "P={np} {case}: {}", job.stderr);
+            // Issue 27: every rank fails alike, and the error is printed once, not per rank.
+            assert_eq!(
+                job.stderr.matches(says).count(),
+                1,
+                "P={np} {case}: {}",
+                job.stderr
+            );
             assert!(
                 !job.stdout.contains('['),
                 "P={np} {case}: no result: {}",
