@@ -497,3 +497,10 @@ fn killing_the_tool_ends_the_run_in_progress() {
         .collect();
     assert!(left.is_empty(), "left running: {left:?}");
 }
+
+/// Issue 27: `/dev/zero` as a table was read until memory ran out; it is refused at once.
+#[test]
+fn a_device_as_the_table_is_refused() {
+    let e = fails(&["scaltest", "--from-table", "/dev/zero"]);
+    assert!(e.contains("not a regular file"), "{e}");
+}

@@ -48,6 +48,8 @@ fn rack_map_that_does_not_parse() {
         "DLS_RACKS=`rack1:node[1-`: entry `rack1:node[1-`: host pattern `node[1-`: `[` without a closing `]`",
     );
     fails_with(4, Some("ranks:0-1"), &[], "lacks `=rack`");
+    // Issue 27: a device as the rack map file is refused, not read until memory runs out.
+    fails_with(4, Some("/dev/zero"), &[], "not a regular file");
     // Issue 27: a rank map naming ranks the job does not have (written for another size).
     fails_with(
         4,
