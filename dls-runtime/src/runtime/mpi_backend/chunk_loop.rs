@@ -189,6 +189,10 @@ impl MpiLoop {
                 service::send_cancels(&self.comm.0, &mut core, 0, own_cancel);
                 if core.unconfirmed() < before {
                     changed.notify_all();
+                    // Workers waiting for this chunk's end are answered at once.
+                    if let Some(a) = answers {
+                        a.wake();
+                    }
                 }
                 // No chunk now: this thread stops answering requests at its claims.
                 if !matches!(next, Next::Chunk(_)) {
