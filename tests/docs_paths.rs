@@ -90,3 +90,15 @@ fn papers_are_cited_by_authors_not_by_private_labels() {
         hits.join("\n")
     );
 }
+
+/// Issue 27 (a new user's trial): building with and without `--features mpi` writes the same
+/// binary, which the user did not expect; the book's chapter on projects says so, with the way
+/// to keep both.
+#[test]
+fn the_book_says_both_builds_write_one_binary() {
+    let text = fs::read_to_string(root().join("book/src/own_project.md")).unwrap();
+    assert!(
+        text.contains("write the same file") && text.contains("--target-dir target/mpi"),
+        "book/src/own_project.md no longer says that the two builds write one binary"
+    );
+}
