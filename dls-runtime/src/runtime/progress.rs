@@ -194,6 +194,8 @@ pub fn format_line(name: &str, done: u64, n: u64, elapsed_s: f64) -> String {
 /// ```
 /// use dls_runtime::runtime::progress::format_waiting;
 /// assert!(format_waiting("a", 10, 10, 2.0).ends_with("waiting for the loop's end"));
+/// // Copies of re-executed chunks never show more than n (was "100% (2500/2000 iterates)").
+/// assert!(format_waiting("a", 2500, 2000, 2.0).contains("100% (2000/2000 iterates)"));
 /// assert!(format_waiting("a", 5, 10, 2.0).ends_with("ETA 2.0 s"));
 /// ```
 pub fn format_waiting(name: &str, done: u64, n: u64, elapsed_s: f64) -> String {
