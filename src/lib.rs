@@ -110,7 +110,9 @@
 //! `book/src/two_level.md` and `book/src/own_project.md` (your own project, clusters, Slurm).
 //! The explicit API, for full control: [`init`], [`Runtime::start_loop`], [`Loop::next_chunk`],
 //! [`Runtime::doall`], [`Runtime::doall_reduce`]; the `dls` command-line tool (`dls simulate`,
-//! `dls compare`, `dls plot`) installs with `cargo install --path <your clone of dls>`.
+//! `dls compare`, `dls plot`) is the package `dls-cli` of the repository: it installs with
+//! `cargo install --path <your clone of dls>/dls-cli`, and a program that depends on the `dls`
+//! library compiles none of its dependencies (clap, plotters).
 
 // The public surface, item by item (as rayon's src/lib.rs re-exports rayon-core): a new item of
 // dls-runtime becomes part of dls only when it is listed here.
