@@ -75,7 +75,7 @@ type Row = Result<(f64, String), String>;
 
 /// The cost of serving one chunk `dls compare` assumes when `--overhead` is not given: 2 µs,
 /// between dls's cost of a chunk on threads (about 0.5 µs) and that of a request to rank 0 under
-/// mpirun (1.3 µs at 2 ranks, several µs at 8-16), the figures of the README's benchmark
+/// mpirun (1.3 µs at 2 ranks, several µs at 8-16), the figures of the repository's benchmark
 /// document. With no cost at all, self-scheduling (a chunk per iterate) always looks best.
 pub(crate) const DEFAULT_OVERHEAD: f64 = 2e-6;
 

@@ -35,7 +35,7 @@
 //! last quarter: if the cost per iterate rises along the chunk, an even split by iterates would
 //! give the asker most of the time left, while with a quarter the holder most likely ends last
 //! and its remainder can be split once more when the asker comes back (measured under `mpirun
-//! -np 2` on Mandelbrot per pixel: see the README).
+//! -np 2` on Mandelbrot per pixel: see BENCHMARKS.md).
 //!
 //! **How the holder and the scheduler agree, without a lock.** The holder does not take its
 //! chunk's iterates one by one from a counter; it claims them in batches from its slot's

@@ -14,7 +14,7 @@
 //! 100 µs after each request and then waking every 20-70 µs. When mpirun binds rank 0 to one
 //! core (Open MPI does for up to 2 ranks), its compute thread keeps that core busy, and the
 //! service thread may run on the job's other cores (`service.rs`). Measured under `mpirun -np 2`
-//! (README, "Adaptive techniques on loops whose cost follows the index"); a variant that spun
+//! (BENCHMARKS.md, "Adaptive techniques on loops whose cost follows the index"); a variant that spun
 //! less and slept with a 1 µs timer slack and a short EEVDF slice on the shared core cost
 //! 4-5% everywhere and was dropped.
 

@@ -16,7 +16,7 @@
 //! waits for a core behind the compute threads. Under `mpirun -np 2` rank 1 started its first
 //! chunk 2-8 ms after rank 0 in some runs and waited 1-4 ms for some replies, and the service
 //! thread's polls while a request was overdue (3-5 ms of CPU a loop, on the other rank's core)
-//! slowed rank 1's iterates (README, "Adaptive techniques on loops whose cost follows the
+//! slowed rank 1's iterates (BENCHMARKS.md, "Adaptive techniques on loops whose cost follows the
 //! index"). The compute thread answers between two of its own iterates, as Cariño & Banicescu's
 //! (2007) scheduler, which also computes, does.
 //!
@@ -583,7 +583,7 @@ fn reply(comm: &mpi::topology::SimpleCommunicator, rank: i32, reply: Reply) {
 /// when mpirun bound rank 0 to one core, which its compute thread keeps busy: the kernel can
 /// then run a request's answer on another core (beside another rank's computation, for the few
 /// microseconds it takes) instead of only in the compute thread's time slices. Measured under
-/// `mpirun -np 2` (bound to cores by default): see the README's "Adaptive techniques on loops
+/// `mpirun -np 2` (bound to cores by default): see BENCHMARKS.md, "Adaptive techniques on loops
 /// whose cost follows the index". Linux only; elsewhere, or if the launcher's CPUs cannot be
 /// read, nothing changes.
 fn widen_affinity() {
