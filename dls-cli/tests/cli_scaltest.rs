@@ -428,19 +428,26 @@ fn a_hanging_program_is_killed_at_the_timeout() {
     assert!(e.contains("did not finish within 2.0 s (--timeout"), "{e}");
     assert!(started.elapsed().as_secs_f64() < 20.0);
     // No run of the probe is left.
+    let left = probes_running("timeout_marker", "a_hanging_program");
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
+/// The command lines of the probes still running whose arguments hold `marker`: not the `dls`
+/// tool (whose arguments name the probe too) nor the test named `test` (this binary), after a
+/// moment for the killed ones to go.
+fn probes_running(marker: &str, test: &str) -> Vec<String> {
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let left: Vec<String> = std::fs::read_dir("/proc")
+    std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
         .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
         .filter(|c| {
-            c.contains("timeout_marker")
+            c.contains(marker)
                 && !c.split(' ').next().unwrap_or("").ends_with("/dls")
-                && !c.contains("a_hanging_program")
+                && !c.contains(test)
         })
-        .collect();
-    assert!(left.is_empty(), "left running: {left:?}");
+        .collect()
 }
 
 /// Issue 27: killing `dls scaltest` left its running trial behind. Now SIGTERM (or SIGINT,
@@ -482,19 +489,7 @@ fn killing_the_tool_ends_the_run_in_progress() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(e.contains("interrupted: ended the run in progress"), "{e}");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let left: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
-        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .filter(|c| {
-            // The probe, not the tool (whose arguments name it too) nor this test.
-            c.contains("killed_tool_marker")
-                && !c.split(' ').next().unwrap_or("").ends_with("/dls")
-                && !c.contains("killing_the_tool")
-        })
-        .collect();
+    let left = probes_running("killed_tool_marker", "killing_the_tool");
     assert!(left.is_empty(), "left running: {left:?}");
 }
 
