@@ -259,14 +259,36 @@ fn probe() {
     assert_eq!(again, 276 + 24 * 552);
 }
 
+/// `dls scaltest OPTIONS -- <this test binary> --exact TEST --test-threads=1 EXTRA`: the
+/// experiment run on one of this binary's probe tests (`probe` or `hang_probe`, each selected
+/// by its variable), without the caller's dls settings.
+fn on_probe(options: &[&str], test: &str, extra: &[&str]) -> Command {
+    let me = std::env::current_exe().unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dls"));
+    c.arg("scaltest")
+        .args(options)
+        .args([
+            "--",
+            me.to_str().unwrap(),
+            "--exact",
+            test,
+            "--test-threads=1",
+        ])
+        .args(extra)
+        .env("DLS_SCALTEST_PROBE", "1")
+        .env("DLS_SCALTEST_HANG", "1")
+        .env_remove("DLS_DELAY")
+        .env_remove("DLS_SCHEDULE")
+        .env_remove("DLS_REPORT");
+    c
+}
+
 /// Runs the experiment on the probe and returns the verdicts of `body` and `between`.
 fn real_experiment(seed: &str) -> (String, String, Value) {
-    let me = std::env::current_exe().unwrap();
     let table =
         std::env::temp_dir().join(format!("dls_scaltest_{}_{seed}.csv", std::process::id()));
-    let o = Command::new(env!("CARGO_BIN_EXE_dls"))
-        .args([
-            "scaltest",
+    let o = on_probe(
+        &[
             "--regions",
             "body,between",
             "--delay",
@@ -282,18 +304,12 @@ fn real_experiment(seed: &str) -> (String, String, Value) {
             "--json",
             "--save-table",
             table.to_str().unwrap(),
-            "--",
-            me.to_str().unwrap(),
-            "--exact",
-            "probe",
-            "--test-threads=1",
-        ])
-        .env("DLS_SCALTEST_PROBE", "1")
-        .env_remove("DLS_DELAY")
-        .env_remove("DLS_SCHEDULE")
-        .env_remove("DLS_REPORT")
-        .output()
-        .unwrap();
+        ],
+        "probe",
+        &[],
+    )
+    .output()
+    .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["runs"].as_array().unwrap().len(), 24);
@@ -343,10 +359,8 @@ fn a_real_experiment_finds_the_serial_region() {
 /// `betwen` scales (it measured nothing).
 #[test]
 fn a_misspelled_region_fails_the_experiment_naming_it() {
-    let me = std::env::current_exe().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_dls"))
-        .args([
-            "scaltest",
+    let o = on_probe(
+        &[
             "--regions",
             "body,betwen",
             "--delay",
@@ -357,18 +371,12 @@ fn a_misspelled_region_fails_the_experiment_naming_it() {
             "2,4",
             "--replicates",
             "1",
-            "--",
-            me.to_str().unwrap(),
-            "--exact",
-            "probe",
-            "--test-threads=1",
-        ])
-        .env("DLS_SCALTEST_PROBE", "1")
-        .env_remove("DLS_DELAY")
-        .env_remove("DLS_SCHEDULE")
-        .env_remove("DLS_REPORT")
-        .output()
-        .unwrap();
+        ],
+        "probe",
+        &[],
+    )
+    .output()
+    .unwrap();
     let e = stderr(&o);
     assert!(!o.status.success(), "{}", stdout(&o));
     assert!(
@@ -394,11 +402,9 @@ fn hang_probe() {
 /// fails naming the timeout.
 #[test]
 fn a_hanging_program_is_killed_at_the_timeout() {
-    let me = std::env::current_exe().unwrap();
     let started = std::time::Instant::now();
-    let o = Command::new(env!("CARGO_BIN_EXE_dls"))
-        .args([
-            "scaltest",
+    let o = on_probe(
+        &[
             "--regions",
             "body",
             "--delay",
@@ -409,20 +415,12 @@ fn a_hanging_program_is_killed_at_the_timeout() {
             "0",
             "--timeout",
             "2",
-            "--",
-            me.to_str().unwrap(),
-            "--exact",
-            "hang_probe",
-            "--test-threads=1",
-            "--nocapture",
-            "timeout_marker",
-        ])
-        .env("DLS_SCALTEST_HANG", "1")
-        .env_remove("DLS_DELAY")
-        .env_remove("DLS_SCHEDULE")
-        .env_remove("DLS_REPORT")
-        .output()
-        .unwrap();
+        ],
+        "hang_probe",
+        &["--nocapture", "timeout_marker"],
+    )
+    .output()
+    .unwrap();
     let e = stderr(&o);
     assert!(!o.status.success());
     assert!(e.contains("did not finish within 2.0 s (--timeout"), "{e}");
@@ -454,10 +452,8 @@ fn probes_running(marker: &str, test: &str) -> Vec<String> {
 /// SIGHUP) to the tool ends the run in progress with its processes.
 #[test]
 fn killing_the_tool_ends_the_run_in_progress() {
-    let me = std::env::current_exe().unwrap();
-    let tool = Command::new(env!("CARGO_BIN_EXE_dls"))
-        .args([
-            "scaltest",
+    let tool = on_probe(
+        &[
             "--regions",
             "body",
             "--delay",
@@ -466,20 +462,14 @@ fn killing_the_tool_ends_the_run_in_progress() {
             "1,2",
             "--warmup",
             "0",
-            "--",
-            me.to_str().unwrap(),
-            "--exact",
-            "hang_probe",
-            "--test-threads=1",
-            "--nocapture",
-            "killed_tool_marker",
-        ])
-        .env("DLS_SCALTEST_HANG", "1")
-        .env_remove("DLS_DELAY")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        "hang_probe",
+        &["--nocapture", "killed_tool_marker"],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     std::thread::sleep(std::time::Duration::from_secs(2));
     Command::new("kill")
         .args(["-TERM", &tool.id().to_string()])
