@@ -615,12 +615,5 @@ fn the_combining_phase_is_drawn_as_its_own_segment() {
         count(&svg, "combine") >= 1,
         "no combine segment in the legend"
     );
-    let o = dls(&[
-        "plot",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success());
     fs::remove_dir_all(&dir).unwrap();
 }
