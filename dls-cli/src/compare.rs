@@ -123,20 +123,17 @@ pub(crate) fn run(a: &CompareArgs) -> Result<(), CliError> {
     let mut text = source.preamble.clone();
     let _ = writeln!(
         text,
-        "n = {}, p = {}, iterate time {}, overhead {}, latency {}, seed {}",
+        "n = {}, p = {}, iterate time {}, overhead {}{}, latency {}, seed {}",
         source.n,
         source.p,
         source.iterate_time,
-        format!(
-            "{}{}",
-            format_duration(m.overhead.unwrap_or_default()),
-            if defaulted {
-                " (assumed: dls's cost per chunk is about 0.5 us on threads and 1.3-10 us under \
-                 mpirun; give yours with --overhead)"
-            } else {
-                ""
-            }
-        ),
+        format_duration(m.overhead.unwrap_or_default()),
+        if defaulted {
+            " (assumed: dls's cost per chunk is about 0.5 us on threads and 1.3-10 us under \
+             mpirun; give yours with --overhead)"
+        } else {
+            ""
+        },
         format_duration(m.latency),
         m.seed
     );

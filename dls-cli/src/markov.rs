@@ -118,7 +118,7 @@ pub(crate) struct MarkovArgs {
 fn tick(text: &str) -> Result<f64, String> {
     match dls::sim::parse_duration(text, "--tick") {
         // Below a nanosecond (the time unit of the model's inputs) a tick rounds to nothing.
-        Ok(t) if t >= 1e-9 && t <= 3600.0 => Ok(t),
+        Ok(t) if (1e-9..=3600.0).contains(&t) => Ok(t),
         Ok(_) => Err(format!(
             "`{text}` is not a tick from 1ns to 1h (e.g. 100us)"
         )),

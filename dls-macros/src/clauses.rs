@@ -15,6 +15,14 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, Ident, LitInt, LitStr, Meta, Path, Token};
 
+/// True for `#[par_doall]`, `#[par_doall(...)]` and `#[dls::par_doall(...)]`.
+pub(crate) fn is_par_doall(attr: &Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "par_doall")
+}
+
 /// The schedule value that defers the choice to the `DLS_SCHEDULE` environment variable.
 pub(crate) const RUNTIME_SCHEDULE: &str = "runtime";
 

@@ -10,7 +10,7 @@ use syn::{Attribute, ExprForLoop, Ident};
 
 use crate::clauses::{Clauses, ReduceOp, RUNTIME_SCHEDULE};
 use crate::control;
-use crate::nested::{call_shape, CallShape, LoopKind};
+use crate::nested::{call_shape, check_combination, CallShape, LoopKind};
 use crate::source::LoopSource;
 
 /// Generates the block expression that replaces `for_loop`; `attrs` are its other attributes, kept.
@@ -270,102 +270,59 @@ pub(crate) fn expand(
 
     let identity = quote!(|| (#(#identities,)*));
 
+    // Which clause combinations work is decided before any code is made (`nested.rs`).
+    check_combination(clauses, kind)?;
     let CallShape {
-        function,
+        run,
         lead,
-        group_args,
         extra_param,
-        takes_reduction,
-    } = call_shape(kind, &private);
-    let checked = match (&clauses.check, kind) {
-        (None, _) => None,
-        (Some(check), LoopKind::OneLevel) => {
-            if let Some(path) = clauses.ordered_merge() {
-                return Err(syn::Error::new_spanned(
-                    path,
-                    "a checked loop combines its workers' results in any order: if this merge \
-                     does not depend on order, say so with `, unordered` before the `:`",
-                ));
-            }
-            Some(check.exchangeable)
-        }
-        (Some(check), LoopKind::Inner) => {
-            if let Some(path) = clauses.ordered_merge() {
-                return Err(syn::Error::new_spanned(
-                    path,
-                    "a checked loop combines its workers' results in any order: if this merge \
-                     does not depend on order, say so with `, unordered` before the `:`",
-                ));
-            }
-            Some(check.exchangeable)
-        }
-        (Some(check), _) => {
-            return Err(syn::Error::new_spanned(
-                &check.var,
-                "check(...) goes on a one-level loop or on an inner loop of a two-level loop \
-                 (whose group's ranks it compares), not on the outer loop",
-            ))
-        }
-    };
-    // The loop's call is the `for` keyword's, wholly: an error about the call (a clause value
-    // that cannot travel) then marks the loop, not the function's attribute.
-    let function = respan(function, span);
-    // A merge function without `unordered` may depend on order: the loop then combines its
-    // partial results in the iterates' order (one-level loops).
-    let function = match (clauses.ordered_merge(), kind) {
-        _ if checked.is_some() && kind == LoopKind::Inner => {
-            quote!(#private::inner_run_loop_checked)
-        }
-        _ if checked.is_some() => quote!(#private::run_loop_checked),
-        (None, _) => function,
-        (Some(_), LoopKind::OneLevel) => quote!(#private::run_loop_ordered),
-        (Some(path), _) => {
-            return Err(syn::Error::new_spanned(
-                path,
-                "the partial results of a two-level loop are combined in any order: if this \
-                 merge does not depend on order (a sum, a maximum, a dictionary merge), say so \
-                 with `, unordered` before the `:`; an order-keeping merge works in one-level \
-                 loops",
-            ))
-        }
-    };
-    let strategy = match &clauses.reduction {
-        Some(lit) => quote!(::core::option::Option::Some(#lit)),
-        None => quote!(::core::option::Option::None),
-    };
-    let reduction = match (&clauses.reduction, takes_reduction) {
+    } = call_shape(kind);
+    // The builder chain: one method per clause given (tokio-macros' `entry.rs` manner).
+    let mut chain = Vec::new();
+    if let (Some(lit), true) = (&clauses.reduction, kind != LoopKind::Inner) {
+        chain.push(quote!(.reduction(#lit)));
+    }
+    if !clauses.shared.is_empty() && kind != LoopKind::Inner {
         // `shared(...)` variables change through side effects that a copy of an iterate would
         // make twice: such a loop never re-executes iterates.
-        (_, true) if !clauses.shared.is_empty() => quote!(#private::side_effects(#strategy),),
-        (_, true) => quote!(#strategy,),
-        (Some(lit), false) => {
-            return Err(syn::Error::new_spanned(
-                lit,
-                "an inner loop's partial results travel as the outer loop's do: put \
-                 `reduction = \"...\"` on the outer #[par_doall]",
-            ))
-        }
-        (None, false) => quote!(),
-    };
-    let (check_arg, y_init, y_return) = match checked {
-        Some(exchangeable) => (
-            quote!(#exchangeable,),
+        chain.push(quote!(.shared()));
+    }
+    if clauses.ordered_merge().is_some() {
+        // A merge function without `unordered` may depend on order: the loop then combines its
+        // partial results in the iterates' order.
+        chain.push(quote!(.ordered()));
+    }
+    if let Some(check) = &clauses.check {
+        let exchangeable = check.exchangeable;
+        chain.push(quote!(.check(#exchangeable)));
+    }
+    if let LoopKind::Outer { min, max } = kind {
+        let max = if max == usize::MAX {
+            quote!(::core::primitive::usize::MAX)
+        } else {
+            quote!(#max)
+        };
+        chain.push(quote!(.groups(#min, #max)));
+    }
+    // The loop's call is the `for` keyword's, wholly: an error about the call (a clause value
+    // that cannot travel) then marks the loop, not the function's attribute.
+    let call = respan(
+        quote!(#private::Loop::new(#name, #schedule) #(#chain)* .#run),
+        span,
+    );
+    let (y_init, y_return) = match &clauses.check {
+        Some(_) => (
             quote!(let mut __dls_y = ::core::option::Option::None;),
             quote!(__dls_y),
         ),
-        None => (quote!(), quote!(), quote!()),
+        None => (quote!(), quote!()),
     };
     Ok(quote_spanned! {span=> {
         #(#attrs)*
         let () = {
             #(#setup)*
-            let (#(#results,)*) = #function(
+            let (#(#results,)*) = #call(
                 #lead
-                #name,
-                #schedule,
-                #reduction
-                #check_arg
-                #group_args
                 (#(#witnesses,)*),
                 #range,
                 #identity,

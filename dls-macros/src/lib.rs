@@ -19,7 +19,9 @@
 //! becomes, in outline,
 //!
 //! ```text
-//! let (r0, g1) = dls::__private::run_loop("file.rs:12", "af", None, 0..n,
+//! let (r0, g1) = dls::__private::Loop::new("file.rs:12", "af")  // + one method per clause:
+//!     .run((type_of(&total), gather_partial(&out)),            // .reduction("tree"), .ordered(),
+//!     0..n,                                                     // .check(false), .shared(), …
 //!     || (identity of + shaped like total, empty gather log),
 //!     |i, acc| { let mut total = take(acc.0); let mut out = GatherSlot(&out, &mut acc.1);
 //!                '__dls_iterate: { BODY }   // `continue` -> `break '__dls_iterate`

@@ -380,7 +380,7 @@ impl Mutations<'_> {
         let Some(attr) = for_loop
             .attrs
             .iter()
-            .find(|a| crate::rewrite::is_par_doall(a))
+            .find(|a| crate::clauses::is_par_doall(a))
         else {
             return;
         };
@@ -483,6 +483,69 @@ fn is_compound(op: &BinOp) -> bool {
             | BinOp::ShlAssign(_)
             | BinOp::ShrAssign(_)
     )
+}
+
+/// The variables of the enclosing function (`bound`) that `body` uses by name without a clause:
+/// the loop captures them by shared reference. Generated code asks at run time whether their
+/// types have interior mutability (`__private::interior`), which under MPI would make changes
+/// through them per rank, even from a helper function the macro cannot see into (issue 27 case
+/// 7). Names bound inside the body, the loop's pattern, clause variables and callees are left out.
+pub(crate) fn captured(
+    body: &Block,
+    loop_pat: &Pat,
+    clauses: &Clauses,
+    bound: &HashSet<String>,
+) -> Vec<Ident> {
+    let mut locals = Bindings::default();
+    locals.visit_block(body);
+    locals.visit_pat(loop_pat);
+    let mut v = Captures {
+        locals: &locals.names,
+        bound,
+        clauses,
+        found: Vec::new(),
+    };
+    v.visit_block(body);
+    v.found
+}
+
+struct Captures<'a> {
+    locals: &'a HashSet<String>,
+    bound: &'a HashSet<String>,
+    clauses: &'a Clauses,
+    found: Vec<Ident>,
+}
+
+impl<'ast> Visit<'ast> for Captures<'_> {
+    fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+        if e.qself.is_some() || e.path.leading_colon.is_some() || e.path.segments.len() != 1 {
+            return;
+        }
+        let seg = &e.path.segments[0];
+        if !seg.arguments.is_none() {
+            return;
+        }
+        let name = seg.ident.to_string();
+        if name.starts_with("__dls")
+            || !self.bound.contains(&name)
+            || self.locals.contains(&name)
+            || self.clauses.clause_of(&seg.ident).is_some()
+            || self.found.contains(&seg.ident)
+        {
+            return;
+        }
+        self.found.push(seg.ident.clone());
+    }
+
+    fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+        // A callee named by a plain path is a function (or a closure the body calls): not probed.
+        if !matches!(&*e.func, Expr::Path(_)) {
+            self.visit_expr(&e.func);
+        }
+        for arg in &e.args {
+            self.visit_expr(arg);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -625,68 +688,5 @@ mod tests {
         );
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("write only its elements"));
-    }
-}
-
-/// The variables of the enclosing function (`bound`) that `body` uses by name without a clause:
-/// the loop captures them by shared reference. Generated code asks at run time whether their
-/// types have interior mutability (`__private::interior`), which under MPI would make changes
-/// through them per rank, even from a helper function the macro cannot see into (issue 27 case
-/// 7). Names bound inside the body, the loop's pattern, clause variables and callees are left out.
-pub(crate) fn captured(
-    body: &Block,
-    loop_pat: &Pat,
-    clauses: &Clauses,
-    bound: &HashSet<String>,
-) -> Vec<Ident> {
-    let mut locals = Bindings::default();
-    locals.visit_block(body);
-    locals.visit_pat(loop_pat);
-    let mut v = Captures {
-        locals: &locals.names,
-        bound,
-        clauses,
-        found: Vec::new(),
-    };
-    v.visit_block(body);
-    v.found
-}
-
-struct Captures<'a> {
-    locals: &'a HashSet<String>,
-    bound: &'a HashSet<String>,
-    clauses: &'a Clauses,
-    found: Vec<Ident>,
-}
-
-impl<'ast> Visit<'ast> for Captures<'_> {
-    fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
-        if e.qself.is_some() || e.path.leading_colon.is_some() || e.path.segments.len() != 1 {
-            return;
-        }
-        let seg = &e.path.segments[0];
-        if !seg.arguments.is_none() {
-            return;
-        }
-        let name = seg.ident.to_string();
-        if name.starts_with("__dls")
-            || !self.bound.contains(&name)
-            || self.locals.contains(&name)
-            || self.clauses.clause_of(&seg.ident).is_some()
-            || self.found.iter().any(|f| *f == seg.ident)
-        {
-            return;
-        }
-        self.found.push(seg.ident.clone());
-    }
-
-    fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
-        // A callee named by a plain path is a function (or a closure the body calls): not probed.
-        if !matches!(&*e.func, Expr::Path(_)) {
-            self.visit_expr(&e.func);
-        }
-        for arg in &e.args {
-            self.visit_expr(arg);
-        }
     }
 }

@@ -10,9 +10,9 @@
 //! }
 //! ```
 //!
-//! The outer loop becomes a call of `dls::__private::run_loop_2d` (its closure gets a third
-//! parameter, the group's inner-loop handle `__dls_inner`), every inner loop a call of
-//! `dls::__private::inner_run_loop(__dls_inner, …)`; everything else (clauses, checks, the shape of
+//! The outer loop becomes a builder chain ending in `dls::__private::Loop::run_2d` (its closure
+//! gets a third parameter, the group's inner-loop handle `__dls_inner`), every inner loop one
+//! ending in `Loop::run_inner(__dls_inner, …)`; everything else (clauses, checks, the shape of
 //! the closures) is the one-level expansion of `expand.rs`. On MPI the ranks are grouped by rack
 //! (the two-level strategy of Cariño and Banicescu, Scalable Computing: Practice and Experience,
 //! 2007, §3); `group(min = …, max = …)` bounds the group sizes (default: one group per rack).
@@ -24,21 +24,21 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Attribute, Ident};
 
-use crate::clauses::GroupClause;
+use crate::clauses::{Clauses, GroupClause};
 
 /// Which call a `#[par_doall]` loop expands to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LoopKind {
-    /// A one-level loop: `dls::__private::run_loop`.
+    /// A one-level loop: `dls::__private::Loop::run`.
     OneLevel,
-    /// The outer loop of a two-level loop: `dls::__private::run_loop_2d`.
+    /// The outer loop of a two-level loop: `dls::__private::Loop::run_2d`.
     Outer {
         /// Fewest ranks per group.
         min: usize,
         /// Most ranks per group.
         max: usize,
     },
-    /// An inner loop of a two-level loop: `dls::__private::inner_run_loop`.
+    /// An inner loop of a two-level loop: `dls::__private::Loop::run_inner`.
     Inner,
 }
 
@@ -77,51 +77,55 @@ fn inner_handle() -> Ident {
     Ident::new("__dls_inner", Span::call_site())
 }
 
-/// The parts of the runtime call that depend on the kind: the function, the arguments before
-/// the loop name, the arguments between the schedule and the range, and the closure parameters
-/// between the index and the accumulator.
-pub(crate) struct CallShape {
-    pub function: TokenStream,
-    pub lead: TokenStream,
-    pub group_args: TokenStream,
-    pub extra_param: TokenStream,
-    /// Whether the function takes the loop's `reduction` strategy (inner loops use the outer
-    /// loop's).
-    pub takes_reduction: bool,
+/// Refuses the clause combinations a loop of `kind` cannot have, each with the form that works,
+/// before any code is generated (tokio-macros' `Configuration::build` manner). Every other
+/// combination runs: an order-keeping merge in a checked loop, or in either level of a two-level
+/// loop.
+pub(crate) fn check_combination(clauses: &Clauses, kind: LoopKind) -> syn::Result<()> {
+    if let (Some(check), LoopKind::Outer { .. }) = (&clauses.check, kind) {
+        return Err(syn::Error::new_spanned(
+            &check.var,
+            "check(...) goes on a one-level loop or on an inner loop of a two-level loop \
+             (whose group's ranks it compares), not on the outer loop",
+        ));
+    }
+    if let (Some(lit), LoopKind::Inner) = (&clauses.reduction, kind) {
+        return Err(syn::Error::new_spanned(
+            lit,
+            "an inner loop's partial results travel as the outer loop's do: put \
+             `reduction = \"...\"` on the outer #[par_doall]",
+        ));
+    }
+    Ok(())
 }
 
-/// The call shape of `kind`, with `private` the path of the runtime's hidden module
-/// (`::dls::__private`).
-pub(crate) fn call_shape(kind: LoopKind, private: &TokenStream) -> CallShape {
+/// The parts of the builder chain that depend on the kind: the run method, the arguments before
+/// the witness, and the closure parameters between the index and the accumulator.
+pub(crate) struct CallShape {
+    pub run: Ident,
+    pub lead: TokenStream,
+    pub extra_param: TokenStream,
+}
+
+/// The call shape of `kind`.
+pub(crate) fn call_shape(kind: LoopKind) -> CallShape {
     let handle = inner_handle();
+    let run = |name: &str| Ident::new(name, Span::call_site());
     match kind {
         LoopKind::OneLevel => CallShape {
-            function: quote!(#private::run_loop),
+            run: run("run"),
             lead: quote!(),
-            group_args: quote!(),
             extra_param: quote!(),
-            takes_reduction: true,
         },
-        LoopKind::Outer { min, max } => {
-            let max = if max == usize::MAX {
-                quote!(::core::primitive::usize::MAX)
-            } else {
-                quote!(#max)
-            };
-            CallShape {
-                function: quote!(#private::run_loop_2d),
-                lead: quote!(),
-                group_args: quote!(#min, #max,),
-                extra_param: quote!(#handle,),
-                takes_reduction: true,
-            }
-        }
+        LoopKind::Outer { .. } => CallShape {
+            run: run("run_2d"),
+            lead: quote!(),
+            extra_param: quote!(#handle,),
+        },
         LoopKind::Inner => CallShape {
-            function: quote!(#private::inner_run_loop),
+            run: run("run_inner"),
             lead: quote!(#handle,),
-            group_args: quote!(),
             extra_param: quote!(),
-            takes_reduction: false,
         },
     }
 }

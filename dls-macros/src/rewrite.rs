@@ -7,17 +7,9 @@ use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Block, Expr, Stmt};
 
-use crate::clauses::Clauses;
+use crate::clauses::{is_par_doall, Clauses};
 use crate::errors::Errors;
 use crate::{expand, mutation, source};
-
-/// True for `#[par_doall]`, `#[par_doall(...)]` and `#[dls::par_doall(...)]`.
-pub(crate) fn is_par_doall(attr: &Attribute) -> bool {
-    attr.path()
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "par_doall")
-}
 
 /// Rewrites every annotated loop in `block`. `names` holds the names bound in the function
 /// (parameters and locals); those declared `mut` flag method calls that may mutate them, and the

@@ -152,7 +152,7 @@ fn generated_code_names_only_the_hidden_module_core_and_std() {
         outside.is_empty(),
         "paths outside the contract: {outside:?}"
     );
-    assert!(paths.iter().any(|p| p == "::dls::__private::run_loop"));
+    assert!(paths.iter().any(|p| p == "::dls::__private::Loop::new"));
 }
 
 #[test]

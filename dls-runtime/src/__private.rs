@@ -8,33 +8,19 @@
 //! needs (`type_of`, `view`, `borrowed`, …) are not part of the documented modules, and so that
 //! the expansion (pinned by `dls-macros/tests/expand/`) has one list of paths to keep stable.
 //!
-//! A `#[par_doall(schedule = "fac2", reduction = "tree", reduce(+: total))]` loop is one call of
-//! [`run_loop`] (`None` without a `reduction` clause), with the witness that the partial results
-//! travel (`(type_of(&total),)`, see [`crate::partials`]):
+//! A `#[par_doall(schedule = "fac2", reduction = "tree", reduce(+: total))]` loop is one builder
+//! chain, [`Loop`], with the witness that the partial results travel (`(type_of(&total),)`, see
+//! [`crate::partials`]):
 //!
 //! ```
-//! use dls_runtime::__private::{run_loop, type_of};
+//! use dls_runtime::__private::{type_of, Loop};
 //! let total = 0_u64;
-//! let (total,) = run_loop("sum", "fac2", Some("tree"), (type_of(&total),), 1..=100_u64,
-//!                         || (0,), |i, acc| acc.0 += i, |a, b| (a.0 + b.0,));
+//! let (total,) = Loop::new("sum", "fac2").reduction("tree")
+//!     .run((type_of(&total),), 1..=100_u64, || (0,), |i, acc| acc.0 += i, |a, b| (a.0 + b.0,));
 //! assert_eq!(total, 5050);
 //! ```
 //!
-//! A two-level loop is one call of [`run_loop_2d`] whose body calls [`inner_run_loop`]:
-//!
-//! ```
-//! use dls_runtime::__private::{inner_run_loop, run_loop_2d, type_of};
-//! // #[par_doall(schedule = "af", group(min = 2, max = 4), reduce(+: total))]
-//! // for j in 0..10u64 { let n = j; #[par_doall(schedule = "fac2", reduce(+: s))] for i in 0..n { s += i; } total += s; }
-//! let w = (type_of(&0_u64),);
-//! let (total,) = run_loop_2d("2d", "af", None, 2, 4, w, 0..10u64, || (0u64,), |j, inner, acc| {
-//!     let n = j;
-//!     let (s,) = inner_run_loop(inner, "inner", "fac2", w, 0..n, || (0u64,), |i, a| a.0 += i,
-//!                               |a, b| (a.0 + b.0,));
-//!     acc.0 += s;
-//! }, |a, b| (a.0 + b.0,));
-//! assert_eq!(total, (0..10u64).map(|j| j * j.saturating_sub(1) / 2).sum::<u64>());
-//! ```
+//! A two-level loop is one [`Loop::run_2d`] whose body calls [`Loop::run_inner`].
 
 use std::marker::PhantomData;
 
@@ -42,7 +28,8 @@ use crate::clause_types::{CheckedValue, GatherItem, StartValue};
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
-use crate::runtime::checked::Observation;
+use crate::runtime::checked::{Check, Observation};
+use crate::runtime::options::{IterateValue, LoopOptions};
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
 pub use crate::gather::{GatherBuf, GatherSlot, GatherTarget};
@@ -177,153 +164,254 @@ pub fn init_or_exit() -> Runtime {
     }
 }
 
-/// A one-level `#[par_doall]` loop on the current runtime (the one `init` made, or a threads
-/// runtime): returns the combined accumulator, the same on every rank and thread. `identity`
-/// makes a worker's empty accumulator, `body` runs one iterate, `combine` merges two
-/// accumulators. An error of the runtime (a technique it refuses, a range too long) ends the
-/// program with status 1 and a message naming the loop.
+/// One `#[par_doall]` loop, as the macro describes it: a builder with one method per clause
+/// given (`reduction = "..."`, `shared(...)`, an order-keeping merge, `check(...)`,
+/// `group(...)`) and one of three runs, one per closure shape: [`Loop::run`] (a one-level loop),
+/// [`Loop::run_2d`] (the outer loop of a two-level loop) and [`Loop::run_inner`] (an inner loop).
+/// The builder turns into the runtime's one [`LoopOptions`](crate::runtime::options::LoopOptions);
+/// any error of the runtime (a technique it refuses, a range too long) ends the program with
+/// status 1 and a message naming the loop.
 ///
 /// ```
-/// use dls_runtime::__private::{run_loop, type_of};
-/// let (v,) = run_loop("count", "ss", None, (type_of(&0_u32),), -5_i8..5, || (0_u32,),
-///                     |_, n| n.0 += 1, |a, b| (a.0 + b.0,));
+/// use dls_runtime::__private::{observe_value, type_of, Loop};
+/// let (v,) = Loop::new("count", "ss").run((type_of(&0_u32),), -5_i8..5, || (0_u32,),
+///     |_, n| n.0 += 1, |a, b| (a.0 + b.0,));
 /// assert_eq!(v, 10);
+/// // An order-keeping merge that is also checked: the body returns the iterate's value.
+/// let (s,) = Loop::new("words", "fac2").ordered().check(false)
+///     .run((type_of(&String::new()),), 0..3u8, || (String::new(),),
+///          |i, acc| { acc.0.push_str(["a", "b", "c"][i as usize]); Some(observe_value(i)) },
+///          |a, b| (a.0 + &b.0,));
+/// assert_eq!(s, "abc");
 /// ```
-#[allow(clippy::too_many_arguments)]
-pub fn run_loop<'a, R, T, W, Id, B, C>(
-    name: &str,
-    schedule: &str,
-    reduction: impl Into<LoopOptions<'a>>,
-    _partials: W,
-    range: R,
-    identity: Id,
-    body: B,
-    combine: C,
-) -> T
-where
-    R: LoopRange,
-    T: Send,
-    W: Partials<T>,
-    Id: Fn() -> T + Sync,
-    B: Fn(R::Index, &mut T) + Sync,
-    C: Fn(T, T) -> T + Sync,
-{
-    let (identity, body, combine) = coded::<R::Index, T, W, _, _, _>(identity, body, combine);
-    let run = || {
-        let technique = technique(schedule)?;
-        runtime_for(reduction)?.doall_reduce(name, range, technique, identity, body, combine)
-    };
-    or_exit(name, run()).0.into_inner()
+#[derive(Debug, Clone, Copy)]
+pub struct Loop<'a> {
+    name: &'a str,
+    schedule: &'a str,
+    reduction: Option<&'a str>,
+    side_effects: bool,
+    ordered: bool,
+    check: Option<bool>,
+    group: (usize, usize),
 }
 
-/// The closures of a loop over [`Coded`] partial results, from those over the plain tuple.
+impl<'a> Loop<'a> {
+    /// The loop `name` (its source location, or its `name = "..."`) with its schedule text.
+    pub fn new(name: &'a str, schedule: &'a str) -> Loop<'a> {
+        Loop {
+            name,
+            schedule,
+            reduction: None,
+            side_effects: false,
+            ordered: false,
+            check: None,
+            group: (1, usize::MAX),
+        }
+    }
+
+    /// `reduction = "..."`: the strategy its partial results travel by (checked by the macro).
+    pub fn reduction(self, strategy: &'a str) -> Loop<'a> {
+        Loop {
+            reduction: Some(strategy),
+            ..self
+        }
+    }
+
+    /// `shared(...)`: its iterates' side effects on the shared variables must happen once, so it
+    /// does not re-execute iterates (unless the user sets `DLS_REEXECUTE=on`).
+    pub fn shared(self) -> Loop<'a> {
+        Loop {
+            side_effects: true,
+            ..self
+        }
+    }
+
+    /// A merge function without `, unordered`: the partial results are combined in the
+    /// iterates' order.
+    pub fn ordered(self) -> Loop<'a> {
+        Loop {
+            ordered: true,
+            ..self
+        }
+    }
+
+    /// `check(...)`: the loop checks itself (in the iterates' own order when `exchangeable`);
+    /// the body returns the iterate's observation.
+    pub fn check(self, exchangeable: bool) -> Loop<'a> {
+        Loop {
+            check: Some(exchangeable),
+            ..self
+        }
+    }
+
+    /// `group(min = .., max = ..)`: the outer loop's groups of ranks.
+    pub fn groups(self, min: usize, max: usize) -> Loop<'a> {
+        Loop {
+            group: (min, max),
+            ..self
+        }
+    }
+
+    /// The runtime's options of this loop.
+    fn options(&self) -> Result<LoopOptions, DlsError> {
+        let mut options = LoopOptions::new(self.name, technique(self.schedule)?);
+        if let Some(s) = self.reduction {
+            options = options.reduction(s.parse()?);
+        }
+        if self.side_effects {
+            options = options.reexecute(false);
+        }
+        if self.ordered {
+            options = options.ordered();
+        }
+        if let Some(exchangeable) = self.check {
+            options = options.check(Check {
+                exchangeable,
+                seed: seed_of(self.name),
+                ..Check::default()
+            });
+        }
+        Ok(options)
+    }
+
+    /// Runs a one-level loop on the current runtime (the one `init` made, or a threads runtime):
+    /// returns the combined accumulator, the same on every rank and thread. `identity` makes a
+    /// worker's empty accumulator, `body` runs one iterate (returning its observation in a
+    /// checked loop), `combine` merges two accumulators; `_partials` is the witness that the
+    /// accumulator travels ([`crate::partials`]).
+    pub fn run<R, T, W, Y, Id, B, C>(
+        self,
+        _partials: W,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> T
+    where
+        R: LoopRange,
+        T: Send,
+        W: Partials<T>,
+        Y: IterateValue,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let run = || {
+            let options = self.options()?;
+            let (identity, combine) = coded::<T, W, _, _>(identity, combine);
+            let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
+            crate::current()?.run(&options, range, identity, body, combine)
+        };
+        or_exit(self.name, run()).0.into_inner()
+    }
+
+    /// Runs the outer loop of a two-level loop on the current runtime: groups of `min..=max`
+    /// ranks ([`Loop::groups`], `DLS_RACKS`), the outer iterates of `range` scheduled among the
+    /// groups, `body(j, inner, acc)` run in lock step by the ranks of a group (its inner loops
+    /// use `inner`). Returns the combined accumulator on every rank.
+    ///
+    /// ```
+    /// use dls_runtime::__private::{type_of, Loop};
+    /// // #[par_doall(schedule = "af", group(min = 2, max = 4), reduce(+: total))]
+    /// // for j in 0..10u64 { let n = j; #[par_doall(schedule = "fac2", reduce(+: s))] for i in 0..n { s += i; } total += s; }
+    /// let w = (type_of(&0_u64),);
+    /// let (total,) = Loop::new("2d", "af").groups(2, 4).run_2d(w, 0..10u64, || (0u64,),
+    ///     |j, inner, acc| {
+    ///         let n = j;
+    ///         let (s,) = Loop::new("inner", "fac2").run_inner(inner, w, 0..n, || (0u64,),
+    ///             |i, a| a.0 += i, |a, b| (a.0 + b.0,));
+    ///         acc.0 += s;
+    ///     }, |a, b| (a.0 + b.0,));
+    /// assert_eq!(total, (0..10u64).map(|j| j * j.saturating_sub(1) / 2).sum::<u64>());
+    /// ```
+    pub fn run_2d<R, T, W, Id, B, C>(
+        self,
+        _partials: W,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> T
+    where
+        R: LoopRange,
+        T: Send,
+        W: Partials<T>,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let run = || {
+            let options = self.options()?;
+            let (identity, combine) = coded::<T, W, _, _>(identity, combine);
+            let rt = crate::current()?.for_options(&options);
+            let mut groups = rt.group_setup(GroupSpec::new(self.group.0, self.group.1))?;
+            let body = |j, inner: &mut InnerLoops<'_>, acc: &mut Coded<T, W>| {
+                body(j, inner, &mut acc.value);
+                Ok(())
+            };
+            groups.run(&options, range, identity, body, combine)
+        };
+        or_exit(self.name, run()).0.into_inner()
+    }
+
+    /// Runs an inner loop of a two-level loop over the ranks of `inner`'s group (its partial
+    /// results travel as the outer loop's: no `reduction`). Returns the combined accumulator on
+    /// every rank of the group.
+    ///
+    /// ```
+    /// use dls_runtime::__private::{type_of, Loop};
+    /// let mut inner = dls_runtime::group::InnerLoops::solo();
+    /// let (n,) = Loop::new("count", "gss").run_inner(&mut inner, (type_of(&0_u32),), 0..7u8,
+    ///     || (0_u32,), |_, n| n.0 += 1, |a, b| (a.0 + b.0,));
+    /// assert_eq!(n, 7);
+    /// ```
+    pub fn run_inner<R, T, W, Y, Id, B, C>(
+        self,
+        inner: &mut InnerLoops<'_>,
+        _partials: W,
+        range: R,
+        identity: Id,
+        mut body: B,
+        combine: C,
+    ) -> T
+    where
+        R: LoopRange,
+        W: Partials<T>,
+        Y: IterateValue,
+        Id: Fn() -> T,
+        B: FnMut(R::Index, &mut T) -> Y,
+        C: Fn(T, T) -> T,
+    {
+        let run = || {
+            let options = self.options()?;
+            let identity = move || Coded::<T, W>::new(identity());
+            let combine =
+                move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
+            let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
+            inner.run(&options, range, identity, combine, body)
+        };
+        or_exit(self.name, run()).into_inner()
+    }
+}
+
+/// The identity and merge of a loop over [`Coded`] partial results, from those over the plain
+/// tuple (what travels is encoded by the witness `W`).
 #[allow(clippy::type_complexity)]
-fn coded<I, T, W, Id, B, C>(
+fn coded<T, W, Id, C>(
     identity: Id,
-    body: B,
     combine: C,
 ) -> (
     impl Fn() -> Coded<T, W> + Sync,
-    impl Fn(I, &mut Coded<T, W>) + Sync,
     impl Fn(Coded<T, W>, Coded<T, W>) -> Coded<T, W> + Sync,
 )
 where
     Id: Fn() -> T + Sync,
-    B: Fn(I, &mut T) + Sync,
     C: Fn(T, T) -> T + Sync,
 {
     (
         move || Coded::new(identity()),
-        move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value),
         move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value)),
     )
-}
-
-/// [`run_loop`] for a loop with a merge function that may depend on order (one without
-/// `unordered`): [`Runtime::doall_reduce_ordered`], so the partial results are combined in the
-/// iterates' order.
-///
-/// ```
-/// use dls_runtime::__private::{run_loop_ordered, type_of};
-/// let s: (String,) = run_loop_ordered("words", "ss", None, (type_of(&String::new()),), 0..3u8,
-///     || (String::new(),), |i, acc| acc.0.push_str(["a", "b", "c"][i as usize]),
-///     |a, b| (a.0 + &b.0,));
-/// assert_eq!(s.0, "abc");
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn run_loop_ordered<'a, R, T, W, Id, B, C>(
-    name: &str,
-    schedule: &str,
-    reduction: impl Into<LoopOptions<'a>>,
-    _partials: W,
-    range: R,
-    identity: Id,
-    body: B,
-    combine: C,
-) -> T
-where
-    R: LoopRange,
-    T: Send,
-    W: Partials<T>,
-    Id: Fn() -> T + Sync,
-    B: Fn(R::Index, &mut T) + Sync,
-    C: Fn(T, T) -> T + Sync,
-{
-    let (identity, body, combine) = coded::<R::Index, T, W, _, _, _>(identity, body, combine);
-    let run = || {
-        let technique = technique(schedule)?;
-        runtime_for(reduction)?
-            .doall_reduce_ordered(name, range, technique, identity, body, combine)
-    };
-    or_exit(name, run()).0.into_inner()
-}
-
-/// [`run_loop`] for a loop with a `check(...)` clause: [`Runtime::doall_reduce_checked`]; the
-/// body returns the iterate's observation (`None` when the iterate ended early). The iterates
-/// run in a seeded random order unless `exchangeable`.
-///
-/// ```
-/// use dls_runtime::__private::{observe_value, run_loop_checked, type_of};
-/// let (s,): (f64,) = run_loop_checked("sum", "fac2", None, false, (type_of(&0.0),),
-///     0..1000u32, || (0.0,),
-///     |i, acc| { let y = (i % 7) as f64; acc.0 += y; Some(observe_value(y)) },
-///     |a, b| (a.0 + b.0,));
-/// assert_eq!(s, (0..1000u32).map(|i| (i % 7) as f64).sum::<f64>());
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn run_loop_checked<'a, R, T, W, Id, B, C>(
-    name: &str,
-    schedule: &str,
-    reduction: impl Into<LoopOptions<'a>>,
-    exchangeable: bool,
-    _partials: W,
-    range: R,
-    identity: Id,
-    body: B,
-    combine: C,
-) -> T
-where
-    R: LoopRange,
-    T: Send,
-    W: Partials<T>,
-    Id: Fn() -> T + Sync,
-    B: Fn(R::Index, &mut T) -> Option<Observation> + Sync,
-    C: Fn(T, T) -> T + Sync,
-{
-    let identity = move || Coded::<T, W>::new(identity());
-    let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
-    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
-    let run = || {
-        let technique = technique(schedule)?;
-        let check = crate::runtime::checked::Check {
-            exchangeable,
-            seed: seed_of(name),
-            ..crate::runtime::checked::Check::default()
-        };
-        runtime_for(reduction)?
-            .doall_reduce_checked_some(name, range, technique, &check, identity, body, combine)
-    };
-    or_exit(name, run()).0.into_inner()
 }
 
 /// A checked loop's permutation seed, from its name (the same on every rank and every run).
@@ -359,193 +447,6 @@ pub fn observe_row<const N: usize, V: CheckedValue>(x: [f64; N], y: V) -> Observ
 /// ```
 pub fn checked_value<V: CheckedValue>(value: V) -> f64 {
     value.to_f64()
-}
-
-/// The current runtime, with the loop's `reduction = "..."` strategy if it names one (checked by
-/// the macro).
-fn runtime_for<'a>(options: impl Into<LoopOptions<'a>>) -> Result<Runtime, DlsError> {
-    let options = options.into();
-    let mut rt = crate::current()?;
-    if let Some(s) = options.reduction {
-        rt = rt.with_reduction(s.parse()?);
-    }
-    if let Some(on) = options.reexecute {
-        rt = rt.with_reexecution(on);
-    }
-    Ok(rt)
-}
-
-/// What a `#[par_doall]` loop's clauses say about how it runs, beyond its technique: the
-/// `reduction = "..."` strategy, and whether it may re-execute iterates (not when it declares
-/// `shared(...)` variables, whose changes a copy of an iterate would make twice). Generated code
-/// passes `None` (no `reduction` clause, nothing else), `Some("tree")`, or [`side_effects`].
-///
-/// ```
-/// use dls_runtime::__private::{side_effects, LoopOptions};
-/// let plain: LoopOptions = None.into();
-/// assert_eq!((plain.reduction, plain.reexecute), (None, None));
-/// let shared = side_effects(Some("tree"));
-/// assert_eq!((shared.reduction, shared.reexecute), (Some("tree"), Some(false)));
-/// ```
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LoopOptions<'a> {
-    /// The `reduction = "..."` strategy, if given.
-    pub reduction: Option<&'a str>,
-    /// `Some(false)`: the loop never re-executes an iterate (unless `DLS_REEXECUTE=on`).
-    pub reexecute: Option<bool>,
-}
-
-impl<'a> From<Option<&'a str>> for LoopOptions<'a> {
-    fn from(reduction: Option<&'a str>) -> Self {
-        LoopOptions {
-            reduction,
-            reexecute: None,
-        }
-    }
-}
-
-/// The options of a loop with `shared(...)` variables: its iterates' side effects on them must
-/// happen once, so it does not re-execute iterates (unless the user sets `DLS_REEXECUTE=on`).
-///
-/// ```
-/// assert_eq!(dls_runtime::__private::side_effects(None).reexecute, Some(false));
-/// ```
-pub fn side_effects(reduction: Option<&str>) -> LoopOptions<'_> {
-    LoopOptions {
-        reduction,
-        reexecute: Some(false),
-    }
-}
-
-/// The outer loop of a two-level `#[par_doall]` loop on the current runtime: groups of
-/// `min..=max` ranks (`DLS_RACKS`), the outer iterates of `range` scheduled with `schedule` among
-/// the groups, `body(j, inner, acc)` run in lock step by the ranks of a group. Returns the
-/// combined accumulator on every rank. An error (bad group sizes, rack map, technique, range)
-/// ends the program with status 1 and a message naming the loop.
-#[allow(clippy::too_many_arguments)]
-pub fn run_loop_2d<'a, R, T, W, Id, B, C>(
-    name: &str,
-    schedule: &str,
-    reduction: impl Into<LoopOptions<'a>>,
-    min: usize,
-    max: usize,
-    _partials: W,
-    range: R,
-    identity: Id,
-    body: B,
-    combine: C,
-) -> T
-where
-    R: LoopRange,
-    T: Send,
-    W: Partials<T>,
-    Id: Fn() -> T + Sync,
-    B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) + Sync,
-    C: Fn(T, T) -> T + Sync,
-{
-    let identity = move || Coded::<T, W>::new(identity());
-    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
-    let run = || {
-        let technique = technique(schedule)?;
-        let rt = runtime_for(reduction)?;
-        let mut groups = rt.group_setup(GroupSpec::new(min, max))?;
-        groups.fold_2d(
-            name,
-            range,
-            technique,
-            identity,
-            |j, inner, acc: &mut Coded<T, W>| {
-                body(j, inner, &mut acc.value);
-                Ok(())
-            },
-            combine,
-        )
-    };
-    or_exit(name, run()).0.into_inner()
-}
-
-/// An inner loop of a two-level `#[par_doall]` loop: [`InnerLoops::fold`] with the schedule given as
-/// text; an error ends the program with status 1 and a message naming the loop.
-///
-/// ```
-/// use dls_runtime::__private::{inner_run_loop, type_of};
-/// let mut inner = dls_runtime::group::InnerLoops::solo();
-/// let (n,) = inner_run_loop(&mut inner, "count", "gss", (type_of(&0_u32),), 0..7u8,
-///                           || (0_u32,), |_, n| n.0 += 1, |a, b| (a.0 + b.0,));
-/// assert_eq!(n, 7);
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn inner_run_loop<R, T, W, Id, B, C>(
-    inner: &mut InnerLoops<'_>,
-    name: &str,
-    schedule: &str,
-    _partials: W,
-    range: R,
-    identity: Id,
-    mut body: B,
-    combine: C,
-) -> T
-where
-    R: LoopRange,
-    W: Partials<T>,
-    Id: Fn() -> T,
-    B: FnMut(R::Index, &mut T),
-    C: Fn(T, T) -> T,
-{
-    let identity = move || Coded::<T, W>::new(identity());
-    let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
-    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
-    let run = || {
-        let technique = technique(schedule)?;
-        inner.fold(range, &technique, identity, combine, body)
-    };
-    or_exit(name, run()).into_inner()
-}
-
-/// An inner loop of a two-level `#[par_doall]` loop with a `check(...)` clause:
-/// [`InnerLoops::fold_checked`] across the group's ranks; an error ends the program with status
-/// 1 and a message naming the loop.
-///
-/// ```
-/// use dls_runtime::__private::{inner_run_loop_checked, observe_value, type_of};
-/// let mut inner = dls_runtime::group::InnerLoops::solo();
-/// let (s,): (u32,) = inner_run_loop_checked(&mut inner, "count", "gss", false,
-///     (type_of(&0_u32),), 0..7u8,
-///     || (0,), |i, acc| { acc.0 += 1; Some(observe_value(i)) }, |a, b| (a.0 + b.0,));
-/// assert_eq!(s, 7);
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn inner_run_loop_checked<R, T, W, Id, B, C>(
-    inner: &mut InnerLoops<'_>,
-    name: &str,
-    schedule: &str,
-    exchangeable: bool,
-    _partials: W,
-    range: R,
-    identity: Id,
-    body: B,
-    combine: C,
-) -> T
-where
-    R: LoopRange,
-    W: Partials<T>,
-    Id: Fn() -> T,
-    B: Fn(R::Index, &mut T) -> Option<Observation>,
-    C: Fn(T, T) -> T,
-{
-    let identity = move || Coded::<T, W>::new(identity());
-    let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
-    let combine = move |a: Coded<T, W>, b: Coded<T, W>| Coded::new(combine(a.value, b.value));
-    let run = || {
-        let technique = technique(schedule)?;
-        let check = crate::runtime::checked::Check {
-            exchangeable,
-            seed: seed_of(name),
-            ..crate::runtime::checked::Check::default()
-        };
-        inner.fold_checked(range, &technique, &check, identity, combine, body)
-    };
-    or_exit(name, run()).0.into_inner()
 }
 
 /// A zero-sized token of the type of `value`: lets generated code name the type of a reduction

@@ -11,6 +11,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use dls::runtime::checked::Check;
+use dls::runtime::options::LoopOptions;
 
 /// About 1 µs of arithmetic.
 fn work(i: u64) -> f64 {
@@ -47,11 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             seed: k as u64,
             ..Check::default()
         };
-        let (b, _) = rt.doall_reduce_checked(
-            "checked",
+        let (b, _) = rt.run(
+            &LoopOptions::new("checked", "fac2".parse()?).check(check),
             0..n,
-            "fac2".parse()?,
-            &check,
             || 0.0,
             |i, s: &mut f64| {
                 let y = work(i);

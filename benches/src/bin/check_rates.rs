@@ -14,6 +14,7 @@
 
 use dls::runtime::checked::Check;
 use dls::runtime::inject::current_worker;
+use dls::runtime::options::LoopOptions;
 
 /// A standard normal value from (loop, index): Box–Muller over two SplitMix64 draws.
 fn normal(seed: u64, i: u64) -> f64 {
@@ -56,11 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 alpha: 0.01,
                 ..Check::default()
             };
-            let (_, stats) = rt.doall_reduce_checked(
-                "rates",
+            let (_, stats) = rt.run(
+                &LoopOptions::new("rates", "fac2".parse()?).check(check),
                 0..n,
-                "fac2".parse()?,
-                &check,
                 || 0.0,
                 |i, s: &mut f64| {
                     // Each iterate takes `work` (a sleep, so that oversubscribed workers all take

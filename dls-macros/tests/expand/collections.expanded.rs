@@ -20,30 +20,31 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "runtime",
-                ::core::option::Option::None,
-                (::dls::__private::type_of(&a),),
-                0..__dls_items.len(),
-                || (::dls::__private::identity_like(&__dls_op_0, &a),),
-                |__dls_index, __dls_acc| {
-                    let x = &__dls_items[__dls_index];
-                    #[allow(unused_mut)]
-                    let mut a = ::core::mem::take(&mut __dls_acc.0);
-                    let () = {
-                        a += x;
-                    };
-                    __dls_acc.0 = a;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .run(
+                    (::dls::__private::type_of(&a),),
+                    0..__dls_items.len(),
+                    || (::dls::__private::identity_like(&__dls_op_0, &a),),
+                    |__dls_index, __dls_acc| {
+                        let x = &__dls_items[__dls_index];
+                        #[allow(unused_mut)]
+                        let mut a = ::core::mem::take(&mut __dls_acc.0);
+                        let () = {
+                            a += x;
+                        };
+                        __dls_acc.0 = a;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
                     ),
-                ),
-            );
+                );
             a = ::dls::__private::Operator::combine(&__dls_op_0, a, __dls_result_0);
         };
     }
@@ -64,30 +65,31 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "runtime",
-                ::core::option::Option::None,
-                (::dls::__private::type_of(&b),),
-                0..__dls_items.len(),
-                || (::dls::__private::identity_like(&__dls_op_0, &b),),
-                |__dls_index, __dls_acc| {
-                    let (i, x) = (__dls_index, &__dls_items[__dls_index]);
-                    #[allow(unused_mut)]
-                    let mut b = ::core::mem::take(&mut __dls_acc.0);
-                    let () = {
-                        b += x * i as u32;
-                    };
-                    __dls_acc.0 = b;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .run(
+                    (::dls::__private::type_of(&b),),
+                    0..__dls_items.len(),
+                    || (::dls::__private::identity_like(&__dls_op_0, &b),),
+                    |__dls_index, __dls_acc| {
+                        let (i, x) = (__dls_index, &__dls_items[__dls_index]);
+                        #[allow(unused_mut)]
+                        let mut b = ::core::mem::take(&mut __dls_acc.0);
+                        let () = {
+                            b += x * i as u32;
+                        };
+                        __dls_acc.0 = b;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
                     ),
-                ),
-            );
+                );
             b = ::dls::__private::Operator::combine(&__dls_op_0, b, __dls_result_0);
         };
     }
@@ -108,30 +110,31 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::elements(&v);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "runtime",
-                ::core::option::Option::None,
-                (::dls::__private::type_of(&c),),
-                0..__dls_items.len(),
-                || (::dls::__private::identity_like(&__dls_op_0, &c),),
-                |__dls_index, __dls_acc| {
-                    let x = &__dls_items[__dls_index];
-                    #[allow(unused_mut)]
-                    let mut c = ::core::mem::take(&mut __dls_acc.0);
-                    let () = {
-                        c += x;
-                    };
-                    __dls_acc.0 = c;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .run(
+                    (::dls::__private::type_of(&c),),
+                    0..__dls_items.len(),
+                    || (::dls::__private::identity_like(&__dls_op_0, &c),),
+                    |__dls_index, __dls_acc| {
+                        let x = &__dls_items[__dls_index];
+                        #[allow(unused_mut)]
+                        let mut c = ::core::mem::take(&mut __dls_acc.0);
+                        let () = {
+                            c += x;
+                        };
+                        __dls_acc.0 = c;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
                     ),
-                ),
-            );
+                );
             c = ::dls::__private::Operator::combine(&__dls_op_0, c, __dls_result_0);
         };
     }
@@ -152,30 +155,31 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     .__dls_operator()
             };
             let __dls_items = ::dls::__private::borrowed(r);
-            let (__dls_result_0,) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "runtime",
-                ::core::option::Option::None,
-                (::dls::__private::type_of(&d),),
-                0..__dls_items.len(),
-                || (::dls::__private::identity_like(&__dls_op_0, &d),),
-                |__dls_index, __dls_acc| {
-                    let x = &__dls_items[__dls_index];
-                    #[allow(unused_mut)]
-                    let mut d = ::core::mem::take(&mut __dls_acc.0);
-                    let () = {
-                        d += x;
-                    };
-                    __dls_acc.0 = d;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .run(
+                    (::dls::__private::type_of(&d),),
+                    0..__dls_items.len(),
+                    || (::dls::__private::identity_like(&__dls_op_0, &d),),
+                    |__dls_index, __dls_acc| {
+                        let x = &__dls_items[__dls_index];
+                        #[allow(unused_mut)]
+                        let mut d = ::core::mem::take(&mut __dls_acc.0);
+                        let () = {
+                            d += x;
+                        };
+                        __dls_acc.0 = d;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
                     ),
-                ),
-            );
+                );
             d = ::dls::__private::Operator::combine(&__dls_op_0, d, __dls_result_0);
         };
     }

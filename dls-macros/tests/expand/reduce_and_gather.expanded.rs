@@ -19,43 +19,44 @@ fn both(n: usize) -> (u64, Vec<u64>) {
             };
             ::dls::__private::gathers(&out);
             let __dls_view_1 = ::dls::__private::view(&out);
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "fac2",
-                ::core::option::Option::None,
-                (
-                    ::dls::__private::type_of(&total),
-                    ::dls::__private::gather_partial(&out),
-                ),
-                0..n,
-                || (
-                    ::dls::__private::identity_like(&__dls_op_0, &total),
-                    ::dls::__private::GatherBuf::new(),
-                ),
-                |__dls_index, __dls_acc| {
-                    let i = __dls_index;
-                    #[allow(unused_mut)]
-                    let mut total = ::core::mem::take(&mut __dls_acc.0);
-                    #[allow(unused_mut)]
-                    let mut out = ::dls::__private::GatherSlot::new(
-                        __dls_view_1,
-                        &mut __dls_acc.1,
-                    );
-                    let () = {
-                        out[i] = i as u64;
-                        total += i as u64;
-                    };
-                    __dls_acc.0 = total;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "fac2",
+                )
+                .run(
+                    (
+                        ::dls::__private::type_of(&total),
+                        ::dls::__private::gather_partial(&out),
                     ),
-                    ::dls::__private::GatherBuf::merge(__dls_a.1, __dls_b.1),
-                ),
-            );
+                    0..n,
+                    || (
+                        ::dls::__private::identity_like(&__dls_op_0, &total),
+                        ::dls::__private::GatherBuf::new(),
+                    ),
+                    |__dls_index, __dls_acc| {
+                        let i = __dls_index;
+                        #[allow(unused_mut)]
+                        let mut total = ::core::mem::take(&mut __dls_acc.0);
+                        #[allow(unused_mut)]
+                        let mut out = ::dls::__private::GatherSlot::new(
+                            __dls_view_1,
+                            &mut __dls_acc.1,
+                        );
+                        let () = {
+                            out[i] = i as u64;
+                            total += i as u64;
+                        };
+                        __dls_acc.0 = total;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
+                        ::dls::__private::GatherBuf::merge(__dls_a.1, __dls_b.1),
+                    ),
+                );
             total = ::dls::__private::Operator::combine(
                 &__dls_op_0,
                 total,

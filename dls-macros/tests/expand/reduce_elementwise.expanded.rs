@@ -45,47 +45,51 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
             };
             ::dls::__private::travels(&best);
             let __dls_op_1 = ::dls::__private::Max;
-            let (__dls_result_0, __dls_result_1) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "gss",
-                ::core::option::Option::None,
-                (::dls::__private::type_of(&forces), ::dls::__private::type_of(&best)),
-                0..n,
-                || (
-                    ::dls::__private::identity_like(&__dls_op_0, &forces),
-                    ::dls::__private::identity_like(&__dls_op_1, &best),
-                ),
-                |__dls_index, __dls_acc| {
-                    let i = __dls_index;
-                    #[allow(unused_mut)]
-                    let mut forces = ::core::mem::take(&mut __dls_acc.0);
-                    #[allow(unused_mut)]
-                    let mut best = ::core::mem::take(&mut __dls_acc.1);
-                    let () = {
-                        for j in (i + 1)..n {
-                            let f = 1.0 / (x[j] - x[i]);
-                            forces[i] += f;
-                            forces[j] -= f;
-                        }
-                        let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
-                        *b = b.max(x[i]);
-                    };
-                    __dls_acc.0 = forces;
-                    __dls_acc.1 = best;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "gss",
+                )
+                .run(
+                    (
+                        ::dls::__private::type_of(&forces),
+                        ::dls::__private::type_of(&best),
                     ),
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_1,
-                        __dls_a.1,
-                        __dls_b.1,
+                    0..n,
+                    || (
+                        ::dls::__private::identity_like(&__dls_op_0, &forces),
+                        ::dls::__private::identity_like(&__dls_op_1, &best),
                     ),
-                ),
-            );
+                    |__dls_index, __dls_acc| {
+                        let i = __dls_index;
+                        #[allow(unused_mut)]
+                        let mut forces = ::core::mem::take(&mut __dls_acc.0);
+                        #[allow(unused_mut)]
+                        let mut best = ::core::mem::take(&mut __dls_acc.1);
+                        let () = {
+                            for j in (i + 1)..n {
+                                let f = 1.0 / (x[j] - x[i]);
+                                forces[i] += f;
+                                forces[j] -= f;
+                            }
+                            let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
+                            *b = b.max(x[i]);
+                        };
+                        __dls_acc.0 = forces;
+                        __dls_acc.1 = best;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_1,
+                            __dls_a.1,
+                            __dls_b.1,
+                        ),
+                    ),
+                );
             forces = ::dls::__private::Operator::combine(
                 &__dls_op_0,
                 forces,

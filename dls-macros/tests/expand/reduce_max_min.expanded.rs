@@ -25,56 +25,57 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
             let __dls_op_1 = ::dls::__private::Max;
             ::dls::__private::travels(&lo);
             let __dls_op_2 = ::dls::__private::Min;
-            let (__dls_result_0, __dls_result_1, __dls_result_2) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "af",
-                ::core::option::Option::None,
-                (
-                    ::dls::__private::type_of(&hi),
-                    ::dls::__private::type_of(&hi2),
-                    ::dls::__private::type_of(&lo),
-                ),
-                0..v.len(),
-                || (
-                    ::dls::__private::identity_like(&__dls_op_0, &hi),
-                    ::dls::__private::identity_like(&__dls_op_1, &hi2),
-                    ::dls::__private::identity_like(&__dls_op_2, &lo),
-                ),
-                |__dls_index, __dls_acc| {
-                    let i = __dls_index;
-                    #[allow(unused_mut)]
-                    let mut hi = ::core::mem::take(&mut __dls_acc.0);
-                    #[allow(unused_mut)]
-                    let mut hi2 = ::core::mem::take(&mut __dls_acc.1);
-                    #[allow(unused_mut)]
-                    let mut lo = ::core::mem::take(&mut __dls_acc.2);
-                    let () = {
-                        hi = hi.max(v[i]);
-                        hi2 = hi2.max(2.0 * v[i]);
-                        lo = lo.min(v[i]);
-                    };
-                    __dls_acc.0 = hi;
-                    __dls_acc.1 = hi2;
-                    __dls_acc.2 = lo;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0, __dls_result_1, __dls_result_2) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "af",
+                )
+                .run(
+                    (
+                        ::dls::__private::type_of(&hi),
+                        ::dls::__private::type_of(&hi2),
+                        ::dls::__private::type_of(&lo),
                     ),
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_1,
-                        __dls_a.1,
-                        __dls_b.1,
+                    0..v.len(),
+                    || (
+                        ::dls::__private::identity_like(&__dls_op_0, &hi),
+                        ::dls::__private::identity_like(&__dls_op_1, &hi2),
+                        ::dls::__private::identity_like(&__dls_op_2, &lo),
                     ),
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_2,
-                        __dls_a.2,
-                        __dls_b.2,
+                    |__dls_index, __dls_acc| {
+                        let i = __dls_index;
+                        #[allow(unused_mut)]
+                        let mut hi = ::core::mem::take(&mut __dls_acc.0);
+                        #[allow(unused_mut)]
+                        let mut hi2 = ::core::mem::take(&mut __dls_acc.1);
+                        #[allow(unused_mut)]
+                        let mut lo = ::core::mem::take(&mut __dls_acc.2);
+                        let () = {
+                            hi = hi.max(v[i]);
+                            hi2 = hi2.max(2.0 * v[i]);
+                            lo = lo.min(v[i]);
+                        };
+                        __dls_acc.0 = hi;
+                        __dls_acc.1 = hi2;
+                        __dls_acc.2 = lo;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_1,
+                            __dls_a.1,
+                            __dls_b.1,
+                        ),
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_2,
+                            __dls_a.2,
+                            __dls_b.2,
+                        ),
                     ),
-                ),
-            );
+                );
             hi = ::dls::__private::Operator::combine(&__dls_op_0, hi, __dls_result_0);
             hi2 = ::dls::__private::Operator::combine(&__dls_op_1, hi2, __dls_result_1);
             lo = ::dls::__private::Operator::combine(&__dls_op_2, lo, __dls_result_2);

@@ -20,30 +20,32 @@ fn histogram(v: &[u8]) -> Vec<u64> {
             ::dls::__private::travels(&counts);
             let __dls_op_0 = ::dls::__private::Merge(support::add_counts);
             let __dls_ty_0 = ::dls::__private::type_of(&counts);
-            let (__dls_result_0,) = ::dls::__private::run_loop_ordered(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "ss",
-                ::core::option::Option::None,
-                (::dls::__private::type_of(&counts),),
-                0..v.len(),
-                || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
-                |__dls_index, __dls_acc| {
-                    let i = __dls_index;
-                    #[allow(unused_mut)]
-                    let mut counts = ::core::mem::take(&mut __dls_acc.0);
-                    let () = {
-                        counts = support::one(v[i]);
-                    };
-                    __dls_acc.0 = counts;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "ss",
+                )
+                .ordered()
+                .run(
+                    (::dls::__private::type_of(&counts),),
+                    0..v.len(),
+                    || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
+                    |__dls_index, __dls_acc| {
+                        let i = __dls_index;
+                        #[allow(unused_mut)]
+                        let mut counts = ::core::mem::take(&mut __dls_acc.0);
+                        let () = {
+                            counts = support::one(v[i]);
+                        };
+                        __dls_acc.0 = counts;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
                     ),
-                ),
-            );
+                );
             counts = ::dls::__private::Operator::combine(
                 &__dls_op_0,
                 counts,

@@ -34,34 +34,36 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
                 support::add_vecs,
                 vec![0.0; bins],
             );
-            let (__dls_result_0,) = ::dls::__private::run_loop_ordered(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "fac2",
-                ::core::option::Option::None,
-                (::dls::__private::option_partial(__dls_ty_0),),
-                0..v.len(),
-                || (
-                    ::core::option::Option::Some(
-                        ::dls::__private::identity(&__dls_op_0, __dls_ty_0),
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "fac2",
+                )
+                .ordered()
+                .run(
+                    (::dls::__private::option_partial(__dls_ty_0),),
+                    0..v.len(),
+                    || (
+                        ::core::option::Option::Some(
+                            ::dls::__private::identity(&__dls_op_0, __dls_ty_0),
+                        ),
                     ),
-                ),
-                |__dls_index, __dls_acc| {
-                    let i = __dls_index;
-                    #[allow(unused_mut)]
-                    let mut hist = ::dls::__private::take_partial(&mut __dls_acc.0);
-                    let () = {
-                        hist[v[i] % bins] += 1.0;
-                    };
-                    __dls_acc.0 = ::core::option::Option::Some(hist);
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::combine_partials(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+                    |__dls_index, __dls_acc| {
+                        let i = __dls_index;
+                        #[allow(unused_mut)]
+                        let mut hist = ::dls::__private::take_partial(&mut __dls_acc.0);
+                        let () = {
+                            hist[v[i] % bins] += 1.0;
+                        };
+                        __dls_acc.0 = ::core::option::Option::Some(hist);
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::combine_partials(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
                     ),
-                ),
-            );
+                );
             hist = ::dls::__private::combine_total(&__dls_op_0, hist, __dls_result_0);
         };
     }

@@ -16,30 +16,31 @@ fn sum(n: u64) -> u64 {
                 ))
                     .__dls_operator()
             };
-            let (__dls_result_0,) = ::dls::__private::run_loop(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                "fac2",
-                ::core::option::Option::None,
-                (::dls::__private::type_of(&total),),
-                0..n,
-                || (::dls::__private::identity_like(&__dls_op_0, &total),),
-                |__dls_index, __dls_acc| {
-                    let i = __dls_index;
-                    #[allow(unused_mut)]
-                    let mut total = ::core::mem::take(&mut __dls_acc.0);
-                    let () = {
-                        total += i;
-                    };
-                    __dls_acc.0 = total;
-                },
-                |__dls_a, __dls_b| (
-                    ::dls::__private::Operator::combine(
-                        &__dls_op_0,
-                        __dls_a.0,
-                        __dls_b.0,
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "fac2",
+                )
+                .run(
+                    (::dls::__private::type_of(&total),),
+                    0..n,
+                    || (::dls::__private::identity_like(&__dls_op_0, &total),),
+                    |__dls_index, __dls_acc| {
+                        let i = __dls_index;
+                        #[allow(unused_mut)]
+                        let mut total = ::core::mem::take(&mut __dls_acc.0);
+                        let () = {
+                            total += i;
+                        };
+                        __dls_acc.0 = total;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
                     ),
-                ),
-            );
+                );
             total = ::dls::__private::Operator::combine(
                 &__dls_op_0,
                 total,

@@ -7,9 +7,11 @@ use super::inner::{InnerLoops, InnerTally, Team};
 use super::layout::{GroupLayout, Role};
 use super::spec::GroupSpec;
 use crate::report::LoopReport;
+use crate::runtime::options::LoopOptions;
+use crate::runtime::ordered::Runs;
 use crate::runtime::{
-    combine_partials, drive, ChunkSource, DlsError, Ending, Exchange, Loop, LoopRange, LoopStats,
-    Panics, Runtime, UntypedLoop, Wire,
+    combine_partials, drive, ChunkSource, DlsError, Ending, Exchange, Loop, LoopIndex, LoopRange,
+    LoopStats, Panics, Runtime, UntypedLoop, Wire,
 };
 use crate::{ChunkScheduler, Technique};
 
@@ -156,6 +158,54 @@ impl Groups<'_> {
     /// What the calling rank does (None for a one-level fallback).
     pub fn role(&self) -> Option<Role> {
         self.two_level.as_ref().map(|g| g.role())
+    }
+
+    /// The engine of a two-level loop's outer loop (as [`Runtime::run`] is of a one-level loop):
+    /// [`fold_2d`](Groups::fold_2d) with the name and technique of `options`, whose merge keeps
+    /// the outer iterates' order when `options.ordered`. (An outer loop is not checked: its
+    /// inner loops are, across each group's ranks.)
+    ///
+    /// ```
+    /// use dls_runtime::{group::GroupSpec, runtime::options::LoopOptions};
+    /// let rt = dls_runtime::init().unwrap();
+    /// let mut groups = rt.group_setup(GroupSpec::new(1, 4)).unwrap();
+    /// let options = LoopOptions::new("rows", "af".parse().unwrap()).ordered();
+    /// let (s, _) = groups.run(&options, 0..4u8, String::new,
+    ///     |j, _inner, s: &mut String| { s.push(char::from(b'a' + j)); Ok(()) },
+    ///     |a, b| a + &b).unwrap();
+    /// assert_eq!(s, "abcd");
+    /// ```
+    pub fn run<R, T, Id, B, C>(
+        &mut self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let (name, technique) = (options.name.as_str(), options.technique.clone());
+        if !options.ordered {
+            return self.fold_2d(name, range, technique, identity, body, combine);
+        }
+        let (first, _) = range.first_and_len()?;
+        let (runs, stats) = self.fold_2d(
+            name,
+            range,
+            technique,
+            Runs::new,
+            |j, inner, own: &mut Runs<T>| {
+                body(j, inner, own.at(R::Index::span(first, j) as u64, &identity))
+            },
+            Runs::append,
+        )?;
+        Ok((runs.finish(identity, combine), stats))
     }
 
     /// The core of every two-level loop: the outer iterates of `range` are scheduled with
@@ -335,7 +385,6 @@ impl Groups<'_> {
         V: Send + Wire,
         B: Fn(R::Index, &mut InnerLoops<'_>) -> Result<V, DlsError> + Sync,
     {
-        use crate::runtime::LoopIndex;
         let name = std::panic::Location::caller().to_string();
         let (first, _) = range.first_and_len()?;
         let (mut pairs, stats) = self.fold_2d(

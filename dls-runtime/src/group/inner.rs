@@ -6,9 +6,12 @@ use std::time::Instant;
 use crate::fault_check::Permutation;
 use crate::report::CheckReport;
 use crate::runtime::checked::{
-    judge, position_at, positions_of, run_position, summaries, Check, CheckMode, Observation, Part,
+    judge, position_at, positions_of, run_position, summaries, Check, CheckMode, Observation,
+    Order, Part,
 };
 use crate::runtime::combine::gather_values;
+use crate::runtime::options::{IterateValue, LoopOptions};
+use crate::runtime::ordered::Runs;
 use crate::runtime::{
     combine_partials, drive, panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop, LoopIndex,
     LoopRange, Panics, Tally, UntypedLoop, Wire,
@@ -198,6 +201,78 @@ impl<'a> InnerLoops<'a> {
         .map(|(value, _)| value)
     }
 
+    /// The engine of an inner loop (as [`Runtime::run`](crate::Runtime::run) is of a one-level
+    /// loop): `options` say whether its merge keeps the iterates' order and whether it checks
+    /// itself across the group's ranks; `body` returns `()`, or in a checked loop the iterate's
+    /// value. Every rank of the group gets the total. (An inner loop's partial results travel as
+    /// the outer loop's: `options.reduction` is not read.)
+    ///
+    /// ```
+    /// use dls_runtime::runtime::{checked::Check, options::LoopOptions};
+    /// let mut inner = dls_runtime::group::InnerLoops::solo();
+    /// let options = LoopOptions::new("letters", "gss".parse().unwrap()).ordered().check(Check::default());
+    /// let s = inner.run(&options, 0..3u8, String::new, |a, b| a + &b,
+    ///     |i, s: &mut String| { s.push(char::from(b'a' + i)); f64::from(i) }).unwrap();
+    /// assert_eq!(s, "abc");
+    /// ```
+    pub fn run<R, T, Y, B>(
+        &mut self,
+        options: &LoopOptions,
+        range: R,
+        identity: impl Fn() -> T,
+        combine: impl Fn(T, T) -> T,
+        mut body: B,
+    ) -> Result<T, DlsError>
+    where
+        R: LoopRange,
+        T: Wire,
+        Y: IterateValue,
+        B: FnMut(R::Index, &mut T) -> Y,
+    {
+        if options.ordered {
+            let (first, _) = range.first_and_len()?;
+            let runs = self.unordered(
+                options,
+                range,
+                Runs::new,
+                Runs::append,
+                |i, own: &mut Runs<T>| body(i, own.at(R::Index::span(first, i) as u64, &identity)),
+            )?;
+            return Ok(runs.finish(identity, combine));
+        }
+        self.unordered(options, range, identity, combine, body)
+    }
+
+    /// [`run`](InnerLoops::run) after the ordered adaptor: checked, or the plain fold.
+    fn unordered<R, T, Y, B>(
+        &mut self,
+        options: &LoopOptions,
+        range: R,
+        identity: impl Fn() -> T,
+        combine: impl Fn(T, T) -> T,
+        mut body: B,
+    ) -> Result<T, DlsError>
+    where
+        R: LoopRange,
+        T: Wire,
+        Y: IterateValue,
+        B: FnMut(R::Index, &mut T) -> Y,
+    {
+        let technique = &options.technique;
+        match &options.check {
+            Some(check) => {
+                // The check's re-execution runs the body from a shared reference.
+                let body = std::cell::RefCell::new(body);
+                let body = |i, acc: &mut T| (body.borrow_mut())(i, acc).observation();
+                self.fold_checked(range, technique, check, identity, combine, body)
+                    .map(|(total, _)| total)
+            }
+            None => self.fold(range, technique, identity, combine, |i, acc| {
+                body(i, acc);
+            }),
+        }
+    }
+
     /// [`fold`](InnerLoops::fold) that checks itself across the ranks of the group, as
     /// `Runtime::doall_reduce_checked` does across a loop's workers: the iterates run in a seeded
     /// random order, `body` returns each iterate's observation (a value, or a regression row;
@@ -205,18 +280,7 @@ impl<'a> InnerLoops<'a> {
     /// disagrees; with `DLS_CHECK=repair` its iterates run again on the group's other ranks.
     /// Returns the total and the check; in a one-level fallback (one rank) nothing can be
     /// compared and the check says so.
-    ///
-    /// ```
-    /// use dls_runtime::runtime::checked::{Check, Observation};
-    /// let mut inner = dls_runtime::group::InnerLoops::solo();
-    /// let (sum, check) = inner.fold_checked(0..100u32, &"gss".parse().unwrap(), &Check::default(),
-    ///     || 0.0, |a, b| a + b,
-    ///     |i, s: &mut f64| { *s += i as f64; Some(Observation::value(i as f64)) }).unwrap();
-    /// assert_eq!(sum, 4950.0);
-    /// assert_eq!(check.outcome, "TooFewRanks");
-    /// ```
-    #[allow(clippy::too_many_arguments)]
-    pub fn fold_checked<R, T, B>(
+    fn fold_checked<R, T, B>(
         &mut self,
         range: R,
         technique: &Technique,
@@ -250,16 +314,13 @@ impl<'a> InnerLoops<'a> {
                        skip: Option<usize>|
          -> Result<Vec<Part<T>>, DlsError> {
             let mut parts: Vec<Part<T>> = Vec::new();
+            let order = Order {
+                first,
+                permutation: permutation.as_ref(),
+                worker: Some(me),
+            };
             let step = |k: u64, parts: &mut Vec<Part<T>>| {
-                run_position(
-                    parts,
-                    position(k),
-                    first,
-                    permutation.as_ref(),
-                    Some(me),
-                    &identity,
-                    &body,
-                )
+                run_position(parts, position(k), &order, &identity, &body)
             };
             let Some(team) = self.team else {
                 let t0 = Instant::now();

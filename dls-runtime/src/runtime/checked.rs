@@ -13,7 +13,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::DlsError;
-use super::loops::Extra;
+use super::loops::Plan;
+use super::options::{IterateValue, LoopOptions};
 use super::panic_ctx;
 use super::range::{LoopIndex, LoopRange};
 use super::stats::LoopStats;
@@ -23,7 +24,6 @@ use crate::fault_check::{
     anova, regression, AnovaStats, Outcome, Permutation, RegressionStats, Verdict,
 };
 use crate::report::CheckReport;
-use crate::Technique;
 
 /// The default significance level of a fault check: 1e-4, so that a run that checks a thousand
 /// loops expects 0.1 false alarms, while a faulty worker whose values are off by a few standard
@@ -172,20 +172,27 @@ pub(crate) struct Part<T> {
     pub(crate) runs: Vec<(u64, u64)>,
 }
 
+/// Where a checked loop's positions go: the range's first index, the permutation of the
+/// positions (`None`: exchangeable, their own order), and the worker the parts are of (`None`:
+/// the worker this thread works for, the MPI rank or the thread's slot; an inner loop's group
+/// rank otherwise).
+pub(crate) struct Order<'p, I> {
+    pub(crate) first: I,
+    pub(crate) permutation: Option<&'p Permutation>,
+    pub(crate) worker: Option<usize>,
+}
+
 /// Runs `body` (checked: it returns the iterate's value) for one position, into this worker's
-/// part of `parts`, noting the position's run. `worker` names the part's worker (an inner loop's
-/// group rank); `None`: the worker this thread works for (the MPI rank, or the thread's slot).
-#[allow(clippy::too_many_arguments)]
+/// part of `parts`, noting the position's run.
 pub(crate) fn run_position<I: LoopIndex, T>(
     parts: &mut Vec<Part<T>>,
     position: u64,
-    first: I,
-    permutation: Option<&Permutation>,
-    worker: Option<usize>,
+    order: &Order<'_, I>,
     identity: &dyn Fn() -> T,
     body: &dyn Fn(I, &mut T) -> Option<Observation>,
 ) {
-    let index = match permutation {
+    let (first, worker) = (order.first, order.worker);
+    let index = match order.permutation {
         Some(pi) => I::offset_from(first, pi.apply(position)),
         None => I::offset_from(first, position),
     };
@@ -317,37 +324,15 @@ pub(crate) fn summaries<T>(parts: &[Part<T>]) -> Vec<WorkerStats> {
 }
 
 impl Runtime {
-    /// A loop with a reduction that checks itself: `body(i, acc)` folds iterate `i` into the
-    /// worker's `acc` and returns the iterate's value `y` (the quantity the workers should agree
-    /// on, in distribution: a sample of a Monte Carlo integral, a quadrature strip's area, a
-    /// residual). The iterates run in the order of a seeded pseudo-random permutation of the
-    /// range (unless `check.exchangeable`), so that each worker's values are a random sample;
-    /// after the loop a one-way ANOVA across workers (ranks under MPI, threads otherwise)
-    /// tests that they agree, and the report's `check` entry gives F, its degrees of freedom,
-    /// p, and the worker a rejection points at. With `DLS_CHECK=warn` (the default) a rejection
-    /// is also printed on stderr by rank 0; with `DLS_CHECK=off` the loop runs unchecked.
-    ///
-    /// ```
-    /// use dls_runtime::runtime::checked::Check;
-    /// let rt = dls_runtime::init().unwrap();
-    /// // A quadrature of x² on [0, 1]: the value of strip i is f(x_i)·h.
-    /// let n = 10_000u32;
-    /// let h = 1.0 / n as f64;
-    /// let (area, stats) = rt.doall_reduce_checked("x2", 0..n, "fac2".parse().unwrap(),
-    ///     &Check::default(), || 0.0,
-    ///     |i, s: &mut f64| { let x = (i as f64 + 0.5) * h; let y = x * x * h; *s += y; y },
-    ///     |a, b| a + b).unwrap();
-    /// assert!((area - 1.0 / 3.0).abs() < 1e-6);
-    /// let check = stats.report.check.unwrap();
-    /// assert!(!check.rejected, "{check:?}");
-    /// ```
-    #[allow(clippy::too_many_arguments)]
-    pub fn doall_reduce_checked<R, T, Id, B, C>(
+    /// The checked adaptor of the engine ([`Runtime::run`] with [`LoopOptions::check`]): runs
+    /// the loop over a seeded permutation (unless `check.exchangeable`), each worker keeping a
+    /// summary of its iterates' values beside its value, tests the summaries across the workers,
+    /// and with `DLS_CHECK=repair` runs a suspect's iterates again on the others.
+    pub(crate) fn checked<R, T, Y, Id, B, C>(
         &self,
-        name: &str,
-        range: R,
-        technique: Technique,
+        options: &LoopOptions,
         check: &Check,
+        range: R,
         identity: Id,
         body: B,
         combine: C,
@@ -355,107 +340,14 @@ impl Runtime {
     where
         R: LoopRange,
         T: Send + Wire,
+        Y: IterateValue,
         Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) -> f64 + Sync,
-        C: Fn(T, T) -> T + Sync,
-    {
-        self.doall_reduce_checked_some(
-            name,
-            range,
-            technique,
-            check,
-            identity,
-            |i, acc: &mut T| Some(Observation::value(body(i, acc))),
-            combine,
-        )
-    }
-
-    /// [`doall_reduce_checked`](Runtime::doall_reduce_checked) with the regression check
-    /// (Wegman, c. 2000, §3.3): each iterate yields a row, `N` predictors and a response, each
-    /// worker fits its rows by least squares, and an F test across workers (the pooled fit
-    /// against one fit per worker) tests that they fit the same line; leave-one-out tests name a
-    /// worker that disagrees.
-    ///
-    /// ```
-    /// use dls_runtime::runtime::checked::Check;
-    /// let rt = dls_runtime::init().unwrap();
-    /// // y = 2 + 3x with a deterministic wiggle; the result is the sum of y.
-    /// let (sum, stats) = rt.doall_reduce_checked_rows("fit", 0..2000u32, "gss".parse().unwrap(),
-    ///     &Check::default(), || 0.0,
-    ///     |i, s: &mut f64| {
-    ///         let x = i as f64 / 2000.0;
-    ///         let y = 2.0 + 3.0 * x + ((i * 7919) % 13) as f64 * 0.01;
-    ///         *s += y;
-    ///         ([x], y)
-    ///     },
-    ///     |a, b| a + b).unwrap();
-    /// assert!(sum > 0.0);
-    /// let check = stats.report.check.unwrap();
-    /// assert_eq!(check.test, "regression");
-    /// assert!(!check.rejected, "{check:?}");
-    /// ```
-    #[allow(clippy::too_many_arguments)]
-    pub fn doall_reduce_checked_rows<R, T, Id, B, C, const N: usize>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-        check: &Check,
-        identity: Id,
-        body: B,
-        combine: C,
-    ) -> Result<(T, LoopStats), DlsError>
-    where
-        R: LoopRange,
-        T: Send + Wire,
-        Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) -> ([f64; N], f64) + Sync,
-        C: Fn(T, T) -> T + Sync,
-    {
-        self.doall_reduce_checked_some(
-            name,
-            range,
-            technique,
-            check,
-            identity,
-            |i, acc: &mut T| Some(Observation::from(body(i, acc))),
-            combine,
-        )
-    }
-
-    /// [`doall_reduce_checked`](Runtime::doall_reduce_checked) whose iterates may yield no value
-    /// (`None`: an iterate that ended early, `continue` in a `#[par_doall]` body).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn doall_reduce_checked_some<R, T, Id, B, C>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-        check: &Check,
-        identity: Id,
-        body: B,
-        combine: C,
-    ) -> Result<(T, LoopStats), DlsError>
-    where
-        R: LoopRange,
-        T: Send + Wire,
-        Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) -> Option<Observation> + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
         C: Fn(T, T) -> T + Sync,
     {
         let mode = self.settings().check.unwrap_or_default();
-        if mode == CheckMode::Off {
-            return self.doall_reduce(
-                name,
-                range,
-                technique,
-                identity,
-                |i, acc| {
-                    body(i, acc);
-                },
-                combine,
-            );
-        }
+        let name = options.name.as_str();
+        let body = |i, acc: &mut T| body(i, acc).observation();
         let alpha = self.settings().check_alpha.unwrap_or(check.alpha);
         let (first, n) = range.first_and_len()?;
         let permutation = (!check.exchangeable).then(|| Permutation::new(n, check.seed));
@@ -465,26 +357,23 @@ impl Runtime {
         };
         let seed = permutation.as_ref().map(|_| check.seed);
         let look = |parts: &Vec<Part<T>>| Some(judge(&summaries(parts), alpha, seed).1);
-        let (mut parts, mut stats) = self.doall_reduce_extra(
-            name,
+        let order = Order {
+            first,
+            permutation: permutation.as_ref(),
+            worker: None,
+        };
+        let plan = Plan {
+            inspect: Some(&look),
+            ..Plan::default()
+        };
+        let (mut parts, mut stats) = self.reduce_impl(
+            options,
+            plan,
             range,
-            technique.clone(),
-            Extra {
-                skip: None,
-                inspect: Some(&look),
-            },
             Vec::new,
             |i, parts: &mut Vec<Part<T>>| {
                 let position = R::Index::span(first, i) as u64;
-                run_position(
-                    parts,
-                    position,
-                    first,
-                    permutation.as_ref(),
-                    None,
-                    &identity,
-                    &body,
-                );
+                run_position(parts, position, &order, &identity, &body);
             },
             concat,
         )?;
@@ -558,22 +447,23 @@ impl Runtime {
                 r.repaired = after.global.is_some() && !after.rejects(alpha);
                 Some(r)
             };
-            let (again, _) = self.doall_reduce_extra(
-                &format!("{name} (re-execution)"),
+            let mut again_options = options.clone();
+            again_options.name = format!("{name} (re-execution)");
+            let plan = Plan {
+                skip: Some(suspect),
+                inspect: Some(&report_after),
+                ..Plan::default()
+            };
+            let (again, _) = self.reduce_impl(
+                &again_options,
+                plan,
                 0..m,
-                technique,
-                Extra {
-                    skip: Some(suspect),
-                    inspect: Some(&report_after),
-                },
                 Vec::new,
                 |j: u64, parts: &mut Vec<Part<T>>| {
                     run_position(
                         parts,
                         position_at(&runs, &starts, j),
-                        first,
-                        permutation.as_ref(),
-                        None,
+                        &order,
                         &identity,
                         &body,
                     );

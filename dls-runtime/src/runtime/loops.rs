@@ -4,12 +4,15 @@
 
 use std::sync::Mutex;
 
+use super::checked::CheckMode;
 use super::combine::combine_partials;
 use super::error::DlsError;
 use super::execute::{drive, drive_apart, Failure};
 use super::loop_handle::{Ending, History, Loop, Panics, UntypedLoop};
+use super::options::{IterateValue, LoopOptions};
+use super::ordered::Runs;
 use super::panic_ctx;
-use super::range::LoopRange;
+use super::range::{LoopIndex, LoopRange};
 use super::settings::ReportMode;
 use super::source::{ChunkSource, SharedSource};
 use super::stats::LoopStats;
@@ -232,17 +235,13 @@ impl Runtime {
         R: LoopRange,
         F: Fn(R::Index) + Sync,
     {
-        self.reduce_impl(
-            name,
-            range,
-            technique,
-            || (),
-            |i, _| body(i),
-            |_, _| (),
-            Reach::ThisProcess,
-            Extra::default(),
-        )
-        .map(|(_, stats)| stats)
+        let plan = Plan {
+            reach: Reach::ThisProcess,
+            ..Plan::default()
+        };
+        let options = LoopOptions::new(name, technique);
+        self.reduce_impl(&options, plan, range, || (), |i, _| body(i), |_, _| ())
+            .map(|(_, stats)| stats)
     }
 
     /// A parallel loop with a reduction: every worker (thread or rank) folds its iterates into its
@@ -273,29 +272,34 @@ impl Runtime {
         B: Fn(R::Index, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.reduce_impl(
-            name,
+        self.run(
+            &LoopOptions::new(name, technique),
             range,
-            technique,
             identity,
             body,
             combine,
-            Reach::AllProcesses,
-            Extra::default(),
         )
     }
 
-    /// [`doall_reduce`](Runtime::doall_reduce) with `extra`: a worker that takes no chunk (an MPI
-    /// rank, or a thread of the threads backend; the others run every iterate: the re-execution
-    /// of a faulty worker's iterates), and a look at the total before the loop's report is made
-    /// (a checked loop's test, `checked.rs`).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn doall_reduce_extra<R, T, Id, B, C>(
+    /// [`doall_reduce`](Runtime::doall_reduce) for a `combine` that depends on order: the
+    /// result is `identity() ⊕ v_0 ⊕ v_1 ⊕ …` with the iterates' contributions combined in index
+    /// order, as the serial loop produces it, on every technique, strategy and number of workers.
+    /// Each worker keeps one partial result per run of consecutive iterates it executed (a
+    /// chunk, or chunks that follow each other), so memory grows with the number of chunks.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let (words, _) = rt.doall_reduce_ordered("sentence", 0..6u32, "ss".parse().unwrap(),
+    ///     String::new,
+    ///     |i, s: &mut String| s.push_str(["to ", "be ", "or ", "not ", "to ", "be"][i as usize]),
+    ///     |a, b| a + &b).unwrap();
+    /// assert_eq!(words, "to be or not to be");
+    /// ```
+    pub fn doall_reduce_ordered<R, T, Id, B, C>(
         &self,
         name: &str,
         range: R,
         technique: Technique,
-        extra: Extra<'_, T>,
         identity: Id,
         body: B,
         combine: C,
@@ -307,20 +311,49 @@ impl Runtime {
         B: Fn(R::Index, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.reduce_impl(
-            name,
-            range,
-            technique,
-            identity,
-            body,
-            combine,
-            Reach::AllProcesses,
-            extra,
-        )
+        let options = LoopOptions::new(name, technique).ordered();
+        self.run(&options, range, identity, body, combine)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn reduce_impl<R, T, Id, B, C>(
+    /// A loop with a reduction that checks itself: `body(i, acc)` folds iterate `i` into the
+    /// worker's `acc` and returns the iterate's value `y` (the quantity the workers should agree
+    /// on, in distribution: a sample of a Monte Carlo integral, a quadrature strip's area, a
+    /// residual), or a row `([x1, …], y)` for the regression check. The iterates run in the
+    /// order of a seeded pseudo-random permutation of the range, so that each worker's values
+    /// are a random sample; after the loop a one-way ANOVA (or, for rows, an F test of one
+    /// regression against one per worker) across workers (ranks under MPI, threads otherwise)
+    /// tests that they agree, and the report's `check` entry gives F, its degrees of freedom, p,
+    /// and the worker a rejection points at. With `DLS_CHECK=warn` (the default) a rejection is
+    /// also printed on stderr by rank 0; with `DLS_CHECK=off` the loop runs unchecked. Another
+    /// level, an exchangeable range or another seed: [`run`](Runtime::run) with
+    /// [`LoopOptions::check`].
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// // A quadrature of x² on [0, 1]: the value of strip i is f(x_i)·h.
+    /// let n = 10_000u32;
+    /// let h = 1.0 / n as f64;
+    /// let (area, stats) = rt.doall_reduce_checked("x2", 0..n, "fac2".parse().unwrap(), || 0.0,
+    ///     |i, s: &mut f64| { let x = (i as f64 + 0.5) * h; let y = x * x * h; *s += y; y },
+    ///     |a, b| a + b).unwrap();
+    /// assert!((area - 1.0 / 3.0).abs() < 1e-6);
+    /// let check = stats.report.check.unwrap();
+    /// assert!(!check.rejected, "{check:?}");
+    ///
+    /// // y = 2 + 3x with a deterministic wiggle, each iterate a row for the regression check.
+    /// let (sum, stats) = rt.doall_reduce_checked("fit", 0..2000u32, "gss".parse().unwrap(),
+    ///     || 0.0,
+    ///     |i, s: &mut f64| {
+    ///         let x = i as f64 / 2000.0;
+    ///         let y = 2.0 + 3.0 * x + ((i * 7919) % 13) as f64 * 0.01;
+    ///         *s += y;
+    ///         ([x], y)
+    ///     },
+    ///     |a, b| a + b).unwrap();
+    /// assert!(sum > 0.0);
+    /// assert_eq!(stats.report.check.unwrap().test, "regression");
+    /// ```
+    pub fn doall_reduce_checked<R, T, Y, Id, B, C>(
         &self,
         name: &str,
         range: R,
@@ -328,8 +361,136 @@ impl Runtime {
         identity: Id,
         body: B,
         combine: C,
-        reach: Reach,
-        extra: Extra<'_, T>,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Y: IterateValue,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let options = LoopOptions::new(name, technique).check(Default::default());
+        self.run(&options, range, identity, body, combine)
+    }
+
+    /// The one loop engine: runs the loop `options` describes over `range` on every worker, each
+    /// folding its iterates into its own value from `identity()` with `body`, and returns the
+    /// values combined with `combine` (on every rank) and the loop's statistics. Every other
+    /// closure form (`doall_reduce`, `doall_reduce_ordered`, `doall_reduce_checked`, the
+    /// `#[par_doall]` loops) is this call with other options; features compose: an ordered loop
+    /// may be checked too. `body` returns `()` unless the loop is checked, when it returns the
+    /// iterate's value ([`IterateValue`]).
+    ///
+    /// ```
+    /// use dls_runtime::runtime::{checked::Check, options::LoopOptions};
+    /// let rt = dls_runtime::init().unwrap();
+    /// // Ordered and checked: the words in their order, each iterate's length tested.
+    /// let options = LoopOptions::new("words", "fac2".parse().unwrap()).ordered().check(Check::default());
+    /// let words = ["to ", "be ", "or ", "not ", "to ", "be"];
+    /// let (s, stats) = rt.run(&options, 0..6usize, String::new,
+    ///     |i, s: &mut String| { s.push_str(words[i]); words[i].len() as f64 },
+    ///     |a, b| a + &b).unwrap();
+    /// assert_eq!(s, "to be or not to be");
+    /// assert!(stats.report.check.is_some());
+    /// ```
+    pub fn run<R, T, Y, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Y: IterateValue,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        if options.check.is_some() && !Y::OBSERVES {
+            return Err(DlsError::FaultCheck(format!(
+                "loop `{}` is checked, but its body returns no value to test: return each \
+                 iterate's value (an f64, or a row `([x1, …], y)`)",
+                options.name
+            )));
+        }
+        let rt = self.for_options(options);
+        if options.ordered {
+            // Each worker keeps one value per run of consecutive iterates; the runs are folded in
+            // index order at the end (`ordered.rs`).
+            let (first, _) = range.first_and_len()?;
+            let (runs, stats) = rt.unordered(
+                options,
+                range,
+                Runs::new,
+                |i, own: &mut Runs<T>| body(i, own.at(R::Index::span(first, i) as u64, &identity)),
+                Runs::append,
+            )?;
+            return Ok((runs.finish(&identity, &combine), stats));
+        }
+        rt.unordered(options, range, identity, body, combine)
+    }
+
+    /// [`run`](Runtime::run) after the ordered adaptor: the checked adaptor when the loop is
+    /// checked (and `DLS_CHECK` is not `off`), else the plain loop.
+    fn unordered<R, T, Y, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Y: IterateValue,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        match &options.check {
+            Some(check) if self.settings().check.unwrap_or_default() != CheckMode::Off => {
+                self.checked(options, check, range, identity, body, combine)
+            }
+            _ => self.reduce_impl(
+                options,
+                Plan::default(),
+                range,
+                identity,
+                |i, acc| {
+                    body(i, acc);
+                },
+                combine,
+            ),
+        }
+    }
+
+    /// This handle with `options`' reduction strategy and re-execution (when they set them).
+    pub(crate) fn for_options(&self, options: &LoopOptions) -> Runtime {
+        let mut rt = self.clone();
+        if let Some(s) = options.reduction {
+            rt.reduction = Some(s);
+        }
+        if let Some(on) = options.reexecute {
+            rt.reexecute = Some(on);
+        }
+        rt
+    }
+
+    /// The plain loop under every adaptor: `plan` says whose results it combines, a worker that
+    /// takes no chunk and a look at the total before the report.
+    pub(crate) fn reduce_impl<R, T, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        plan: Plan<'_, T>,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -338,7 +499,12 @@ impl Runtime {
         B: Fn(R::Index, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        let Extra { skip, inspect } = extra;
+        let Plan {
+            reach,
+            skip,
+            inspect,
+        } = plan;
+        let (name, technique) = (options.name.as_str(), options.technique.clone());
         let kind = || match (reach, inspect.is_some()) {
             (Reach::ThisProcess, _) => "a loop without a result (doall)".to_string(),
             (Reach::AllProcesses, checked) => format!(
@@ -533,21 +699,26 @@ impl Runtime {
     }
 }
 
-/// What a loop may do beyond [`Runtime::doall_reduce`] (see
-/// [`Runtime::doall_reduce_extra`]).
-pub(crate) struct Extra<'a, T> {
+/// What the plain loop under the adaptors does beyond combining every worker's value: whose
+/// values it combines, a worker that takes no chunk (an MPI rank, or a thread of the threads
+/// backend; the others run every iterate: the re-execution of a faulty worker's iterates), and
+/// a look at the total before the loop's report is made (a checked loop's test, `checked.rs`).
+pub(crate) struct Plan<'a, T> {
+    /// Whose partial results are combined.
+    pub reach: Reach,
     /// The worker that takes no chunk.
     pub skip: Option<usize>,
     /// Looks at the total before the report is made; its result goes in the report's `check`.
     pub inspect: Option<&'a Inspect<'a, T>>,
 }
 
-/// See [`Extra::inspect`].
+/// See [`Plan::inspect`].
 pub(crate) type Inspect<'a, T> = dyn Fn(&T) -> Option<CheckReport> + 'a;
 
-impl<T> Default for Extra<'_, T> {
+impl<T> Default for Plan<'_, T> {
     fn default() -> Self {
-        Extra {
+        Plan {
+            reach: Reach::AllProcesses,
             skip: None,
             inspect: None,
         }
@@ -565,7 +736,7 @@ enum Placement {
 
 /// Which workers' partial results a loop combines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reach {
+pub(crate) enum Reach {
     /// Every process's (every caller gets the full result).
     AllProcesses,
     /// This process's workers only (`doall`: nothing to exchange).

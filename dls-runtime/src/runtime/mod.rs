@@ -64,7 +64,8 @@ mod loop_handle;
 mod loops;
 #[cfg(feature = "mpi")]
 pub mod mpi_backend;
-mod ordered;
+pub mod options;
+pub(crate) mod ordered;
 pub(crate) mod panic_ctx;
 mod pipeline;
 mod platform;

@@ -10,6 +10,7 @@
 //! ```
 
 use dls::runtime::checked::Check;
+use dls::runtime::options::LoopOptions;
 
 /// The same loop with the `check(anova: y)` clause of `#[par_doall]`.
 #[dls::parallel]
@@ -113,11 +114,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             seed: 1000 + k,
             ..Check::default()
         };
-        let (area, stats) = rt.doall_reduce_checked(
-            "pi",
+        let (area, stats) = rt.run(
+            &LoopOptions::new("pi", "fac2".parse()?).check(check),
             0..n,
-            "fac2".parse()?,
-            &check,
             || 0.0,
             |i, s: &mut f64| {
                 // Some work per strip (about 20 µs), so that every worker takes part.

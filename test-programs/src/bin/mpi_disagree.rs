@@ -58,7 +58,8 @@ fn main() -> Result<(), Box<dyn Error>> {
             };
             if odd {
                 let check = dls::runtime::checked::Check::default();
-                rt.doall_reduce_checked("a", 0..100u32, fac2, &check, || 0.0, body, |a, b| a + b)?;
+                let options = dls::runtime::options::LoopOptions::new("a", fac2).check(check);
+                rt.run(&options, 0..100u32, || 0.0, body, |a, b| a + b)?;
             } else {
                 rt.doall_reduce(
                     "a",
