@@ -164,7 +164,7 @@ impl UntypedLoop {
     /// `runtime/progress.rs`).
     pub(crate) fn with_progress(self, mode: ProgressMode) -> Self {
         if let Some(done) = self.source.done_counter() {
-            *lock(&self.progress) = Progress::start(mode, &self.name, self.n, done);
+            *lock(&self.progress) = Progress::start(mode, self.name.clone(), self.n, done);
         }
         self
     }
