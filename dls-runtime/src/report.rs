@@ -1,5 +1,7 @@
 //! The loop report shared by the runtime and the simulator (same JSON field names).
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
 /// What one rank did during one loop.
@@ -142,6 +144,10 @@ impl Oversubscribed {
     /// ranks on this node (`OMPI_COMM_WORLD_LOCAL_SIZE`, `MPI_LOCALNRANKS`,
     /// `SLURM_NTASKS_PER_NODE`; `workers` if it gives none), else `workers` (threads).
     ///
+    /// Every loop's report asks it, so the counts it reads (the cores, the launcher's variables
+    /// and CPUs) are read once per process (issue 28: reading the cgroup files at every loop's
+    /// end cost a third of a small loop's time).
+    ///
     /// ```
     /// use dls_runtime::report::Oversubscribed;
     /// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -150,15 +156,21 @@ impl Oversubscribed {
     /// ```
     pub fn on_this_node(workers: usize, mpi: bool) -> Option<Oversubscribed> {
         let cores = Oversubscribed::node_cores(mpi);
-        let local = [
-            "OMPI_COMM_WORLD_LOCAL_SIZE",
-            "MPI_LOCALNRANKS",
-            "SLURM_NTASKS_PER_NODE",
-        ]
-        .iter()
-        .filter(|_| mpi)
-        .find_map(|k| std::env::var(k).ok()?.trim().parse::<usize>().ok())
-        .unwrap_or(workers);
+        static LOCAL: OnceLock<Option<usize>> = OnceLock::new();
+        let local = mpi
+            .then(|| {
+                *LOCAL.get_or_init(|| {
+                    [
+                        "OMPI_COMM_WORLD_LOCAL_SIZE",
+                        "MPI_LOCALNRANKS",
+                        "SLURM_NTASKS_PER_NODE",
+                    ]
+                    .iter()
+                    .find_map(|k| std::env::var(k).ok()?.trim().parse::<usize>().ok())
+                })
+            })
+            .flatten()
+            .unwrap_or(workers);
         (local > cores).then_some(Oversubscribed {
             workers: local,
             cores,
@@ -170,7 +182,7 @@ impl Oversubscribed {
     /// count says 1 on a node of many; the launcher's daemon (the parent process: mpirun's
     /// `orted`, `slurmstepd`, or mpirun itself) is not bound, and its allowed CPUs (Linux,
     /// `/proc/<parent>/status`) are the job's share of the node, cgroups included. The larger of
-    /// the two counts.
+    /// the two counts, each read once per process (the first call).
     ///
     /// ```
     /// use dls_runtime::report::Oversubscribed;
@@ -179,11 +191,15 @@ impl Oversubscribed {
     /// assert!(Oversubscribed::node_cores(true) >= own);
     /// ```
     pub fn node_cores(mpi: bool) -> usize {
-        let own = std::thread::available_parallelism().map_or(1, |n| n.get());
+        static OWN: OnceLock<usize> = OnceLock::new();
+        static LAUNCHER: OnceLock<Option<usize>> = OnceLock::new();
+        let own = *OWN.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         if !mpi {
             return own;
         }
-        launcher_cpus().map_or(own, |cpus| cpus.len().max(own))
+        LAUNCHER
+            .get_or_init(|| launcher_cpus().map(|cpus| cpus.len()))
+            .map_or(own, |cpus| cpus.max(own))
     }
 }
 

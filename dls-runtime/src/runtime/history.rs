@@ -44,7 +44,10 @@ impl Runtime {
     /// a program that names its loops by a counter does not grow it without bound).
     pub(crate) fn record_merge_time(&self, name: &str, seconds: f64) {
         let mut times = lock(&self.shared.merge_times);
-        if times.len() < 1024 || times.contains_key(name) {
+        // A name already kept is updated in place (no key allocated at every loop).
+        if let Some(t) = times.get_mut(name) {
+            *t = seconds;
+        } else if times.len() < 1024 {
             times.insert(name.to_string(), seconds);
         }
     }

@@ -164,7 +164,7 @@ impl UntypedLoop {
     /// `runtime/progress.rs`).
     pub(crate) fn with_progress(self, mode: ProgressMode) -> Self {
         if let Some(done) = self.source.done_counter() {
-            *lock(&self.progress) = Progress::start(mode, &self.name, self.n, done);
+            *lock(&self.progress) = Progress::start(mode, self.name.clone(), self.n, done);
         }
         self
     }
@@ -278,10 +278,18 @@ impl UntypedLoop {
             panic_ctx::restore(enclosing);
         }
         let now = Instant::now();
-        let cpu_now = cpu_clock::thread_cpu_s();
+        let mut callers = lock(&self.callers);
+        // The CPU clock only if a slot of this thread has its window open (a worker that left
+        // early): the workers of a loop that ran to its end closed theirs at their last request.
+        let me = thread::current().id();
+        let cpu_now = callers
+            .iter()
+            .any(|c| c.cpu_from.is_some_and(|(t, _)| t == me))
+            .then(cpu_clock::thread_cpu_s)
+            .flatten();
         let mut tally = Tally::default();
         let mut cpu: Vec<(usize, f64)> = Vec::new();
-        let open: Vec<(usize, ChunkTiming)> = lock(&self.callers)
+        let open: Vec<(usize, ChunkTiming)> = callers
             .iter_mut()
             .enumerate()
             .filter_map(|(s, c)| {
@@ -297,6 +305,7 @@ impl UntypedLoop {
                 t
             })
             .collect();
+        drop(callers);
         let Ending::Report {
             runtime,
             mode,

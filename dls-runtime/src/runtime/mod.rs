@@ -323,6 +323,12 @@ pub fn current() -> Result<Runtime, DlsError> {
             split: None,
         });
     }
+    // The lazy runtime first: it exists only if the launcher check below passed when it was
+    // made, and reading the launcher's variables at every loop cost more than the lookup.
+    let mut lazy = lock(&LAZY);
+    if let Some(rt) = lazy.as_ref() {
+        return Ok(rt.clone());
+    }
     if let Some(launch) = Launch::detect(|k| std::env::var(k).ok()) {
         if launch.multi_process() {
             return Err(DlsError::Mpi(format!(
@@ -331,10 +337,6 @@ pub fn current() -> Result<Runtime, DlsError> {
                 launch.launcher, launch.variable
             )));
         }
-    }
-    let mut lazy = lock(&LAZY);
-    if let Some(rt) = lazy.as_ref() {
-        return Ok(rt.clone());
     }
     let settings = Settings::from_env()?;
     let platform = Box::new(ThreadsBackend::new(settings.threads, settings.stack)?);
