@@ -106,5 +106,5 @@ done
 bash scripts/fresh_project.sh
 
 # ---- without the mpi feature: `cargo build` needs no MPI, and a program launched by mpirun
-# refuses to run N independent copies (tests/runtime_env.rs) ---------------------------------------
-cargo test --test runtime_env
+# refuses to run N independent copies (dls-runtime/tests/runtime_env.rs) -------------------------
+cargo test -p dls-runtime --test runtime_env

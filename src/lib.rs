@@ -213,3 +213,6 @@ mod book_will_it_scale {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/own_project.md")]
 mod book_own_project {}
+#[cfg(doctest)]
+#[doc = include_str!("../book/src/reference.md")]
+mod book_reference {}

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use dls::runtime::settings::Settings;
-use dls::Runtime;
+use dls_runtime::runtime::settings::Settings;
+use dls_runtime::Runtime;
 
 fn folder(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dls-ckpt-test-{tag}-{}", std::process::id()));
@@ -36,7 +36,11 @@ fn value(i: u64) -> u64 {
 }
 
 /// The loop: a sum of `value(i)` and a count; iterate `die_at` panics (a crash) when given.
-fn run(rt: &Runtime, die_at: Option<u64>, executed: &AtomicU64) -> ((u64, u64), dls::LoopReport) {
+fn run(
+    rt: &Runtime,
+    die_at: Option<u64>,
+    executed: &AtomicU64,
+) -> ((u64, u64), dls_runtime::LoopReport) {
     let (v, stats) = rt
         .doall_reduce(
             "checkpointed",

@@ -6,8 +6,8 @@
 
 mod technique_support;
 
-use dls_runtime::technique::Kind;
-use dls_runtime::{ChunkScheduler, Technique};
+use dls_technique::Kind;
+use dls_technique::{ChunkScheduler, Technique};
 use proptest::prelude::*;
 use technique_support::{coverage_gap, drive, mix, places_chunks};
 

@@ -4,8 +4,8 @@
 
 mod technique_support;
 
-use dls_runtime::technique::{AwfHistory, Kind, OrderMoments, ThetaCriterion};
-use dls_runtime::{Chunk, ChunkScheduler, ChunkTiming, Technique};
+use dls_technique::{AwfHistory, Kind, OrderMoments, ThetaCriterion};
+use dls_technique::{Chunk, ChunkScheduler, ChunkTiming, Technique};
 use technique_support::{repeat, round_robin};
 
 fn sched(spec: &str, n: u64, p: usize) -> ChunkScheduler {

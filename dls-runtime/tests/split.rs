@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use dls::runtime::settings::Settings;
-use dls::technique::Kind;
-use dls::{LoopReport, Runtime, Technique};
+use dls_runtime::runtime::settings::Settings;
+use dls_runtime::technique::Kind;
+use dls_runtime::{LoopReport, Runtime, Technique};
 
 /// A loop whose second half is dear (200 µs an iterate) and first half free: STATIC on 2
 /// workers hands all of the dear half to worker 1.

@@ -1,8 +1,8 @@
 //! Parsing, display, serde and validation of technique specifications; random text into the
 //! parser never panics.
 
-use dls_runtime::technique::{format_duration, parse_duration, Kind, ThetaCriterion, ThetaModel};
-use dls_runtime::{ChunkScheduler, Technique, TechniqueError};
+use dls_technique::{format_duration, parse_duration, Kind, ThetaCriterion, ThetaModel};
+use dls_technique::{ChunkScheduler, Technique, TechniqueError};
 use proptest::prelude::*;
 
 fn parse(text: &str) -> Result<Technique, TechniqueError> {

@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use dls_runtime::{Chunk, ChunkScheduler, ChunkTiming, Technique};
+use dls_technique::{Chunk, ChunkScheduler, ChunkTiming, Technique};
 
 /// Chunk sizes handed out when ranks ask in turn 0, 1, ..., P−1, 0, ... (no measurements).
 pub(crate) fn round_robin(spec: &str, n: u64, p: usize) -> Vec<u64> {

@@ -5,9 +5,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-use dls::runtime::settings::{parse_schedule, ReportMode, Settings};
-use dls::technique::Kind;
-use dls::{LoopReport, Runtime, Technique};
+use dls_runtime::runtime::settings::{parse_schedule, ReportMode, Settings};
+use dls_runtime::technique::Kind;
+use dls_runtime::{LoopReport, Runtime, Technique};
 
 fn check_map(r: &LoopReport, n: u64) {
     let mut map = r.chunk_map.clone();
@@ -529,7 +529,7 @@ fn a_loop_started_from_a_thread_spawned_in_an_iterate_completes() {
 #[test]
 fn the_iterate_state_follows_the_loop_not_the_chunk() {
     let rt = Runtime::threads(2, Settings::default()).unwrap();
-    let ss: dls::Technique = "ss".parse().unwrap();
+    let ss: dls_runtime::Technique = "ss".parse().unwrap();
     let lp = rt.start_loop_named("held", 0..10u32, ss.clone()).unwrap();
     let first = lp.next_chunk().unwrap();
     let second = lp.next_chunk().unwrap();
@@ -651,7 +651,7 @@ fn the_report_says_when_workers_outnumber_cores() {
         .oversubscribed
         .expect("more workers than cores");
     assert_eq!((o.workers, o.cores), (cores + 2, cores));
-    assert!(dls::runtime::stats::summary(&stats.report).contains("mislead"));
+    assert!(dls_runtime::runtime::stats::summary(&stats.report).contains("mislead"));
     let fits = Runtime::threads(1, Settings::default()).unwrap();
     let stats = fits.doall(0..10u32, "ss".parse().unwrap(), |_| {}).unwrap();
     assert_eq!(stats.report.oversubscribed, None);
@@ -712,7 +712,7 @@ fn the_report_has_chunk_times_and_cpu_time() {
         assert!(k.cpu_time_s > 0.0, "{k:?}");
         assert!(k.cpu_time_s <= r.parallel_time_s + 1e-3, "{k:?}");
     }
-    let text = dls::runtime::stats::summary(r);
+    let text = dls_runtime::runtime::stats::summary(r);
     assert!(text.contains("dls:   worker    1:"), "{text}");
     assert!(text.contains("(cpu "), "{text}");
 }
@@ -747,7 +747,7 @@ fn combining_the_partial_results_is_its_own_phase_not_idle() {
             r.combine_time_s
         );
     }
-    let summary = dls::runtime::stats::summary(r);
+    let summary = dls_runtime::runtime::stats::summary(r);
     assert!(
         summary.contains("combining the partial results"),
         "{summary}"

@@ -45,7 +45,7 @@ fn child() {
     if std::env::var_os("DLS_ENV_TEST_CHILD").is_none() {
         return;
     }
-    match dls::init() {
+    match dls_runtime::init() {
         Ok(rt) => {
             println!(
                 "INIT OK backend={:?} workers={}",
@@ -56,7 +56,7 @@ fn child() {
                 Ok(s) => println!("LOOP technique={}", s.report.technique),
                 Err(e) => println!("LOOP ERR {e}"),
             }
-            let cur = dls::current().unwrap();
+            let cur = dls_runtime::current().unwrap();
             println!("CURRENT workers={}", cur.workers());
         }
         Err(e) => println!("INIT ERR {e}"),
