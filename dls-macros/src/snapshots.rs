@@ -93,7 +93,7 @@ fn expansion_of_every_clause_form_is_pinned() {
     );
 }
 
-/// Every path starting with `::` in `tokens`, as text (`::dls::__private::run_loop`).
+/// Every path starting with `::` in `tokens`, as text (`::dls::__private::Loop::new`).
 fn absolute_paths(tokens: TokenStream, out: &mut Vec<String>) {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let mut i = 0;

@@ -75,7 +75,7 @@ fn fail(reason: &dyn std::fmt::Display) -> ! {
     // Under a launcher most errors are every rank's (the same loop, the same settings): rank 0
     // says why, once, and the launcher ends the other ranks when it exits. A rank other than 0
     // waits for that first; still running 2 s later, its error is its own, and it says it.
-    let rank = crate::runtime::settings::launcher_rank(|k| std::env::var(k).ok());
+    let rank = crate::runtime::launch::launcher_rank(|k| std::env::var(k).ok());
     let line = match rank {
         Some(r) if r != 0 => {
             std::thread::sleep(std::time::Duration::from_secs(2));

@@ -3,56 +3,17 @@
 
 use std::time::Instant;
 
-use super::inner::{InnerLoops, InnerTally, Team};
+use super::inner::{InnerLoops, InnerTally};
 use super::layout::{GroupLayout, Role};
 use super::spec::GroupSpec;
-use crate::report::LoopReport;
+use super::two_level::TwoLevel;
 use crate::runtime::options::LoopOptions;
 use crate::runtime::ordered::Runs;
 use crate::runtime::{
-    combine_partials, drive, ChunkSource, DlsError, Ending, Exchange, Loop, LoopIndex, LoopRange,
-    LoopStats, Panics, Runtime, UntypedLoop, Wire,
+    combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Panics,
+    Runtime, UntypedLoop, Wire,
 };
 use crate::{ChunkScheduler, Technique};
-
-/// The communicators of a two-level loop (MPI, 3 or more ranks): what the generic two-level
-/// loop ([`Groups::fold_2d`]) needs from the backend.
-pub(crate) trait TwoLevel {
-    /// The groups.
-    fn layout(&self) -> &GroupLayout;
-    /// What the calling rank does.
-    fn role(&self) -> Role;
-    /// The calling rank in `MPI_COMM_WORLD`.
-    fn world_rank(&self) -> usize;
-    /// Waits until every rank starts the loop (collective over every rank).
-    fn start_together(&self);
-    /// The coordinator's part of an outer loop of `m` iterates: it schedules and executes no
-    /// iterate. Returns the outer loop's report (chunk map and per-group tallies).
-    fn coordinate(
-        &self,
-        technique: &Technique,
-        m: u64,
-        name: &str,
-        started: Instant,
-    ) -> Result<LoopReport, DlsError>;
-    /// The outer loop of `m` iterates as seen by a rank of a group (its leader relays the
-    /// coordinator's chunks to the group).
-    fn outer(&self, technique: &Technique, m: u64) -> Result<Box<dyn ChunkSource>, DlsError>;
-    /// The calling rank's group (None on the coordinator and idle ranks).
-    fn team(&self) -> Option<&dyn Team>;
-    /// How partial results travel between all ranks.
-    fn world(&self) -> &dyn Exchange;
-    /// The two-level report, from every rank's tally and time (collective over every rank).
-    fn report(
-        &self,
-        name: &str,
-        technique: &Technique,
-        m: u64,
-        time_s: f64,
-        inner: InnerTally,
-        outer: Option<LoopReport>,
-    ) -> Result<LoopReport, DlsError>;
-}
 
 /// The groups of a two-level loop: the result of [`Runtime::group_setup`] (`DLS_GroupSetup`).
 ///
@@ -134,7 +95,7 @@ impl Runtime {
             },
         })?;
         let two_level = match self.backend() {
-            crate::runtime::Backend::Mpi { .. } => super::two_level_setup(&spec)?,
+            crate::runtime::Backend::Mpi { .. } => two_level_setup(&spec)?,
             crate::runtime::Backend::Threads { .. } => None,
         };
         Ok(Groups {
@@ -312,10 +273,10 @@ impl Groups<'_> {
             let mode = &self.rt.settings().report;
             crate::runtime::stats::emit(&report, mode);
             match mode {
-                crate::runtime::settings::ReportMode::Stderr => {
+                crate::runtime::stats::ReportMode::Stderr => {
                     eprint!("{}", super::group_summary(&report))
                 }
-                crate::runtime::settings::ReportMode::Stdout => {
+                crate::runtime::stats::ReportMode::Stdout => {
                     print!("{}", super::group_summary(&report))
                 }
                 _ => {}
@@ -404,4 +365,16 @@ impl Groups<'_> {
         pairs.sort_by_key(|p| p.0);
         Ok((pairs.into_iter().map(|p| p.1).collect(), stats))
     }
+}
+
+/// The two-level communicators on MPI (`None`: a one-level fallback).
+#[cfg(feature = "mpi")]
+fn two_level_setup(spec: &GroupSpec) -> Result<Option<Box<dyn TwoLevel>>, DlsError> {
+    super::two_level_mpi::MpiGroups::setup(spec)
+}
+
+/// Without MPI there are no two-level communicators.
+#[cfg(not(feature = "mpi"))]
+fn two_level_setup(_: &GroupSpec) -> Result<Option<Box<dyn TwoLevel>>, DlsError> {
+    Ok(None)
 }

@@ -47,6 +47,7 @@ mod rack_map;
 mod reduce_ops;
 mod report;
 mod spec;
+mod two_level;
 #[cfg(feature = "mpi")]
 mod two_level_mpi;
 
@@ -60,15 +61,3 @@ pub use plan::{plan, Plan};
 pub use rack_map::{HostRule, RackMap, RankRule};
 pub use report::{group_summary, summarise_groups};
 pub use spec::GroupSpec;
-
-/// The two-level communicators on MPI (`None`: a one-level fallback).
-#[cfg(feature = "mpi")]
-fn two_level_setup(spec: &GroupSpec) -> Result<Option<Box<dyn groups::TwoLevel>>, crate::DlsError> {
-    two_level_mpi::MpiGroups::setup(spec)
-}
-
-/// Without MPI there are no two-level communicators.
-#[cfg(not(feature = "mpi"))]
-fn two_level_setup(_: &GroupSpec) -> Result<Option<Box<dyn groups::TwoLevel>>, crate::DlsError> {
-    Ok(None)
-}

@@ -25,13 +25,13 @@ use mpi::topology::{Color, Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use serde::{Deserialize, Serialize};
 
-use super::groups::TwoLevel;
 use super::inner::{InnerTally, Team};
 use super::layout::{GroupLayout, Role};
 use super::plan::{plan, Plan};
 use super::rack_map::RackMap;
 use super::report::summarise_groups;
 use super::spec::GroupSpec;
+use super::two_level::TwoLevel;
 use crate::report::{GroupReport, LoopReport, RankReport};
 use crate::runtime::combine::gather_values;
 use crate::runtime::mpi_backend::{LoopComm, MpiLoop, OuterRelay, Rank0};

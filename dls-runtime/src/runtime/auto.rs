@@ -22,8 +22,6 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::sync::lock;
-use super::Runtime;
 use crate::report::AutoReport;
 use crate::sim::selection::{select, Workload};
 use crate::{LoopReport, Technique};
@@ -104,7 +102,7 @@ impl AutoHistory {
 
     /// What this process proposes for the next run of `name` on `p` workers (`decides`: this
     /// process's proposal is the one taken, so it simulates).
-    fn propose(&mut self, name: &str, n: u64, p: usize, decides: bool) -> AutoReport {
+    pub(crate) fn propose(&mut self, name: &str, n: u64, p: usize, decides: bool) -> AutoReport {
         let e = self.entry(name);
         let run = e.runs + 1;
         let measure = |why: String| AutoReport {
@@ -171,7 +169,7 @@ impl AutoHistory {
     }
 
     /// Takes the proposal every process agreed on.
-    fn adopt(&mut self, name: &str, agreed: &AutoReport) {
+    pub(crate) fn adopt(&mut self, name: &str, agreed: &AutoReport) {
         let e = self.entry(name);
         match agreed.phase.as_str() {
             "measure" => {
@@ -187,7 +185,7 @@ impl AutoHistory {
     }
 
     /// Records a finished run of a loop under `auto`.
-    fn record(&mut self, report: &LoopReport) {
+    pub(crate) fn record(&mut self, report: &LoopReport) {
         let Some(a) = &report.auto else { return };
         let e = self.entry(&report.name);
         e.runs = e.runs.max(a.run);
@@ -212,48 +210,13 @@ impl AutoHistory {
     }
 }
 
-impl Runtime {
-    /// The technique the next run of the loop `name` takes under `auto` (`requested`, with its
-    /// `min` and `max`), and the report entry saying why. Collective on MPI.
-    pub(crate) fn resolve_auto(
-        &self,
-        at: &super::platform::LoopStart<'_>,
-        p: usize,
-        requested: &Technique,
-    ) -> (Technique, AutoReport) {
-        let (name, n) = (at.name, at.n);
-        let decides = self.rank() == 0;
-        let mine = lock(&self.shared.auto).propose(name, n, p, decides);
-        let bytes = serde_json::to_vec(&mine).expect("an auto report serialises");
-        let theirs = self.shared.platform.rank0_value(at, requested, bytes);
-        let agreed: AutoReport = serde_json::from_slice(&theirs).unwrap_or(mine);
-        lock(&self.shared.auto).adopt(name, &agreed);
-        let mut technique: Technique = agreed
-            .chose
-            .parse()
-            .unwrap_or_else(|_| MEASURE_WITH.parse().expect("a valid technique"));
-        technique.params.min_chunk = requested.params.min_chunk;
-        if requested.params.max_chunk.is_some() {
-            technique.params.max_chunk = requested.params.max_chunk;
-        }
-        if let Some(max) = technique.params.max_chunk {
-            technique.params.max_chunk = Some(max.max(technique.params.min_chunk));
-        }
-        (technique, agreed)
-    }
-
-    /// Records a finished run of a loop under `auto` (its report has the `auto` entry).
-    pub(crate) fn record_auto(&self, report: &LoopReport) {
-        lock(&self.shared.auto).record(report);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::runtime::inject::current_worker;
     use crate::runtime::settings::{parse_schedule, Settings};
     use crate::RankReport;
+    use crate::Runtime;
     use std::time::Duration;
 
     /// `DLS_SCHEDULE=auto` over a program's `fac2`: run 1 measures under FAC2, run 2 takes the

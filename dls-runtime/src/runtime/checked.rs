@@ -13,130 +13,16 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::DlsError;
-use super::loops::Plan;
-use super::options::{IterateValue, LoopOptions};
+pub use super::options::{Check, CheckMode, Observation, DEFAULT_ALPHA, MAX_PREDICTORS};
+use super::options::{IterateValue, LoopOptions, Plan};
 use super::panic_ctx;
 use super::range::{LoopIndex, LoopRange};
 use super::stats::LoopStats;
 use super::wire::Wire;
-use super::Runtime;
 use crate::fault_check::{
     anova, regression, AnovaStats, Outcome, Permutation, RegressionStats, Verdict,
 };
 use crate::report::CheckReport;
-
-/// The default significance level of a fault check: 1e-4, so that a run that checks a thousand
-/// loops expects 0.1 false alarms, while a faulty worker whose values are off by a few standard
-/// deviations of a mean is still found (the paper asks for a very small level, so that only
-/// egregious deviations are flagged).
-pub const DEFAULT_ALPHA: f64 = 1e-4;
-
-/// What a checked loop does (`DLS_CHECK`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum CheckMode {
-    /// No check: the loop runs as an unchecked one, in its own order.
-    Off,
-    /// Test, and report a rejection (the loop report's `check`, and a line on stderr).
-    #[default]
-    Warn,
-    /// Test; on a rejection that names a suspect worker, run the suspect's iterates again on
-    /// the other workers, test again, and return the corrected result, or an error when the
-    /// check still fails (never a result that failed its test).
-    Repair,
-}
-
-/// How a loop is checked.
-///
-/// ```
-/// let c = dls_runtime::runtime::checked::Check::default();
-/// assert_eq!(c.alpha, 1e-4);
-/// assert!(!c.exchangeable);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Check {
-    /// Significance level of the test across workers.
-    pub alpha: f64,
-    /// The iteration space is exchangeable (the values do not depend on the index): run the
-    /// iterates in their own order, without the permutation.
-    pub exchangeable: bool,
-    /// Seed of the permutation (recorded in the report).
-    pub seed: u64,
-}
-
-impl Default for Check {
-    fn default() -> Self {
-        Check {
-            alpha: DEFAULT_ALPHA,
-            exchangeable: false,
-            seed: 0x5eed_d15c_0ffe_e000,
-        }
-    }
-}
-
-/// The most predictors a regression check takes.
-pub const MAX_PREDICTORS: usize = 8;
-
-/// What one iterate of a checked loop yields: a value (the ANOVA check), or a row of predictors
-/// and a response (the regression check, Wegman c. 2000 §3.3).
-///
-/// ```
-/// use dls_runtime::runtime::checked::Observation;
-/// let v: Observation = 2.5.into();
-/// let r = Observation::row(&[1.0, 2.0], 3.0);
-/// assert_eq!((v.predictors(), r.predictors()), (0, 2));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Observation {
-    x: [f64; MAX_PREDICTORS],
-    p: u8,
-    y: f64,
-}
-
-impl Observation {
-    /// A value for the ANOVA check.
-    pub fn value(y: f64) -> Observation {
-        Observation {
-            x: [0.0; MAX_PREDICTORS],
-            p: 0,
-            y,
-        }
-    }
-
-    /// A row (predictors `x`, response `y`) for the regression check; at most
-    /// [`MAX_PREDICTORS`] predictors (more panic).
-    pub fn row(x: &[f64], y: f64) -> Observation {
-        assert!(
-            !x.is_empty() && x.len() <= MAX_PREDICTORS,
-            "a regression check takes 1 to {MAX_PREDICTORS} predictors, not {}",
-            x.len()
-        );
-        let mut row = [0.0; MAX_PREDICTORS];
-        row[..x.len()].copy_from_slice(x);
-        Observation {
-            x: row,
-            p: x.len() as u8,
-            y,
-        }
-    }
-
-    /// Number of predictors (0 for a value).
-    pub fn predictors(&self) -> usize {
-        usize::from(self.p)
-    }
-}
-
-impl From<f64> for Observation {
-    fn from(y: f64) -> Observation {
-        Observation::value(y)
-    }
-}
-
-impl<const N: usize> From<([f64; N], f64)> for Observation {
-    fn from((x, y): ([f64; N], f64)) -> Observation {
-        Observation::row(&x, y)
-    }
-}
 
 /// One worker's summaries: its values' (ANOVA) and, for a regression check, its rows'.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -323,15 +209,14 @@ pub(crate) fn summaries<T>(parts: &[Part<T>]) -> Vec<WorkerStats> {
     per
 }
 
-impl Runtime {
-    /// The checked adaptor of the engine ([`Runtime::run`] with [`LoopOptions::check`]): runs
-    /// the loop over a seeded permutation (unless `check.exchangeable`), each worker keeping a
-    /// summary of its iterates' values beside its value, tests the summaries across the workers,
-    /// and with `DLS_CHECK=repair` runs a suspect's iterates again on the others.
-    pub(crate) fn checked<R, T, Y, Id, B, C>(
+/// The plain loop under the checked adaptor, and what the adaptor reads of the runtime: the
+/// runtime's engine implements it (`loops.rs`), so that this file needs nothing above it.
+pub(crate) trait Plain {
+    /// Runs the plain loop (no adaptor) by `plan`.
+    fn plain<R, T, Id, B, C>(
         &self,
         options: &LoopOptions,
-        check: &Check,
+        plan: Plan<'_, T>,
         range: R,
         identity: Id,
         body: B,
@@ -340,15 +225,43 @@ impl Runtime {
     where
         R: LoopRange,
         T: Send + Wire,
-        Y: IterateValue,
         Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) -> Y + Sync,
-        C: Fn(T, T) -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync;
+    /// This process's rank (0 on threads): rank 0 prints what the check finds.
+    fn rank(&self) -> usize;
+    /// `DLS_CHECK` and `DLS_CHECK_ALPHA`.
+    fn check_settings(&self) -> (CheckMode, Option<f64>);
+}
+
+/// The checked adaptor of the engine ([`Runtime::run`](crate::Runtime::run) with
+/// [`LoopOptions::check`]): runs the loop over a seeded permutation (unless
+/// `check.exchangeable`), each worker keeping a summary of its iterates' values beside its
+/// value, tests the summaries across the workers, and with `DLS_CHECK=repair` runs a suspect's
+/// iterates again on the others.
+pub(crate) fn run<P, R, T, Y, Id, B, C>(
+    plain: &P,
+    options: &LoopOptions,
+    check: &Check,
+    range: R,
+    identity: Id,
+    body: B,
+    combine: C,
+) -> Result<(T, LoopStats), DlsError>
+where
+    P: Plain,
+    R: LoopRange,
+    T: Send + Wire,
+    Y: IterateValue,
+    Id: Fn() -> T + Sync,
+    B: Fn(R::Index, &mut T) -> Y + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
     {
-        let mode = self.settings().check.unwrap_or_default();
+        let (mode, alpha_setting) = plain.check_settings();
         let name = options.name.as_str();
         let body = |i, acc: &mut T| body(i, acc).observation();
-        let alpha = self.settings().check_alpha.unwrap_or(check.alpha);
+        let alpha = alpha_setting.unwrap_or(check.alpha);
         let (first, n) = range.first_and_len()?;
         let permutation = (!check.exchangeable).then(|| Permutation::new(n, check.seed));
         let concat = |mut a: Vec<Part<T>>, mut b: Vec<Part<T>>| {
@@ -366,7 +279,7 @@ impl Runtime {
             inspect: Some(&look),
             ..Plan::default()
         };
-        let (mut parts, mut stats) = self.reduce_impl(
+        let (mut parts, mut stats) = plain.plain(
             options,
             plan,
             range,
@@ -379,14 +292,14 @@ impl Runtime {
         )?;
         let (verdict, mut report) = judge(&summaries(&parts), alpha, seed);
         let workers = report.worker_values.len();
-        if verdict.outcome == Outcome::Overflow && self.rank() == 0 {
+        if verdict.outcome == Outcome::Overflow && plain.rank() == 0 {
             panic_ctx::say_line(&format!(
                 "dls: warning: loop `{name}`: the fault check could not run: the values are \
                  finite but too large for its sums of squares (beyond about 1e154); scale them \
                  (the check is the same for values divided by a constant) to have it"
             ));
         }
-        if report.rejected && self.rank() == 0 {
+        if report.rejected && plain.rank() == 0 {
             if let Outcome::Malformed(bad) = &verdict.outcome {
                 panic_ctx::say_line(&format!(
                     "dls: loop `{name}`: the fault check finds values that are not finite (NaN \
@@ -454,7 +367,7 @@ impl Runtime {
                 inspect: Some(&report_after),
                 ..Plan::default()
             };
-            let (again, _) = self.reduce_impl(
+            let (again, _) = plain.plain(
                 &again_options,
                 plan,
                 0..m,
@@ -492,7 +405,7 @@ impl Runtime {
                 )));
             }
             report.repaired = true;
-            if self.rank() == 0 {
+            if plain.rank() == 0 {
                 panic_ctx::say_line(&format!(
                     "dls: loop `{name}`: worker {suspect}'s {m} iterates ran again on the other \
                      workers; the check now passes (p = {:e})",

@@ -739,26 +739,38 @@ impl<T> LoopCheckpoints<T> {
     }
 }
 
-impl super::Runtime {
-    /// The start of a loop with checkpoints in `dir` (collective on MPI): the scheduling process
-    /// reads the newest usable generation, makes its ranges holes of the scheduler, merges the
-    /// results and writes them at once as worker 0's file of the new generation; then every
-    /// process learns the new generation (or the error, the same on every rank).
-    pub(crate) fn checkpoint_start<I, T, Id, C>(
-        &self,
-        lp: &super::loop_handle::Loop<I>,
-        dir: &Path,
-        identity: &Id,
-        combine: &C,
-    ) -> Result<LoopCheckpoints<T>, DlsError>
-    where
-        I: super::range::LoopIndex,
-        T: super::wire::Wire,
-        Id: Fn() -> T,
-        C: Fn(T, T) -> T,
+/// What a process remembers of its loops' checkpoints across loops: how many loops of each name
+/// started with checkpoints on (the k-th run of a loop, a time step, has checkpoints of its own),
+/// and the folders of the loops whose checkpoints it scheduled (retired when the program ends
+/// normally, [`retire`]).
+#[derive(Debug, Default)]
+pub(crate) struct CheckpointMemory {
+    runs: Mutex<std::collections::HashMap<String, u64>>,
+    pub(crate) checkpointed: Mutex<Vec<PathBuf>>,
+}
+
+/// The start of a loop with checkpoints in `dir` (collective on MPI), written every `every`: the
+/// scheduling process reads the newest usable generation, makes its ranges holes of the
+/// scheduler, merges the results and writes them at once as worker 0's file of the new
+/// generation; then every process learns the new generation (or the error, the same on every
+/// rank).
+pub(crate) fn start<I, T, Id, C>(
+    memory: &CheckpointMemory,
+    every: Option<std::time::Duration>,
+    lp: &super::loop_handle::Loop<I>,
+    dir: &Path,
+    identity: &Id,
+    combine: &C,
+) -> Result<LoopCheckpoints<T>, DlsError>
+where
+    I: super::range::LoopIndex,
+    T: super::wire::Wire,
+    Id: Fn() -> T,
+    C: Fn(T, T) -> T,
+{
     {
         let run = {
-            let mut runs = super::sync::lock(&self.shared.runs);
+            let mut runs = super::sync::lock(&memory.runs);
             let r = runs.entry(lp.name().to_string()).or_insert(0);
             *r += 1;
             *r - 1
@@ -771,11 +783,7 @@ impl super::Runtime {
             lp.first_text(),
             std::any::type_name::<T>(),
         );
-        let every = self
-            .shared
-            .settings
-            .checkpoint_every
-            .unwrap_or(DEFAULT_EVERY);
+        let every = every.unwrap_or(DEFAULT_EVERY);
         let source = lp.core().source();
         let scheduler_here = source.rank() == 0;
         let mut local: Option<Result<Started<T>, DlsError>> = None;
@@ -784,7 +792,7 @@ impl super::Runtime {
                 let mut r = restore::<T>(dir, &key)?;
                 {
                     let folder = key.folder(dir);
-                    let mut written = super::sync::lock(&self.shared.checkpointed);
+                    let mut written = super::sync::lock(&memory.checkpointed);
                     if !written.contains(&folder) {
                         written.push(folder);
                     }

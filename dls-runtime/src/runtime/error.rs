@@ -38,7 +38,7 @@ pub enum DlsError {
     /// built without the `mpi` feature: it refuses to run N independent copies.
     MpiNotBuilt {
         /// The launch, as the launcher's variables describe it.
-        launch: crate::runtime::settings::Launch,
+        launch: crate::runtime::launch::Launch,
     },
     /// MPI could not be set up, or the runtime is used in a way MPI does not allow.
     Mpi(String),

@@ -1,9 +1,10 @@
 //! The per-loop-name history of AWF (Banicescu, Velusamy & Devaprasad 2003): the weights of a
 //! loop's next execution (time step) come from its earlier executions on the same runtime.
 
+use super::loop_handle::LoopMemory;
 use super::sync::lock;
 use super::Runtime;
-use crate::report::LoopReport;
+use crate::report::{AutoReport, LoopReport};
 use crate::Technique;
 
 impl Runtime {
@@ -61,5 +62,52 @@ impl Runtime {
             .map(|r| (r.iterates, r.work_time_s))
             .collect();
         lock(&self.shared.history).record(&report.name, technique, &per_rank);
+    }
+}
+
+impl LoopMemory for Runtime {
+    fn remember(&self, technique: &Technique, report: &LoopReport) {
+        self.record_history(technique, report);
+        if report.auto.is_some() {
+            self.record_auto(report);
+        }
+    }
+}
+
+/// `schedule = "auto"` (`auto.rs`): the choice at a loop's start and what its run measured.
+impl Runtime {
+    /// The technique the next run of the loop `name` takes under `auto` (`requested`, with its
+    /// `min` and `max`), and the report entry saying why. Collective on MPI.
+    pub(crate) fn resolve_auto(
+        &self,
+        at: &super::platform::LoopStart<'_>,
+        p: usize,
+        requested: &Technique,
+    ) -> (Technique, AutoReport) {
+        let (name, n) = (at.name, at.n);
+        let decides = self.rank() == 0;
+        let mine = lock(&self.shared.auto).propose(name, n, p, decides);
+        let bytes = serde_json::to_vec(&mine).expect("an auto report serialises");
+        let theirs = self.shared.platform.rank0_value(at, requested, bytes);
+        let agreed: AutoReport = serde_json::from_slice(&theirs).unwrap_or(mine);
+        lock(&self.shared.auto).adopt(name, &agreed);
+        let mut technique: Technique = agreed.chose.parse().unwrap_or_else(|_| {
+            super::auto::MEASURE_WITH
+                .parse()
+                .expect("a valid technique")
+        });
+        technique.params.min_chunk = requested.params.min_chunk;
+        if requested.params.max_chunk.is_some() {
+            technique.params.max_chunk = requested.params.max_chunk;
+        }
+        if let Some(max) = technique.params.max_chunk {
+            technique.params.max_chunk = Some(max.max(technique.params.min_chunk));
+        }
+        (technique, agreed)
+    }
+
+    /// Records a finished run of a loop under `auto` (its report has the `auto` entry).
+    pub(crate) fn record_auto(&self, report: &LoopReport) {
+        lock(&self.shared.auto).record(report);
     }
 }

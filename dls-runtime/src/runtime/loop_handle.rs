@@ -12,11 +12,10 @@ use super::panic_ctx::{self, ChunkCtx};
 use super::progress::{Progress, ProgressMode};
 use super::range::{format_index, LoopIndex};
 use super::reexecution::Verdict;
-use super::settings::ReportMode;
 use super::source::{ChunkSource, Tally};
+use super::stats::ReportMode;
 use super::stats::{emit, LoopStats};
 use super::sync::lock;
-use super::Runtime;
 use crate::report::{CheckReport, CheckpointReport, LoopReport, ReductionReport};
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -66,15 +65,24 @@ impl Caller {
 /// What happens at the end of a loop.
 pub(crate) enum Ending {
     /// Build the loop report, emit it (`DLS_REPORT`) and, with [`History::Record`], record it
-    /// as one more time step of the loop's history. The runtime also keeps MPI initialised while
-    /// the loop exists.
+    /// as one more time step of the loop's history ([`LoopMemory`], which also keeps MPI
+    /// initialised while the loop exists).
     Report {
-        runtime: Runtime,
+        memory: Box<dyn LoopMemory>,
         mode: ReportMode,
         history: History,
     },
     /// No report: the caller keeps its own tally (the loops of a two-level loop).
     Quiet,
+}
+
+/// What outlives a loop: the runtime's memory of loop names (AWF's history, `auto`'s choices),
+/// told of every finished loop that is one more time step of its name. The runtime implements it
+/// (`history.rs`); holding it also keeps MPI initialised while the loop exists. A seam, so that
+/// the loop knows nothing of the runtime above it.
+pub(crate) trait LoopMemory: Send + Sync {
+    /// Remembers a finished loop scheduled by `technique`.
+    fn remember(&self, technique: &Technique, report: &LoopReport);
 }
 
 /// Whether a finished loop is one more time step of its name's history (AWF's weights).
@@ -307,7 +315,7 @@ impl UntypedLoop {
             .collect();
         drop(callers);
         let Ending::Report {
-            runtime,
+            memory,
             mode,
             history,
         } = &self.ending
@@ -341,10 +349,7 @@ impl UntypedLoop {
             emit(&report, mode);
         }
         if *history == History::Record {
-            runtime.record_history(&self.technique, &report);
-            if report.auto.is_some() {
-                runtime.record_auto(&report);
-            }
+            memory.remember(&self.technique, &report);
         }
         let whole_process = self.source.exchange().is_none();
         (

@@ -4,22 +4,21 @@
 
 use std::sync::Mutex;
 
-use super::checked::CheckMode;
+use super::checked::{self, CheckMode, Plain};
 use super::combine::combine_partials;
 use super::error::DlsError;
 use super::execute::{drive, drive_apart, Failure};
 use super::loop_handle::{Ending, History, Loop, Panics, UntypedLoop};
-use super::options::{IterateValue, LoopOptions};
+use super::options::{IterateValue, LoopOptions, Plan, Reach};
 use super::ordered::Runs;
 use super::panic_ctx;
 use super::range::{LoopIndex, LoopRange};
-use super::settings::ReportMode;
 use super::source::{ChunkSource, SharedSource};
 use super::stats::LoopStats;
+use super::stats::ReportMode;
 use super::sync::lock;
 use super::wire::Wire;
 use super::{pipeline, Runtime};
-use crate::report::CheckReport;
 use crate::{Strategy, Technique};
 
 impl Runtime {
@@ -135,7 +134,7 @@ impl Runtime {
             History::Skip
         };
         let ending = Ending::Report {
-            runtime: self.clone(),
+            memory: Box::new(self.clone()),
             mode,
             history,
         };
@@ -454,7 +453,7 @@ impl Runtime {
     {
         match &options.check {
             Some(check) if self.settings().check.unwrap_or_default() != CheckMode::Off => {
-                self.checked(options, check, range, identity, body, combine)
+                checked::run(self, options, check, range, identity, body, combine)
             }
             _ => self.reduce_impl(
                 options,
@@ -554,7 +553,14 @@ impl Runtime {
             lp.core().reexecute(self.effective_split());
         }
         let checkpoints = match (&self.shared.settings.checkpoint, with_result) {
-            (Some(dir), true) => Some(self.checkpoint_start(&lp, dir, &identity, &combine)?),
+            (Some(dir), true) => Some(super::checkpoint::start(
+                &self.shared.checkpoints,
+                self.shared.settings.checkpoint_every,
+                &lp,
+                dir,
+                &identity,
+                &combine,
+            )?),
             _ => None,
         };
         let apart = reexecute || checkpoints.is_some();
@@ -668,6 +674,36 @@ impl Runtime {
     }
 }
 
+impl Plain for Runtime {
+    fn plain<R, T, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        plan: Plan<'_, T>,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        self.reduce_impl(options, plan, range, identity, body, combine)
+    }
+
+    fn rank(&self) -> usize {
+        Runtime::rank(self)
+    }
+
+    fn check_settings(&self) -> (CheckMode, Option<f64>) {
+        let s = self.settings();
+        (s.check.unwrap_or_default(), s.check_alpha)
+    }
+}
+
 impl Runtime {
     /// A pipelined loop (`reduction = "pipeline"` under MPI) runs without re-execution and
     /// checkpoints: when either is asked for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says
@@ -699,32 +735,6 @@ impl Runtime {
     }
 }
 
-/// What the plain loop under the adaptors does beyond combining every worker's value: whose
-/// values it combines, a worker that takes no chunk (an MPI rank, or a thread of the threads
-/// backend; the others run every iterate: the re-execution of a faulty worker's iterates), and
-/// a look at the total before the loop's report is made (a checked loop's test, `checked.rs`).
-pub(crate) struct Plan<'a, T> {
-    /// Whose partial results are combined.
-    pub reach: Reach,
-    /// The worker that takes no chunk.
-    pub skip: Option<usize>,
-    /// Looks at the total before the report is made; its result goes in the report's `check`.
-    pub inspect: Option<&'a Inspect<'a, T>>,
-}
-
-/// See [`Plan::inspect`].
-pub(crate) type Inspect<'a, T> = dyn Fn(&T) -> Option<CheckReport> + 'a;
-
-impl<T> Default for Plan<'_, T> {
-    fn default() -> Self {
-        Plan {
-            reach: Reach::AllProcesses,
-            skip: None,
-            inspect: None,
-        }
-    }
-}
-
 /// Where a loop's workers are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Placement {
@@ -732,15 +742,6 @@ enum Placement {
     AllWorkers,
     /// The calling thread alone: a loop started inside an iterate of another loop.
     Nested,
-}
-
-/// Which workers' partial results a loop combines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reach {
-    /// Every process's (every caller gets the full result).
-    AllProcesses,
-    /// This process's workers only (`doall`: nothing to exchange).
-    ThisProcess,
 }
 
 #[cfg(test)]

@@ -60,6 +60,7 @@ mod execute;
 mod history;
 mod holes;
 pub mod inject;
+pub(crate) mod launch;
 mod loop_handle;
 mod loops;
 #[cfg(feature = "mpi")]
@@ -88,6 +89,7 @@ pub use delay::region;
 pub use error::DlsError;
 pub use inject::inject;
 pub use loop_handle::{ChunkRange, Loop};
+pub use platform::Backend;
 pub use range::{LoopIndex, LoopRange};
 pub use stats::LoopStats;
 pub use strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
@@ -105,31 +107,6 @@ use threads::ThreadsBackend;
 
 use crate::Technique;
 
-/// Which backend a [`Runtime`] runs loops on.
-///
-/// ```
-/// let rt = dls_runtime::init().unwrap();
-/// if let dls_runtime::Backend::Threads { threads } = rt.backend() {
-///     assert_eq!(threads, rt.workers());
-/// }
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Backend {
-    /// Worker threads of a rayon pool in this process.
-    Threads {
-        /// Number of worker threads.
-        threads: usize,
-    },
-    /// MPI ranks under `mpirun`: rank 0 is the scheduler and also executes iterates.
-    Mpi {
-        /// This process's rank in `MPI_COMM_WORLD`.
-        rank: usize,
-        /// Number of ranks.
-        size: usize,
-    },
-}
-
 /// What every handle of a runtime shares.
 struct Shared {
     settings: Settings,
@@ -141,12 +118,8 @@ struct Shared {
     merge_times: Mutex<std::collections::HashMap<String, f64>>,
     /// `schedule = "auto"`: what each loop name measured and chose (`auto.rs`).
     auto: Mutex<auto::AutoHistory>,
-    /// How many loops of each name have started with checkpoints on: the k-th run of a loop (a
-    /// time step) has checkpoints of its own.
-    runs: Mutex<std::collections::HashMap<String, u64>>,
-    /// The folders of the loops whose checkpoints this process scheduled: retired when the
-    /// program ends normally (`checkpoint::retire`).
-    checkpointed: Mutex<Vec<std::path::PathBuf>>,
+    /// The loops' checkpoints across loops (`checkpoint.rs`).
+    checkpoints: checkpoint::CheckpointMemory,
 }
 
 impl Drop for Shared {
@@ -156,7 +129,7 @@ impl Drop for Shared {
         if std::thread::panicking() {
             return;
         }
-        let folders = std::mem::take(&mut *lock(&self.checkpointed));
+        let folders = std::mem::take(&mut *lock(&self.checkpoints.checkpointed));
         if matches!(self.platform.backend(), Backend::Threads { .. }) {
             checkpoint::retire(folders);
             // A delay of DLS_DELAY that was never spent: the run measured nothing it was asked
@@ -405,8 +378,7 @@ impl Runtime {
                 history: Mutex::new(crate::technique::History::new()),
                 merge_times: Mutex::new(std::collections::HashMap::new()),
                 auto: Mutex::new(auto::AutoHistory::default()),
-                runs: Mutex::new(std::collections::HashMap::new()),
-                checkpointed: Mutex::new(Vec::new()),
+                checkpoints: checkpoint::CheckpointMemory::default(),
             }),
             reduction: None,
             reexecute: None,

@@ -14,7 +14,7 @@
 //! assert_eq!(s, "abc");
 //! ```
 
-use super::checked::{Check, Observation};
+use crate::report::CheckReport;
 use crate::{Strategy, Technique};
 
 /// How one loop runs (see the [module documentation](self)). Built with [`LoopOptions::new`] and
@@ -165,4 +165,152 @@ impl IterateValue for Option<Observation> {
     fn observation(self) -> Option<Observation> {
         self
     }
+}
+
+/// The default significance level of a fault check: 1e-4, so that a run that checks a thousand
+/// loops expects 0.1 false alarms, while a faulty worker whose values are off by a few standard
+/// deviations of a mean is still found (the paper asks for a very small level, so that only
+/// egregious deviations are flagged).
+pub const DEFAULT_ALPHA: f64 = 1e-4;
+
+/// What a checked loop does (`DLS_CHECK`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CheckMode {
+    /// No check: the loop runs as an unchecked one, in its own order.
+    Off,
+    /// Test, and report a rejection (the loop report's `check`, and a line on stderr).
+    #[default]
+    Warn,
+    /// Test; on a rejection that names a suspect worker, run the suspect's iterates again on
+    /// the other workers, test again, and return the corrected result, or an error when the
+    /// check still fails (never a result that failed its test).
+    Repair,
+}
+
+/// How a loop is checked.
+///
+/// ```
+/// let c = dls_runtime::runtime::checked::Check::default();
+/// assert_eq!(c.alpha, 1e-4);
+/// assert!(!c.exchangeable);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Check {
+    /// Significance level of the test across workers.
+    pub alpha: f64,
+    /// The iteration space is exchangeable (the values do not depend on the index): run the
+    /// iterates in their own order, without the permutation.
+    pub exchangeable: bool,
+    /// Seed of the permutation (recorded in the report).
+    pub seed: u64,
+}
+
+impl Default for Check {
+    fn default() -> Self {
+        Check {
+            alpha: DEFAULT_ALPHA,
+            exchangeable: false,
+            seed: 0x5eed_d15c_0ffe_e000,
+        }
+    }
+}
+
+/// The most predictors a regression check takes.
+pub const MAX_PREDICTORS: usize = 8;
+
+/// What one iterate of a checked loop yields: a value (the ANOVA check), or a row of predictors
+/// and a response (the regression check, Wegman c. 2000 §3.3).
+///
+/// ```
+/// use dls_runtime::runtime::checked::Observation;
+/// let v: Observation = 2.5.into();
+/// let r = Observation::row(&[1.0, 2.0], 3.0);
+/// assert_eq!((v.predictors(), r.predictors()), (0, 2));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Observation {
+    pub(crate) x: [f64; MAX_PREDICTORS],
+    pub(crate) p: u8,
+    pub(crate) y: f64,
+}
+
+impl Observation {
+    /// A value for the ANOVA check.
+    pub fn value(y: f64) -> Observation {
+        Observation {
+            x: [0.0; MAX_PREDICTORS],
+            p: 0,
+            y,
+        }
+    }
+
+    /// A row (predictors `x`, response `y`) for the regression check; at most
+    /// [`MAX_PREDICTORS`] predictors (more panic).
+    pub fn row(x: &[f64], y: f64) -> Observation {
+        assert!(
+            !x.is_empty() && x.len() <= MAX_PREDICTORS,
+            "a regression check takes 1 to {MAX_PREDICTORS} predictors, not {}",
+            x.len()
+        );
+        let mut row = [0.0; MAX_PREDICTORS];
+        row[..x.len()].copy_from_slice(x);
+        Observation {
+            x: row,
+            p: x.len() as u8,
+            y,
+        }
+    }
+
+    /// Number of predictors (0 for a value).
+    pub fn predictors(&self) -> usize {
+        usize::from(self.p)
+    }
+}
+
+impl From<f64> for Observation {
+    fn from(y: f64) -> Observation {
+        Observation::value(y)
+    }
+}
+
+impl<const N: usize> From<([f64; N], f64)> for Observation {
+    fn from((x, y): ([f64; N], f64)) -> Observation {
+        Observation::row(&x, y)
+    }
+}
+
+/// What the plain loop under the adaptors does beyond combining every worker's value: whose
+/// values it combines, a worker that takes no chunk (an MPI rank, or a thread of the threads
+/// backend; the others run every iterate: the re-execution of a faulty worker's iterates), and
+/// a look at the total before the loop's report is made (a checked loop's test, `checked.rs`).
+pub(crate) struct Plan<'a, T> {
+    /// Whose partial results are combined.
+    pub reach: Reach,
+    /// The worker that takes no chunk.
+    pub skip: Option<usize>,
+    /// Looks at the total before the report is made; its result goes in the report's `check`.
+    pub inspect: Option<&'a Inspect<'a, T>>,
+}
+
+/// See [`Plan::inspect`].
+pub(crate) type Inspect<'a, T> = dyn Fn(&T) -> Option<CheckReport> + 'a;
+
+impl<T> Default for Plan<'_, T> {
+    fn default() -> Self {
+        Plan {
+            reach: Reach::AllProcesses,
+            skip: None,
+            inspect: None,
+        }
+    }
+}
+
+/// Which workers' partial results a loop combines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Every process's (every caller gets the full result).
+    AllProcesses,
+    /// This process's workers only (`doall`: nothing to exchange).
+    ThisProcess,
 }

@@ -5,8 +5,32 @@
 use super::error::DlsError;
 use super::loop_handle::Panics;
 use super::source::ChunkSource;
-use super::Backend;
 use crate::Technique;
+
+/// Which backend a [`Runtime`](crate::Runtime) runs loops on.
+///
+/// ```
+/// let rt = dls_runtime::init().unwrap();
+/// if let dls_runtime::Backend::Threads { threads } = rt.backend() {
+///     assert_eq!(threads, rt.workers());
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Backend {
+    /// Worker threads of a rayon pool in this process.
+    Threads {
+        /// Number of worker threads.
+        threads: usize,
+    },
+    /// MPI ranks under `mpirun`: rank 0 is the scheduler and also executes iterates.
+    Mpi {
+        /// This process's rank in `MPI_COMM_WORLD`.
+        rank: usize,
+        /// Number of ranks.
+        size: usize,
+    },
+}
 
 /// What identifies a loop's start, which every MPI rank must agree on before the loop runs.
 #[derive(Debug, Clone)]

@@ -19,14 +19,18 @@ use super::split::{SplitCell, ASK_PATIENCE, MAX_SPLIT, SPLIT_MIN};
 use crate::report::{LoopReport, RankReport, ReexecutionReport};
 
 /// The most chunks a loop report lists (`DLS_CHUNK_MAP`, default
-/// [`DEFAULT_CHUNK_MAP`](super::settings::DEFAULT_CHUNK_MAP)): set by the runtime from its settings.
-static CHUNK_MAP_MAX: AtomicUsize = AtomicUsize::new(super::settings::DEFAULT_CHUNK_MAP);
+/// [`DEFAULT_CHUNK_MAP`](DEFAULT_CHUNK_MAP)): set by the runtime from its settings.
+static CHUNK_MAP_MAX: AtomicUsize = AtomicUsize::new(DEFAULT_CHUNK_MAP);
 
 /// Sets the most chunks a loop report lists (the runtime does, from `DLS_CHUNK_MAP`).
 pub(crate) fn set_chunk_map_max(max: usize) {
     CHUNK_MAP_MAX.store(max, Ordering::Relaxed);
 }
 use crate::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
+
+/// The most chunks a loop report lists unless `DLS_CHUNK_MAP` says otherwise (40 MB on the
+/// scheduler with their times).
+pub const DEFAULT_CHUNK_MAP: usize = 1_000_000;
 
 /// The scheduler-side state of one loop.
 #[derive(Debug)]

@@ -26,66 +26,12 @@
 use std::path::PathBuf;
 
 use super::error::DlsError;
+pub use super::launch::{launcher_rank, launcher_size, Launch};
+pub use super::reporting_scheduler::DEFAULT_CHUNK_MAP;
+pub use super::stats::ReportMode;
+pub use super::threads::DEFAULT_STACK;
 use crate::{Strategy, Technique};
 
-/// Where loop reports go (`DLS_REPORT`).
-///
-/// ```
-/// use dls_runtime::runtime::settings::ReportMode;
-/// assert_eq!(ReportMode::parse("1").unwrap(), ReportMode::Stderr);
-/// assert_eq!(ReportMode::parse("").unwrap(), ReportMode::Off);
-/// assert!(matches!(ReportMode::parse("out.json").unwrap(), ReportMode::JsonLines(_)));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum ReportMode {
-    /// No report (unset, empty or `0`).
-    #[default]
-    Off,
-    /// A human-readable summary on stderr (`1`, `on`, `true`, `yes` or `stderr`).
-    Stderr,
-    /// A human-readable summary on stdout (`stdout` or `-`).
-    Stdout,
-    /// One JSON object per loop, one per line, appended to the file.
-    JsonLines(PathBuf),
-}
-
-impl ReportMode {
-    /// Parses a `DLS_REPORT` value. Words are case-insensitive; a file path must contain a path
-    /// separator or an extension, so that a mistyped word (`ture`, `2`) is an error naming the
-    /// setting instead of a file of that name.
-    ///
-    /// ```
-    /// use dls_runtime::runtime::settings::ReportMode;
-    /// assert_eq!(ReportMode::parse("TRUE").unwrap(), ReportMode::Stderr);
-    /// assert_eq!(ReportMode::parse("-").unwrap(), ReportMode::Stdout);
-    /// assert!(matches!(ReportMode::parse("runs/a").unwrap(), ReportMode::JsonLines(_)));
-    /// let e = ReportMode::parse("2").unwrap_err().to_string();
-    /// assert!(e.starts_with("DLS_REPORT=`2`") && e.contains("stderr"), "{e}");
-    /// ```
-    pub fn parse(value: &str) -> Result<Self, DlsError> {
-        let v = value.trim();
-        Ok(match v.to_ascii_lowercase().as_str() {
-            "" | "0" | "off" | "false" | "no" => ReportMode::Off,
-            "1" | "on" | "true" | "yes" | "stderr" => ReportMode::Stderr,
-            "stdout" | "-" => ReportMode::Stdout,
-            _ if looks_like_path(v) => ReportMode::JsonLines(PathBuf::from(v)),
-            _ => {
-                return Err(DlsError::Setting {
-                    name: "DLS_REPORT",
-                    value: value.to_string(),
-                    message: "expected 1/on/true/yes/stderr (summary on stderr), stdout or - \
-                              (summary on stdout), 0/off/false/no (none), or a file path with a \
-                              `/` or an extension, e.g. `run.jsonl` (JSON Lines)"
-                        .into(),
-                })
-            }
-        })
-    }
-}
-
-/// A `DLS_REPORT` value that names a file: it has a path separator, or a file name with an
-/// extension (`run.jsonl`, `./out`), not a bare word.
 /// `on`/`off` and their usual spellings, `None` for anything else.
 fn on_off(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
@@ -93,18 +39,6 @@ fn on_off(v: &str) -> Option<bool> {
         "off" | "0" | "false" | "no" => Some(false),
         _ => None,
     }
-}
-
-fn looks_like_path(v: &str) -> bool {
-    let p = std::path::Path::new(v);
-    // A file name must not end in `.` (`x.` is a typo, not a file with an extension); a path
-    // with a separator must name a file, not a folder.
-    if v.ends_with('.') || v.ends_with('/') {
-        return false;
-    }
-    v.contains(std::path::MAIN_SEPARATOR)
-        || v.contains('/')
-        || p.extension().is_some_and(|e| !e.is_empty())
 }
 
 /// The smallest `DLS_CHECK_ALPHA`: a significance level below it makes a check that cannot
@@ -450,14 +384,6 @@ pub fn parse_threads(value: &str) -> Result<usize, DlsError> {
     }
 }
 
-/// The most chunks a loop report lists unless `DLS_CHUNK_MAP` says otherwise (40 MB on the
-/// scheduler with their times).
-pub const DEFAULT_CHUNK_MAP: usize = 1_000_000;
-
-/// The default stack of a worker thread: 8 MiB, the main thread's stack on Linux, so that an
-/// iterate that recurses deeply in the serial program also runs on a worker.
-pub const DEFAULT_STACK: usize = 8 << 20;
-
 /// Parses a `DLS_STACK` value: bytes, or a number with a unit `K`/`KiB`, `M`/`MiB`, `G`/`GiB`
 /// (binary multiples, case-insensitive), at least 64 KiB and at most 1 GiB (each worker thread
 /// reserves that much address space; more fails to start threads).
@@ -495,158 +421,6 @@ pub fn parse_stack(value: &str) -> Result<usize, DlsError> {
                 .into(),
         }),
     }
-}
-
-/// An MPI launch as the launcher's environment variables describe it, read before MPI is
-/// initialised: which variable told, this process's rank and the job's size when known.
-///
-/// The launchers and their variables, in the order they are looked for:
-///
-/// | launcher | variables |
-/// |----------|-----------|
-/// | Open MPI's `mpirun` / `mpiexec` (also under Slurm) | `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_RANK` |
-/// | MPICH's and Intel MPI's Hydra `mpiexec`; Slurm's `srun --mpi=pmi2` | `PMI_SIZE`, `PMI_RANK` |
-/// | MVAPICH's `mpirun_rsh` | `MV2_COMM_WORLD_SIZE`, `MV2_COMM_WORLD_RANK` |
-/// | a PMIx launcher: Slurm's `srun --mpi=pmix`, PRRTE's `prterun` | `PMIX_RANK`, the size from `SLURM_STEP_NUM_TASKS` or `SLURM_NTASKS` (PMIx itself gives it no variable) |
-/// | Hydra, when no PMI variable is set | `MPI_LOCALNRANKS`, `MPI_LOCALRANKID` (the ranks on this node) |
-///
-/// ```
-/// use dls_runtime::runtime::settings::Launch;
-/// let srun_pmix = |k: &str| match k {
-///     "PMIX_RANK" => Some("3".to_string()),
-///     "SLURM_STEP_NUM_TASKS" => Some("8".to_string()),
-///     _ => None,
-/// };
-/// let launch = Launch::detect(srun_pmix).unwrap();
-/// assert_eq!((launch.variable, launch.rank, launch.size), ("PMIX_RANK", Some(3), Some(8)));
-/// assert!(launch.multi_process());
-/// assert_eq!(Launch::detect(|_| None), None);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Launch {
-    /// The variable that shows the launch (named in errors).
-    pub variable: &'static str,
-    /// The launcher the variable belongs to, in words.
-    pub launcher: &'static str,
-    /// This process's rank, when a variable gives it.
-    pub rank: Option<usize>,
-    /// The number of processes, when a variable gives it.
-    pub size: Option<usize>,
-}
-
-impl Launch {
-    /// Reads the launcher's variables through `lookup` (`std::env::var` in a program, a map in
-    /// tests); `None` when no launcher started the program.
-    ///
-    /// ```
-    /// use dls_runtime::runtime::settings::Launch;
-    /// let hydra = |k: &str| match k {
-    ///     "PMI_RANK" => Some("1".to_string()),
-    ///     "PMI_SIZE" => Some("2".to_string()),
-    ///     _ => None,
-    /// };
-    /// assert_eq!(Launch::detect(hydra).unwrap().size, Some(2));
-    /// ```
-    pub fn detect(lookup: impl Fn(&str) -> Option<String>) -> Option<Launch> {
-        let number = |k: &str| lookup(k).and_then(|v| v.trim().parse::<usize>().ok());
-        let present = |k: &str| lookup(k).is_some();
-        // (size variable, rank variable, launcher)
-        const PAIRS: [(&str, &str, &str); 3] = [
-            (
-                "OMPI_COMM_WORLD_SIZE",
-                "OMPI_COMM_WORLD_RANK",
-                "Open MPI's mpirun",
-            ),
-            (
-                "PMI_SIZE",
-                "PMI_RANK",
-                "a PMI launcher (MPICH's or Intel MPI's mpiexec, srun --mpi=pmi2)",
-            ),
-            (
-                "MV2_COMM_WORLD_SIZE",
-                "MV2_COMM_WORLD_RANK",
-                "MVAPICH's mpirun_rsh",
-            ),
-        ];
-        let slurm_size = || number("SLURM_STEP_NUM_TASKS").or_else(|| number("SLURM_NTASKS"));
-        for (size_var, rank_var, launcher) in PAIRS {
-            if present(size_var) || present(rank_var) {
-                return Some(Launch {
-                    variable: if present(size_var) {
-                        size_var
-                    } else {
-                        rank_var
-                    },
-                    launcher,
-                    rank: number(rank_var),
-                    size: number(size_var).or_else(slurm_size),
-                });
-            }
-        }
-        if present("PMIX_RANK") {
-            return Some(Launch {
-                variable: "PMIX_RANK",
-                launcher: "a PMIx launcher (srun --mpi=pmix, prterun)",
-                rank: number("PMIX_RANK"),
-                size: slurm_size(),
-            });
-        }
-        if present("MPI_LOCALNRANKS") {
-            // Only the ranks on this node are known: more than one is a multi-process job.
-            let local = number("MPI_LOCALNRANKS");
-            return Some(Launch {
-                variable: "MPI_LOCALNRANKS",
-                launcher: "Hydra's mpiexec",
-                rank: number("MPI_LOCALRANKID").filter(|&r| r > 0),
-                size: local.filter(|&n| n <= 1),
-            });
-        }
-        None
-    }
-
-    /// Whether the launch may have started more than one process: a size above 1, a rank
-    /// above 0, or a size no variable gives (a PMIx launch outside Slurm).
-    ///
-    /// ```
-    /// use dls_runtime::runtime::settings::Launch;
-    /// let one = Launch::detect(|k| (k == "PMI_SIZE").then(|| "1".to_string())).unwrap();
-    /// assert!(!one.multi_process());
-    /// ```
-    pub fn multi_process(&self) -> bool {
-        self.size.map_or(true, |s| s > 1) || self.rank.is_some_and(|r| r > 0)
-    }
-}
-
-/// The number of processes the MPI launcher started, if the program was started by one and a
-/// variable gives it (see [`Launch`] for the launchers and their variables).
-///
-/// ```
-/// use dls_runtime::runtime::settings::launcher_size;
-/// assert_eq!(launcher_size(|k| (k == "PMI_SIZE").then(|| "4".to_string())), Some(4));
-/// let srun_pmix = |k: &str| match k {
-///     "PMIX_RANK" => Some("3".to_string()),
-///     "SLURM_STEP_NUM_TASKS" => Some("8".to_string()),
-///     _ => None,
-/// };
-/// assert_eq!(launcher_size(srun_pmix), Some(8));
-/// assert_eq!(launcher_size(|_| None), None);
-/// ```
-pub fn launcher_size(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
-    Launch::detect(lookup)?.size
-}
-
-/// This process's rank as the MPI launcher numbered it (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`,
-/// `MV2_COMM_WORLD_RANK` or `PMIX_RANK`, see [`Launch`]), before MPI is initialised; `None` when
-/// no launcher started the program.
-///
-/// ```
-/// use dls_runtime::runtime::settings::launcher_rank;
-/// assert_eq!(launcher_rank(|k| (k == "PMI_RANK").then(|| "3".to_string())), Some(3));
-/// assert_eq!(launcher_rank(|_| None), None);
-/// ```
-pub fn launcher_rank(lookup: impl Fn(&str) -> Option<String>) -> Option<usize> {
-    Launch::detect(lookup)?.rank
 }
 
 #[cfg(test)]

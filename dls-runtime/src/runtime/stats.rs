@@ -4,8 +4,80 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 
-use super::settings::ReportMode;
+use std::path::PathBuf;
+
+use super::error::DlsError;
 use crate::report::LoopReport;
+
+/// Where loop reports go (`DLS_REPORT`).
+///
+/// ```
+/// use dls_runtime::runtime::settings::ReportMode;
+/// assert_eq!(ReportMode::parse("1").unwrap(), ReportMode::Stderr);
+/// assert_eq!(ReportMode::parse("").unwrap(), ReportMode::Off);
+/// assert!(matches!(ReportMode::parse("out.json").unwrap(), ReportMode::JsonLines(_)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ReportMode {
+    /// No report (unset, empty or `0`).
+    #[default]
+    Off,
+    /// A human-readable summary on stderr (`1`, `on`, `true`, `yes` or `stderr`).
+    Stderr,
+    /// A human-readable summary on stdout (`stdout` or `-`).
+    Stdout,
+    /// One JSON object per loop, one per line, appended to the file.
+    JsonLines(PathBuf),
+}
+
+impl ReportMode {
+    /// Parses a `DLS_REPORT` value. Words are case-insensitive; a file path must contain a path
+    /// separator or an extension, so that a mistyped word (`ture`, `2`) is an error naming the
+    /// setting instead of a file of that name.
+    ///
+    /// ```
+    /// use dls_runtime::runtime::settings::ReportMode;
+    /// assert_eq!(ReportMode::parse("TRUE").unwrap(), ReportMode::Stderr);
+    /// assert_eq!(ReportMode::parse("-").unwrap(), ReportMode::Stdout);
+    /// assert!(matches!(ReportMode::parse("runs/a").unwrap(), ReportMode::JsonLines(_)));
+    /// let e = ReportMode::parse("2").unwrap_err().to_string();
+    /// assert!(e.starts_with("DLS_REPORT=`2`") && e.contains("stderr"), "{e}");
+    /// ```
+    pub fn parse(value: &str) -> Result<Self, DlsError> {
+        let v = value.trim();
+        Ok(match v.to_ascii_lowercase().as_str() {
+            "" | "0" | "off" | "false" | "no" => ReportMode::Off,
+            "1" | "on" | "true" | "yes" | "stderr" => ReportMode::Stderr,
+            "stdout" | "-" => ReportMode::Stdout,
+            _ if looks_like_path(v) => ReportMode::JsonLines(PathBuf::from(v)),
+            _ => {
+                return Err(DlsError::Setting {
+                    name: "DLS_REPORT",
+                    value: value.to_string(),
+                    message: "expected 1/on/true/yes/stderr (summary on stderr), stdout or - \
+                              (summary on stdout), 0/off/false/no (none), or a file path with a \
+                              `/` or an extension, e.g. `run.jsonl` (JSON Lines)"
+                        .into(),
+                })
+            }
+        })
+    }
+}
+
+/// A `DLS_REPORT` value that names a file: it has a path separator, or a file name with an
+/// extension (`run.jsonl`, `./out`), not a bare word.
+pub(crate) fn looks_like_path(v: &str) -> bool {
+    let p = std::path::Path::new(v);
+    // A file name must not end in `.` (`x.` is a typo, not a file with an extension); a path
+    // with a separator must name a file, not a folder.
+    if v.ends_with('.') || v.ends_with('/') {
+        return false;
+    }
+    v.contains(std::path::MAIN_SEPARATOR)
+        || v.contains('/')
+        || p.extension().is_some_and(|e| !e.is_empty())
+}
 
 /// Statistics of one finished loop, returned on every rank.
 ///

@@ -9,11 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::error::DlsError;
 use super::loop_handle::Panics;
-use super::platform::{LoopStart, Platform};
-use super::settings::DEFAULT_STACK;
+use super::platform::{Backend, LoopStart, Platform};
 use super::source::{ChunkSource, SharedSource};
-use super::Backend;
 use crate::Technique;
+
+/// The default stack of a worker thread: 8 MiB, the main thread's stack on Linux, so that an
+/// iterate that recurses deeply in the serial program also runs on a worker.
+pub const DEFAULT_STACK: usize = 8 << 20;
 
 /// `threads` workers: the calling thread and a rayon pool of the other `threads - 1`.
 pub(crate) struct ThreadsBackend {
