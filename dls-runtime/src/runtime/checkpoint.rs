@@ -797,7 +797,9 @@ where
                         written.push(folder);
                     }
                 }
-                source.restore(&r.ranges)?;
+                if let Some(t) = source.tolerance() {
+                    t.restore(&r.ranges)?;
+                }
                 let writer = Writer::new(dir, key.clone(), r.generation, every)?;
                 let mut value = None;
                 if r.from.is_some() {

@@ -111,16 +111,12 @@ pub(crate) type Checkpointing<'a> = Option<(&'a checkpoint::Writer, checkpoint::
 /// starts from `initial` (worker 0 of a restarted loop: what the checkpoints held) and, with
 /// `checkpoints`, is written with its ranges when due and at the end. Returns the worker's result
 /// (`identity()` if it kept nothing).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn drive_apart<I, T, Id, B, C>(
     lp: &Loop<I>,
     slot: Option<usize>,
-    identity: &Id,
+    apart: Apart<'_, T, Id, C>,
     mut body: B,
-    combine: &C,
     panics: Panics,
-    initial: Option<T>,
-    checkpoints: Checkpointing<'_>,
 ) -> Result<T, Failure>
 where
     I: LoopIndex,
@@ -132,42 +128,36 @@ where
     // The body delay (`DLS_DELAY=body:...`) is chosen once per loop, so that the loop without
     // one has no per-iterate test of it.
     match delay::body() {
-        None => drive_apart_with(
-            lp,
-            slot,
-            identity,
-            body,
-            combine,
-            panics,
-            initial,
-            checkpoints,
-        ),
+        None => drive_apart_with(lp, slot, apart, body, panics),
         Some(d) => drive_apart_with(
             lp,
             slot,
-            identity,
+            apart,
             move |i, part: &mut T| {
                 d.wait(1);
                 body(i, part);
             },
-            combine,
             panics,
-            initial,
-            checkpoints,
         ),
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a worker that keeps its chunks apart folds them with and starts from: the loop's
+/// `identity` and `combine`, the result it starts from (`initial`: worker 0 of a restarted loop,
+/// what the checkpoints held) and its checkpoints.
+pub(crate) struct Apart<'a, T, Id, C> {
+    pub(crate) identity: &'a Id,
+    pub(crate) combine: &'a C,
+    pub(crate) initial: Option<T>,
+    pub(crate) checkpoints: Checkpointing<'a>,
+}
+
 fn drive_apart_with<I, T, Id, B, C>(
     lp: &Loop<I>,
     slot: Option<usize>,
-    identity: &Id,
+    apart: Apart<'_, T, Id, C>,
     mut body: B,
-    combine: &C,
     panics: Panics,
-    initial: Option<T>,
-    mut checkpoints: Checkpointing<'_>,
 ) -> Result<T, Failure>
 where
     I: LoopIndex,
@@ -176,12 +166,21 @@ where
     B: FnMut(I, &mut T),
     C: Fn(T, T) -> T,
 {
+    let Apart {
+        identity,
+        combine,
+        initial,
+        mut checkpoints,
+    } = apart;
+    #[cfg(test)]
+    probe::APART.lock().unwrap().push(lp.name().to_string());
     let mut kept: Option<T> = initial;
     let mut pending: Option<(T, u64, u64)> = None;
     let source = lp.core().source();
     // Messages looked for at claims (`ChunkSource::at_claim`), and when last, over chunks: a
     // chunk shorter than the interval does not reset it.
-    let poll_every = source.claim_poll();
+    let tolerance = source.tolerance();
+    let poll_every = tolerance.and_then(|t| t.claim_poll());
     let mut last_poll = Instant::now();
     // The ordinal of the chunk in hand (the scheduler names redundant chunks by it), and how
     // often to ask whether it became redundant: every `stride` iterates, adapted so that the
@@ -190,7 +189,7 @@ where
     let mut stride = 1u32;
     let mut countdown = 1u32;
     let mut last_check = Instant::now();
-    let (check_at_least, check_at_most) = if source.cheap_cancel_check() {
+    let (check_at_least, check_at_most) = if tolerance.map_or(true, |t| t.cheap_cancel_check()) {
         CHECK_CHEAP
     } else {
         CHECK_COSTLY
@@ -242,15 +241,15 @@ where
         let mut abandoned = false;
         // Where the question is a memory load, it is asked after every iterate: exact, and
         // cheaper than the clock a stride would need.
-        let flag = source.cancel_flag(worker);
+        let flag = tolerance.and_then(|t| t.cancel_flag(worker));
         // A new chunk may hold dearer iterates than the last (cost that follows the index):
         // its first question comes within a few iterates, whatever the stride was.
         countdown = countdown.min(FIRST_CHECK);
         // Where the scheduler runs in this process, the chunk's iterates are claimed in batches
         // through the slot's cell, so that it can split the chunk for an idle worker
         // (`runtime/split.rs`), batches adapted to 20-80 µs; `executed` is where the chunk ended.
-        let cell = source
-            .split_cell(worker)
+        let cell = tolerance
+            .and_then(|t| t.split_cell(worker))
             .filter(|_| size <= split::MAX_SPLIT);
         let mut executed = size;
         // Claims start at one iterate in every chunk (it may hold dearer iterates than the last)
@@ -280,7 +279,9 @@ where
                         if poll_every.is_some_and(|p| now.saturating_duration_since(last_poll) >= p)
                         {
                             last_poll = now;
-                            source.at_claim(ordinal, chunk_started);
+                            if let Some(t) = tolerance {
+                                t.at_claim(ordinal, chunk_started);
+                            }
                         }
                         let (from, limit) = cell.claim(batch);
                         executed = limit;
@@ -317,7 +318,7 @@ where
                     countdown = stride;
                     // Every iterate of this chunk was confirmed by other copies: its verdict
                     // will be `Discard`, so the rest need not run.
-                    if source.cancelled(worker, ordinal) {
+                    if tolerance.is_some_and(|t| t.cancelled(worker, ordinal)) {
                         abandoned = true;
                         break;
                     }
@@ -350,4 +351,11 @@ where
         }
     }
     Ok(kept)
+}
+
+/// Which loops ran their chunks apart (re-execution or checkpoints), by name: what the tests of
+/// the engine read to show that a loop without those features runs none of their code.
+#[cfg(test)]
+pub(crate) mod probe {
+    pub(crate) static APART: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 }

@@ -271,7 +271,7 @@ impl UntypedLoop {
     /// The timing of `slot`'s chunk with the iterates it ended with: fewer than handed out if
     /// the scheduler split it for an idle worker (`runtime/split.rs`).
     fn executed(&self, slot: usize, mut t: ChunkTiming) -> ChunkTiming {
-        if let Some(cell) = self.source.split_cell(slot) {
+        if let Some(cell) = self.source.tolerance().and_then(|t| t.split_cell(slot)) {
             t.iterates = cell.executed(t.iterates);
         }
         t
@@ -390,7 +390,9 @@ impl UntypedLoop {
     /// contribution apart until its verdict. With `split`, a long chunk in progress on the
     /// scheduler's process is first split for an idle worker (`runtime/split.rs`).
     pub(crate) fn reexecute(&self, split: bool) {
-        self.source.reexecute(split);
+        if let Some(t) = self.source.tolerance() {
+            t.reexecute(split);
+        }
     }
 
     /// Number of ranks or threads that execute iterates.

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use super::checked::{self, CheckMode, Plain};
 use super::combine::combine_partials;
 use super::error::DlsError;
-use super::execute::{drive, drive_apart, Failure};
+use super::execute::{drive, drive_apart, Apart, Failure};
 use super::loop_handle::{Ending, History, Loop, Panics, UntypedLoop};
 use super::options::{IterateValue, LoopOptions, Plan, Reach};
 use super::ordered::Runs;
@@ -594,16 +594,13 @@ impl Runtime {
                     };
                     (&c.writer, c.writer.worker(me, ranges))
                 });
-                drive_apart(
-                    &lp,
-                    Some(slot),
-                    &identity,
-                    &body,
-                    &combine,
-                    panics,
+                let apart = Apart {
+                    identity: &identity,
+                    combine: &combine,
                     initial,
-                    ckpt,
-                )
+                    checkpoints: ckpt,
+                };
+                drive_apart(&lp, Some(slot), apart, &body, panics)
             } else {
                 let mut acc = identity();
                 drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc)
@@ -664,8 +661,8 @@ impl Runtime {
         }
         lp.core().note_reduction(reduction);
         if let Some(c) = &checkpoints {
-            lp.core()
-                .note_checkpoint(c.report(lp.core().source().restored()));
+            let restored = lp.core().source().tolerance().map_or(0, |t| t.restored());
+            lp.core().note_checkpoint(c.report(restored));
         }
         if let Some(check) = inspect.and_then(|look| look(&value)) {
             lp.core().note_check(check);
@@ -748,6 +745,38 @@ enum Placement {
 mod tests {
     use super::*;
     use crate::runtime::settings::Settings;
+
+    /// Issue 28: a loop without re-execution or checkpoints keeps no chunk apart (the code of
+    /// both runs per chunk in `drive_apart` only, see `execute::probe`), and one with
+    /// re-execution does.
+    #[test]
+    fn only_loops_with_tolerance_run_chunks_apart() {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let ss: Technique = "ss".parse().unwrap();
+        let sum = |rt: &Runtime, name: &str| {
+            rt.doall_reduce(
+                name,
+                0..500u64,
+                ss.clone(),
+                || 0,
+                |i, s| *s += i,
+                |a, b| a + b,
+            )
+            .unwrap()
+            .0
+        };
+        let apart = |name: &str| {
+            super::super::execute::probe::APART
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|n| n == name)
+        };
+        assert_eq!(sum(&rt.with_reexecution(false), "plain probe"), 124_750);
+        assert!(!apart("plain probe"));
+        assert_eq!(sum(&rt.with_reexecution(true), "apart probe"), 124_750);
+        assert!(apart("apart probe"));
+    }
 
     /// Issue 17 case 9b: every loop started inside an iterate runs on the calling thread alone,
     /// the second as well as the first (ending the first used to clear the "inside an iterate"

@@ -81,6 +81,7 @@ pub mod stats;
 mod strategy;
 mod sync;
 mod threads;
+mod tolerance;
 pub(crate) mod wire;
 
 use std::sync::{Arc, Mutex, Weak};

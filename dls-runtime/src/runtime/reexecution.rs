@@ -143,6 +143,10 @@ pub(crate) struct Ledger {
     told: Vec<bool>,
     /// Per worker: hand-outs so far (the ordinal of what it holds).
     handouts: Vec<u64>,
+    /// Calls of the methods a scheduler makes per chunk (tests: a loop without re-execution
+    /// makes none).
+    #[cfg(test)]
+    pub(crate) calls: std::cell::Cell<u64>,
 }
 
 impl Ledger {
@@ -160,11 +164,15 @@ impl Ledger {
             cancels: Vec::new(),
             told: vec![false; p],
             handouts: vec![0; p],
+            #[cfg(test)]
+            calls: std::cell::Cell::new(0),
         }
     }
 
     /// The workers to tell that their chunk is redundant (see [`Ledger::finished`]).
     pub(crate) fn take_cancels(&mut self) -> Vec<Cancel> {
+        #[cfg(test)]
+        self.calls.set(self.calls.get() + 1);
         std::mem::take(&mut self.cancels)
     }
 
@@ -200,6 +208,8 @@ impl Ledger {
 
     /// `worker` got a fresh chunk at `now`.
     pub(crate) fn handed(&mut self, worker: usize, chunk: Chunk, now: Instant) {
+        #[cfg(test)]
+        self.calls.set(self.calls.get() + 1);
         let seq = self.base + self.entries.len() as u64;
         let mut whole = Piece::new(chunk, worker, now);
         whole.holders = 1;
@@ -215,19 +225,6 @@ impl Ledger {
         self.held[worker] = Some((seq, None));
         self.handouts[worker] += 1;
         self.completed = None;
-    }
-
-    /// What `worker` holds: when it was handed out and its iterates (`None`: nothing). The MPI
-    /// service thread predicts the worker's next request from it.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) fn holding(&self, worker: usize) -> Option<(Instant, u64)> {
-        let (seq, part) = self.held[worker]?;
-        let e = self.entries.get(self.index(seq))?;
-        let piece = match part {
-            None => &e.whole,
-            Some(k) => e.parts.get(k as usize)?,
-        };
-        Some((piece.handed, piece.chunk.size))
     }
 
     /// The chunk `worker` holds and when it was handed out, if it is a whole chunk of its own
@@ -337,6 +334,8 @@ impl Ledger {
     /// handed out again; if copies of it exist, its holder's prefix will not count (the copies
     /// cover the chunk). A safety net: a split is normally recorded before its holder finishes.
     pub(crate) fn ended_short(&mut self, worker: usize, executed: u64) -> Option<Chunk> {
+        #[cfg(test)]
+        self.calls.set(self.calls.get() + 1);
         let (seq, None) = self.held[worker]? else {
             return None;
         };
@@ -360,6 +359,8 @@ impl Ledger {
 
     /// Whether `worker` holds a copy (part) of a chunk rather than a chunk of its own.
     pub(crate) fn holds_copy(&self, worker: usize) -> bool {
+        #[cfg(test)]
+        self.calls.set(self.calls.get() + 1);
         matches!(self.held[worker], Some((_, Some(_))))
     }
 
@@ -367,6 +368,8 @@ impl Ledger {
     /// before (it confirms them), else `Discard`. `None` if it held nothing (a request after a
     /// wait).
     pub(crate) fn finished(&mut self, worker: usize, now: Instant) -> Option<Verdict> {
+        #[cfg(test)]
+        self.calls.set(self.calls.get() + 1);
         let (seq, part) = self.held[worker].take()?;
         let i = self.index(seq);
         let e = &mut self.entries[i];
@@ -425,6 +428,8 @@ impl Ledger {
 
     /// Chunks handed out and not confirmed.
     pub(crate) fn unconfirmed(&self) -> usize {
+        #[cfg(test)]
+        self.calls.set(self.calls.get() + 1);
         self.open.len()
     }
 
@@ -438,6 +443,8 @@ impl Ledger {
         now: Instant,
         pace: impl Fn(usize) -> Option<f64>,
     ) -> Tail {
+        #[cfg(test)]
+        self.calls.set(self.calls.get() + 1);
         if self.open.is_empty() {
             return Tail::Complete;
         }

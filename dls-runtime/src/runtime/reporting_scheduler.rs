@@ -59,7 +59,12 @@ pub(crate) struct ReportingScheduler {
     /// Iterates of finished chunks, as recorded: what the progress display reads
     /// (`runtime/progress.rs`).
     done: Arc<AtomicU64>,
-    /// The chunks handed out and not confirmed (re-execution, `runtime/reexecution.rs`).
+    /// Per rank: what it holds (when it was handed out, its iterates). The MPI service thread
+    /// predicts the rank's next request from it.
+    holding: Vec<Option<(Instant, u64)>>,
+    /// The chunks handed out and not confirmed (re-execution, `runtime/reexecution.rs`). Only a
+    /// re-executing loop consults it: a loop without re-execution runs none of its code per
+    /// chunk (`tolerance_code_runs_only_in_loops_that_ask_for_it` below).
     ledger: Ledger,
     /// Whether idle workers get copies of unfinished chunks (set for loops whose workers keep
     /// each chunk's contribution apart until it is confirmed).
@@ -157,6 +162,7 @@ impl ReportingScheduler {
                 })
                 .collect(),
             done: Arc::new(AtomicU64::new(0)),
+            holding: vec![None; p],
             ledger: Ledger::new(p),
             reexecute: false,
             created: Instant::now(),
@@ -265,6 +271,11 @@ impl ReportingScheduler {
         now: Instant,
     ) -> (Next, Verdict) {
         let (next, verdict) = self.serve_unarmed(rank, finished, now);
+        // Only a re-executing loop splits chunks (its workers claim their iterates through the
+        // cell); the others do not arm it.
+        if !(self.reexecute && self.split) {
+            return (next, verdict);
+        }
         if let (Next::Chunk(c), Some(Some(cell))) = (next, self.split_cells.get(rank)) {
             cell.arm(c.size);
         }
@@ -476,7 +487,12 @@ impl ReportingScheduler {
     }
 
     fn handed(&mut self, rank: usize, chunk: Chunk, now: Instant) {
-        self.ledger.handed(rank, chunk, now);
+        if let Some(h) = self.holding.get_mut(rank) {
+            *h = Some((now, chunk.size));
+        }
+        if self.reexecute {
+            self.ledger.handed(rank, chunk, now);
+        }
         self.map_chunk(chunk, rank);
     }
 
@@ -494,6 +510,14 @@ impl ReportingScheduler {
     /// Hands in the timing of the chunk `rank` held: recorded if it is the first copy of its chunk
     /// to finish ([`Verdict::Keep`]), else counted as discarded work.
     pub(crate) fn hand_in(&mut self, rank: usize, t: ChunkTiming, now: Instant) -> Verdict {
+        if let Some(h) = self.holding.get_mut(rank) {
+            *h = None;
+        }
+        if !self.reexecute {
+            // Every chunk counts once: there are no copies.
+            self.record(rank, t, false, now);
+            return Verdict::Keep;
+        }
         let copy = self.ledger.holds_copy(rank);
         if !copy {
             if let Some(rest) = self.ledger.ended_short(rank, t.iterates) {
@@ -571,6 +595,9 @@ impl ReportingScheduler {
     /// Workers whose chunk became redundant since the last call: every iterate of it was
     /// confirmed by another copy (re-execution), so they may stop executing it.
     pub(crate) fn take_cancels(&mut self) -> Vec<super::reexecution::Cancel> {
+        if !self.reexecute {
+            return Vec::new();
+        }
         self.ledger.take_cancels()
     }
 
@@ -584,7 +611,7 @@ impl ReportingScheduler {
         let mut earliest: Option<Instant> = None;
         for slot in slots {
             let r = self.ranks.get(slot)?;
-            let Some((handed, size)) = self.ledger.holding(slot) else {
+            let Some((handed, size)) = self.holding.get(slot).copied().flatten() else {
                 continue;
             };
             if r.iterates == 0 {
@@ -599,6 +626,9 @@ impl ReportingScheduler {
 
     /// Chunks handed out and not yet confirmed.
     pub(crate) fn unconfirmed(&self) -> usize {
+        if !self.reexecute {
+            return 0;
+        }
         self.ledger.unconfirmed()
     }
 
@@ -671,6 +701,45 @@ impl ReportingScheduler {
 mod tests {
     use super::*;
     use crate::technique::Kind;
+
+    /// Issue 28: a loop that does not re-execute runs none of the re-execution ledger's code per
+    /// chunk (its scheduler serves and records chunks without consulting it); one that does
+    /// consults it at every hand-out and hand-in.
+    #[test]
+    fn tolerance_code_runs_only_in_loops_that_ask_for_it() {
+        for reexecute in [false, true] {
+            let mut core = ReportingScheduler::new(&"ss".parse().unwrap(), 200, 2).unwrap();
+            if reexecute {
+                core.reexecute();
+            }
+            let mut last: Vec<Option<ChunkTiming>> = vec![None; 2];
+            let mut rank = 0;
+            let mut iterates = 0;
+            while let Some(c) = core.serve(rank, last[rank].take()) {
+                iterates += c.size;
+                last[rank] = Some(ChunkTiming {
+                    iterates: c.size,
+                    work_s: 1e-6,
+                    elapsed_s: 1e-6,
+                });
+                rank = 1 - rank;
+                assert_eq!(core.take_cancels().len(), 0);
+            }
+            assert_eq!(iterates, 200);
+            let calls = core.ledger.calls.get();
+            if reexecute {
+                assert!(
+                    calls >= 400,
+                    "a re-executing loop consults its ledger: {calls}"
+                );
+            } else {
+                assert_eq!(
+                    calls, 0,
+                    "a loop without re-execution never consults the ledger"
+                );
+            }
+        }
+    }
 
     #[test]
     fn serves_every_iterate_once_and_tallies() {

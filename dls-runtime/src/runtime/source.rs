@@ -44,6 +44,7 @@ use super::reexecution::Verdict;
 use super::reporting_scheduler::{Next, ReportingScheduler};
 use super::split::SplitCell;
 use super::sync::lock;
+use super::tolerance::Tolerance;
 use crate::report::LoopReport;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -61,68 +62,6 @@ pub(crate) trait ChunkSource: Send + Sync {
         finished: Option<ChunkTiming>,
         now: Instant,
     ) -> (Option<Chunk>, Verdict);
-
-    /// Lets idle workers take copies of unfinished chunks (rDLB, `runtime/reexecution.rs`): the
-    /// caller's workers keep every chunk's contribution apart until its verdict; with `split`,
-    /// idle workers first take the second half of a long chunk in progress on this process
-    /// (`runtime/split.rs`). A source that cannot re-execute ignores it.
-    fn reexecute(&self, _split: bool) {}
-
-    /// A restarted loop (`runtime/checkpoint.rs`): `finished` (sorted, disjoint ranges) are done;
-    /// the scheduler, where this process runs it, hands out only the iterates left. Called before
-    /// any worker asks for a chunk.
-    fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
-        let _ = finished;
-        Ok(())
-    }
-
-    /// Iterates restored from checkpoints (where this process runs the scheduler; else 0).
-    fn restored(&self) -> u64 {
-        0
-    }
-
-    /// Whether worker `slot` may stop executing its `ordinal`-th chunk of the loop (1, 2, …):
-    /// every iterate of it has been confirmed by other copies (re-execution), so its verdict will
-    /// be `Discard`. Cheap; the worker loop asks every few iterates.
-    fn cancelled(&self, slot: usize, ordinal: u64) -> bool {
-        let _ = (slot, ordinal);
-        false
-    }
-
-    /// The flag behind [`cancelled`](Self::cancelled) for `slot`, where it is one atomic (the
-    /// chunk's ordinal is stored in it when the chunk becomes redundant): the worker loop then
-    /// reads it after every iterate. `None` where the question needs a message probe.
-    fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
-        let _ = slot;
-        None
-    }
-
-    /// Whether [`cancelled`](Self::cancelled) is cheap (a memory load) rather than a message
-    /// probe: the worker loop asks more often then.
-    fn cheap_cancel_check(&self) -> bool {
-        true
-    }
-
-    /// The cell through which worker `slot`'s chunk in progress may be split for an idle worker
-    /// (`runtime/split.rs`), where the scheduler runs in this process and arms it at every
-    /// hand-out; `None` elsewhere (MPI workers). A worker that keeps its chunks apart
-    /// (`execute::drive_apart`) claims its chunk's iterates through it.
-    fn split_cell(&self, _slot: usize) -> Option<&SplitCell> {
-        None
-    }
-
-    /// How often a worker that claims its chunk's iterates in batches calls
-    /// [`at_claim`](Self::at_claim) inside a chunk (at a claim, once this much time passed);
-    /// `None`: never.
-    fn claim_poll(&self) -> Option<std::time::Duration> {
-        None
-    }
-
-    /// Messages a worker looks for between two of its iterates, inside its `ordinal`-th chunk
-    /// begun at `started`: an MPI worker answers the scheduler's asks to split that chunk
-    /// (`runtime/split.rs`) every [`SPLIT_POLL`](super::split::SPLIT_POLL); rank 0's compute
-    /// thread answers the other ranks' requests (`mpi_backend/service.rs`).
-    fn at_claim(&self, _ordinal: u64, _started: std::time::Instant) {}
 
     /// `DLS_Terminated`: every iterate handed out (or, on an MPI worker, `Done` received).
     fn terminated(&self) -> bool;
@@ -159,6 +98,13 @@ pub(crate) trait ChunkSource: Send + Sync {
     /// scheduler of the loop (threads; MPI rank 0); `None` elsewhere. The progress display
     /// (`runtime/progress.rs`) reads it.
     fn done_counter(&self) -> Option<Arc<AtomicU64>> {
+        None
+    }
+
+    /// What the source does for late and stopped workers (re-execution, split, restarts from
+    /// checkpoints: `runtime/tolerance.rs`); `None` for a source without (an inner loop's, a
+    /// relay's). Only a loop that asks for them calls it.
+    fn tolerance(&self) -> Option<&dyn Tolerance> {
         None
     }
 }
@@ -204,6 +150,9 @@ pub(crate) struct SharedSource {
     stop: Arc<AtomicBool>,
     /// Per slot: its chunk in progress, which may be split (`runtime/split.rs`).
     splits: Vec<Arc<SplitCell>>,
+    /// Whether the scheduler arms the cells: a re-executing loop that splits. The others' workers
+    /// neither claim through the cells nor read them.
+    splitting: AtomicBool,
 }
 
 impl SharedSource {
@@ -229,6 +178,7 @@ impl SharedSource {
             changed: Condvar::new(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
+            splitting: AtomicBool::new(false),
         })
     }
 }
@@ -267,32 +217,6 @@ impl ChunkSource for SharedSource {
             next = scheduler.serve_at(rank, None, Instant::now()).0;
         }
         (next.chunk(), verdict)
-    }
-
-    fn reexecute(&self, split: bool) {
-        let mut scheduler = lock(&self.scheduler);
-        scheduler.reexecute();
-        scheduler.set_split(split);
-    }
-
-    fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
-        Ok(lock(&self.scheduler).restore(finished)?)
-    }
-
-    fn restored(&self) -> u64 {
-        lock(&self.scheduler).restored()
-    }
-
-    fn cancelled(&self, slot: usize, ordinal: u64) -> bool {
-        self.cancelled[slot % self.p].load(Ordering::Relaxed) == ordinal
-    }
-
-    fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
-        Some(&self.cancelled[slot % self.p])
-    }
-
-    fn split_cell(&self, slot: usize) -> Option<&SplitCell> {
-        Some(&self.splits[slot % self.p])
     }
 
     fn terminated(&self) -> bool {
@@ -338,5 +262,40 @@ impl ChunkSource for SharedSource {
 
     fn done_counter(&self) -> Option<Arc<AtomicU64>> {
         Some(lock(&self.scheduler).done_counter())
+    }
+
+    fn tolerance(&self) -> Option<&dyn Tolerance> {
+        Some(self)
+    }
+}
+
+impl Tolerance for SharedSource {
+    fn reexecute(&self, split: bool) {
+        let mut scheduler = lock(&self.scheduler);
+        scheduler.reexecute();
+        scheduler.set_split(split);
+        self.splitting.store(split, Ordering::Relaxed);
+    }
+
+    fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
+        Ok(lock(&self.scheduler).restore(finished)?)
+    }
+
+    fn restored(&self) -> u64 {
+        lock(&self.scheduler).restored()
+    }
+
+    fn cancelled(&self, slot: usize, ordinal: u64) -> bool {
+        self.cancelled[slot % self.p].load(Ordering::Relaxed) == ordinal
+    }
+
+    fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
+        Some(&self.cancelled[slot % self.p])
+    }
+
+    fn split_cell(&self, slot: usize) -> Option<&SplitCell> {
+        self.splitting
+            .load(Ordering::Relaxed)
+            .then(|| &*self.splits[slot % self.p])
     }
 }

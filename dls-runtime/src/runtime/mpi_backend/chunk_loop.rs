@@ -21,6 +21,7 @@ use crate::runtime::reporting_scheduler::{Next, ReportingScheduler};
 use crate::runtime::source::ChunkSource;
 use crate::runtime::split::{SplitCell, NOT_STARTED, SPLIT_MIN, SPLIT_POLL};
 use crate::runtime::sync::lock;
+use crate::runtime::tolerance::Tolerance;
 use crate::{Chunk, ChunkTiming, Technique};
 
 /// Which side of the scheduler/worker protocol this rank is on.
@@ -41,6 +42,8 @@ enum Side {
         answers: Option<Arc<service::Service>>,
         /// False for a coordinator, which schedules only (see [`MpiLoop::start_private`]).
         computes: bool,
+        /// Whether the scheduler arms `own_split`: a re-executing loop that splits.
+        splitting: AtomicBool,
     },
     /// Other ranks: whether the scheduler said `Done` (or this rank left), and the rank's chunk
     /// in progress, which it splits when the scheduler asks (`runtime/split.rs`).
@@ -144,6 +147,7 @@ impl MpiLoop {
                 service: Mutex::new(service),
                 answers,
                 computes: !coordinator,
+                splitting: AtomicBool::new(false),
             }
         } else {
             Side::Worker {
@@ -397,11 +401,70 @@ impl ChunkSource for MpiLoop {
         MpiLoop::next_verdict(self, finished, now)
     }
 
+    fn terminated(&self) -> bool {
+        match &self.side {
+            Side::Scheduler { core, .. } => lock(core).remaining() == 0,
+            Side::Worker { done, .. } => *lock(done),
+        }
+    }
+
+    fn workers(&self) -> usize {
+        self.size
+    }
+
+    fn local_slots(&self) -> usize {
+        1
+    }
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn stop_flag(&self) -> Option<&Arc<AtomicBool>> {
+        None
+    }
+
+    fn finish(
+        &self,
+        open: Vec<(usize, ChunkTiming)>,
+        cpu: Vec<(usize, f64)>,
+        report: Option<(&str, Instant)>,
+    ) -> Option<LoopReport> {
+        // One compute thread per rank: at most one open chunk, summed in case of several.
+        let open = open.into_iter().map(|(_, t)| t).reduce(|a, b| ChunkTiming {
+            iterates: a.iterates + b.iterates,
+            work_s: a.work_s + b.work_s,
+            elapsed_s: a.elapsed_s + b.elapsed_s,
+        });
+        MpiLoop::finish(self, open, cpu.iter().map(|c| c.1).sum(), report)
+    }
+
+    fn exchange(&self) -> Option<&dyn Exchange> {
+        Some(&*self.comm)
+    }
+
+    fn done_counter(&self) -> Option<Arc<AtomicU64>> {
+        match &self.side {
+            Side::Scheduler { core, .. } => Some(lock(core).done_counter()),
+            Side::Worker { .. } => None,
+        }
+    }
+
+    fn tolerance(&self) -> Option<&dyn Tolerance> {
+        Some(self)
+    }
+}
+
+impl Tolerance for MpiLoop {
     fn reexecute(&self, split: bool) {
-        if let Side::Scheduler { core, .. } = &self.side {
+        if let Side::Scheduler {
+            core, splitting, ..
+        } = &self.side
+        {
             let mut core = lock(core);
             core.reexecute();
             core.set_split(split);
+            splitting.store(split, Ordering::Relaxed);
         }
     }
 
@@ -428,8 +491,9 @@ impl ChunkSource for MpiLoop {
             Side::Scheduler {
                 own_split,
                 computes: true,
+                splitting,
                 ..
-            } => Some(own_split.as_ref()),
+            } if splitting.load(Ordering::Relaxed) => Some(own_split.as_ref()),
             Side::Worker { own_split, .. } => Some(own_split),
             _ => None,
         }
@@ -510,55 +574,6 @@ impl ChunkSource for MpiLoop {
         match &self.side {
             Side::Scheduler { core, .. } => lock(core).restored(),
             Side::Worker { .. } => 0,
-        }
-    }
-
-    fn terminated(&self) -> bool {
-        match &self.side {
-            Side::Scheduler { core, .. } => lock(core).remaining() == 0,
-            Side::Worker { done, .. } => *lock(done),
-        }
-    }
-
-    fn workers(&self) -> usize {
-        self.size
-    }
-
-    fn local_slots(&self) -> usize {
-        1
-    }
-
-    fn rank(&self) -> usize {
-        self.rank
-    }
-
-    fn stop_flag(&self) -> Option<&Arc<AtomicBool>> {
-        None
-    }
-
-    fn finish(
-        &self,
-        open: Vec<(usize, ChunkTiming)>,
-        cpu: Vec<(usize, f64)>,
-        report: Option<(&str, Instant)>,
-    ) -> Option<LoopReport> {
-        // One compute thread per rank: at most one open chunk, summed in case of several.
-        let open = open.into_iter().map(|(_, t)| t).reduce(|a, b| ChunkTiming {
-            iterates: a.iterates + b.iterates,
-            work_s: a.work_s + b.work_s,
-            elapsed_s: a.elapsed_s + b.elapsed_s,
-        });
-        MpiLoop::finish(self, open, cpu.iter().map(|c| c.1).sum(), report)
-    }
-
-    fn exchange(&self) -> Option<&dyn Exchange> {
-        Some(&*self.comm)
-    }
-
-    fn done_counter(&self) -> Option<Arc<AtomicU64>> {
-        match &self.side {
-            Side::Scheduler { core, .. } => Some(lock(core).done_counter()),
-            Side::Worker { .. } => None,
         }
     }
 }
