@@ -114,8 +114,9 @@
 //! `cargo install --path <your clone of dls>/dls-cli`, and a program that depends on the `dls`
 //! library compiles none of its dependencies (clap, plotters).
 
-// The public surface, item by item (as rayon's src/lib.rs re-exports rayon-core): a new item of
-// dls-runtime becomes part of dls only when it is listed here.
+// The public surface, item by item (as rayon's src/lib.rs re-exports rayon-core, and crossbeam's
+// its sub-crates): a new item of dls-runtime becomes part of dls only when it is listed here.
+// `tests/subcrates.rs` checks the list.
 
 /// `#[dls::main]` and `#[dls::parallel]`: convert serial loops marked `#[par_doall(...)]`.
 #[doc(inline)]
@@ -123,16 +124,102 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    clause_types, collection, fault_check, gather, group, input, markov, pipeline_model, reduce,
-    report, runtime, scaltest, sim, technique,
-};
-
-#[doc(inline)]
-pub use dls_runtime::{
     checkpoint_key, current, init, inject, is_root, region, Backend, Chunk, ChunkRange,
     ChunkScheduler, ChunkTiming, DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats,
     RankReport, Runtime, Strategy, Technique, TechniqueError, Wire,
 };
+
+#[doc(inline)]
+pub use dls_runtime::runtime::checked::Check;
+#[doc(inline)]
+pub use dls_runtime::runtime::options::{IterateValue, LoopOptions};
+
+/// How the runtime is configured and what configures one loop: the items a program names.
+pub mod runtime {
+    /// The settings (`DLS_*` variables) and their parsers.
+    pub mod settings {
+        #[doc(inline)]
+        pub use dls_runtime::runtime::settings::{
+            parse_every, parse_reduction, parse_schedule, parse_stack, parse_threads, ReportMode,
+            Settings, MAX_THREADS, MIN_ALPHA, SETTINGS,
+        };
+    }
+    /// What configures one loop ([`Runtime::run`](crate::Runtime::run)).
+    pub mod options {
+        #[doc(inline)]
+        pub use dls_runtime::runtime::options::{IterateValue, LoopOptions};
+    }
+    /// Fault checks of a loop's workers (Wegman c. 2000).
+    pub mod checked {
+        #[doc(inline)]
+        pub use dls_runtime::runtime::checked::{
+            Check, CheckMode, Observation, DEFAULT_ALPHA, MAX_PREDICTORS,
+        };
+    }
+    /// Wrong values on one worker, to test fault checks (`DLS_INJECT`).
+    pub mod inject {
+        #[doc(inline)]
+        pub use dls_runtime::runtime::inject::{current_worker, inject};
+    }
+    /// Synthetic delays (`DLS_DELAY`) for the scalability test.
+    pub mod delay {
+        #[doc(inline)]
+        pub use dls_runtime::runtime::delay::{region, DelayKind, Delays, BUILT_IN_REGIONS};
+    }
+    /// A loop's statistics and their summary.
+    pub mod stats {
+        #[doc(inline)]
+        pub use dls_runtime::runtime::stats::{summary, LoopStats};
+    }
+}
+
+/// Two-level loops: groups of ranks share the inner loops of an outer iterate.
+pub mod group {
+    #[doc(inline)]
+    pub use dls_runtime::group::{
+        BodyResult, Group, GroupLayout, GroupReport, GroupSpec, Groups, InnerLoops, Role,
+    };
+}
+
+/// The operators of `reduce(...)` for the explicit API.
+pub mod reduce {
+    #[doc(inline)]
+    pub use dls_runtime::reduce::{Max, Merge, MergeFrom, Min, Operator, Product, Reducible, Sum};
+}
+
+/// What a loop report holds (`DLS_REPORT`).
+pub mod report {
+    #[doc(inline)]
+    pub use dls_runtime::report::{
+        AutoReport, CheckReport, CheckpointReport, GroupReport, LoopReport, Oversubscribed,
+        RankReport, ReductionReport, ReexecutionReport,
+    };
+}
+
+/// What a clause variable's type needs: the traits a compile error about a clause names (each
+/// with the message that says what to change), and the gather log's types.
+pub mod clauses {
+    #[doc(inline)]
+    pub use dls_runtime::clause_types::{CheckedValue, GatherItem, StartValue};
+    #[doc(inline)]
+    pub use dls_runtime::collection::Indexable;
+    #[doc(inline)]
+    pub use dls_runtime::gather::{GatherConflict, GatherSlot, GatherTarget};
+    #[doc(inline)]
+    pub use dls_runtime::reduce::{AppendBuf, AppendTarget};
+}
+
+/// Reading a program's input with a bound on its size.
+pub mod input {
+    #[doc(inline)]
+    pub use dls_runtime::input::{read_text, MAX_INPUT};
+}
+
+/// The models, each a pure library of its own concept (the `dls` tool and the book use them):
+/// the simulator, the Markov model of iterative algorithms, the pipelined-reduction model, the
+/// scalability test, the fault checks' statistics, and the techniques.
+#[doc(inline)]
+pub use dls_runtime::{fault_check, markov, pipeline_model, scaltest, sim, technique};
 
 /// serde, which values that cross ranks need (`#[derive(dls::serde::Serialize,
 /// dls::serde::Deserialize)]` with `#[serde(crate = "dls::serde")]`), so that `dls` is the only

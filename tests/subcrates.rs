@@ -68,3 +68,36 @@ fn serde_resolves_through_the_facade() {
         Cell { hits: 1 }
     );
 }
+
+/// The one loop engine and its options, at the top and in `dls::runtime`, compose an ordered
+/// merge with a check.
+#[test]
+fn the_engine_and_its_options_resolve_through_the_facade() {
+    let rt = dls::init().unwrap();
+    let options = dls::LoopOptions::new("words", "ss".parse().unwrap())
+        .ordered()
+        .check(dls::Check::default());
+    let same: &dls::runtime::options::LoopOptions = &options;
+    let (s, stats) = rt
+        .run(
+            same,
+            0..4_u8,
+            String::new,
+            |i, s: &mut String| {
+                s.push(char::from(b'a' + i));
+                f64::from(i % 2)
+            },
+            |a, b| a + &b,
+        )
+        .unwrap();
+    assert_eq!(s, "abcd");
+    assert!(stats.report.check.is_some());
+    let _: dls::runtime::checked::CheckMode = Default::default();
+    let _: dls::runtime::settings::Settings = Default::default();
+    assert!(dls::runtime::settings::SETTINGS.contains(&"DLS_SCHEDULE"));
+    let _: fn(&str) -> Result<dls::Technique, dls::DlsError> =
+        dls::runtime::settings::parse_schedule;
+    let _: dls::group::GroupSpec = dls::group::GroupSpec::new(1, 2);
+    let _: dls::reduce::Sum = dls::reduce::Sum;
+    assert!(dls::input::MAX_INPUT > 0);
+}
