@@ -11,7 +11,6 @@ use dls::{LoopReport, Technique};
 
 use crate::args::{technique, ModelArgs};
 use crate::output::{print, CliError};
-use crate::plot::read_reports;
 
 /// Simulate the same loop (same iterate times: same seed) under several techniques and print one
 /// line per technique: makespan, makespan / lower bound, efficiency, chunks, imbalance. The
@@ -203,13 +202,8 @@ fn best_makespan(makespans: impl Iterator<Item = f64>) -> Option<f64> {
 
 /// The loop of `file` that --loop names (or its only loop): its last report.
 fn choose_loop(a: &CompareArgs, file: &std::path::Path) -> Result<(LoopReport, usize), CliError> {
-    let reports = read_reports(file)?;
-    let mut names: Vec<&str> = Vec::new();
-    for r in &reports {
-        if !names.contains(&r.name.as_str()) {
-            names.push(&r.name);
-        }
-    }
+    let reports = crate::reports::read(file)?;
+    let names = crate::reports::names(&reports);
     let name = match &a.loop_name {
         Some(name) => {
             if !names.contains(&name.as_str()) {

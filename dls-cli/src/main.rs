@@ -21,6 +21,7 @@ mod markov;
 mod output;
 mod plot;
 mod predict;
+mod reports;
 mod scaltest;
 mod simulate;
 

@@ -10,9 +10,10 @@ use dls::markov::{
     common_tick, simulate_phases, solve_chain, ChainLimit, ChainResult, Convergence, Discrete,
     Discretisation, MarkovError, MarkovInputs, PhaseMoments, SimulationResult, WARM_UP_PHASES,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::output::{print, CliError};
+use dls::{LoopReport, RankReport};
 
 /// Predict the phase time and speed of a synchronous or asynchronous iterative algorithm on p
 /// processors from the Markov chain of Casanova, Thomason & Dongarra (1999, eq. 7), and check it
@@ -278,52 +279,13 @@ fn setup_from_flags(a: &MarkovArgs) -> Result<Setup, CliError> {
     })
 }
 
-/// The fields of a loop report this command reads.
-#[derive(Debug, Deserialize)]
-struct ReportLine {
-    name: String,
-    ranks: Vec<RankLine>,
-}
-
-#[derive(Debug, Deserialize)]
-struct RankLine {
-    rank: usize,
-    iterates: u64,
-    work_time_s: f64,
-}
-
 fn setup_from_report(a: &MarkovArgs, path: &Path) -> Result<Setup, CliError> {
-    let text = dls::input::read_text(path, dls::input::MAX_INPUT)
-        .map_err(|e| CliError::Message(format!("--from-report: {e}")))?;
-    let mut loops: BTreeMap<String, Vec<ReportLine>> = BTreeMap::new();
-    for (k, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed: ReportLine = serde_json::from_str(line).map_err(|e| {
-            CliError::Message(format!(
-                "--from-report: line {} of {} is not a loop report of DLS_REPORT: {e}",
-                k + 1,
-                path.display()
-            ))
-        })?;
-        // Nonsense numbers (a negative or infinite time) are refused, not modelled.
-        if let Some(r) = parsed
-            .ranks
-            .iter()
-            .find(|r| !r.work_time_s.is_finite() || r.work_time_s < 0.0)
-        {
-            return Err(CliError::Message(format!(
-                "--from-report: line {} of {}: loop `{}`: `work_time_s` of rank {} is {}: a time \
-                 is finite and >= 0",
-                k + 1,
-                path.display(),
-                parsed.name,
-                r.rank,
-                r.work_time_s
-            )));
-        }
-        loops.entry(parsed.name.clone()).or_default().push(parsed);
+    // The one reader of report files checks every time (finite, >= 0) and names what is wrong.
+    let reports =
+        crate::reports::read(path).map_err(|e| CliError::Message(format!("--from-report: {e}")))?;
+    let mut loops: BTreeMap<String, Vec<LoopReport>> = BTreeMap::new();
+    for r in reports {
+        loops.entry(r.name.clone()).or_default().push(r);
     }
     let listing = || {
         loops
@@ -368,7 +330,7 @@ fn setup_from_report(a: &MarkovArgs, path: &Path) -> Result<Setup, CliError> {
     }
     // A rank that executed no iterate did not update its piece: that instance is no phase of
     // the model (a dynamic or first-come schedule handed its share to another rank).
-    let instances: Vec<&ReportLine> = all
+    let instances: Vec<&LoopReport> = all
         .iter()
         .filter(|i| i.ranks.iter().all(|r| r.iterates > 0))
         .collect();
@@ -384,7 +346,7 @@ fn setup_from_report(a: &MarkovArgs, path: &Path) -> Result<Setup, CliError> {
     }
     let mut samples = vec![Vec::with_capacity(instances.len()); p];
     for inst in &instances {
-        let mut ranks: Vec<&RankLine> = inst.ranks.iter().collect();
+        let mut ranks: Vec<&RankReport> = inst.ranks.iter().collect();
         ranks.sort_by_key(|r| r.rank);
         for (i, r) in ranks.iter().enumerate() {
             samples[i].push(r.work_time_s);

@@ -112,7 +112,7 @@ const LEGEND_RANKS: usize = 16;
 
 /// Runs `dls plot`.
 pub(crate) fn run(a: &PlotArgs) -> Result<(), CliError> {
-    let reports = read_reports(&a.file)?;
+    let reports = crate::reports::read(&a.file)?;
     let chosen: Vec<&LoopReport> = match &a.loop_name {
         Some(name) => {
             let found: Vec<&LoopReport> = reports.iter().filter(|r| &r.name == name).collect();
@@ -224,31 +224,6 @@ pub(crate) fn write_charts(
         }
     }
     Ok(written)
-}
-
-/// Reads every loop report of `path`: JSON Lines, or JSON values one after another (pretty
-/// printed, as `dls simulate --json` writes them). An unreadable file, a value that is not a loop
-/// report, or no report at all is an error naming the file.
-pub(crate) fn read_reports(path: &Path) -> Result<Vec<LoopReport>, CliError> {
-    let text = dls::input::read_text(path, dls::input::MAX_INPUT).map_err(CliError::Message)?;
-    let mut reports = Vec::new();
-    for value in serde_json::Deserializer::from_str(&text).into_iter::<LoopReport>() {
-        let report = value.map_err(|e| {
-            CliError::Message(format!("{}: not a loop report: {e}", path.display()))
-        })?;
-        report
-            .validate()
-            .map_err(|e| CliError::Message(format!("{}: {e}", path.display())))?;
-        reports.push(report);
-    }
-    if reports.is_empty() {
-        return Err(CliError::Message(format!(
-            "{}: no loop reports (write them with DLS_REPORT={} when running the program)",
-            path.display(),
-            path.display()
-        )));
-    }
-    Ok(reports)
 }
 
 /// The loop name as a file-name stem: letters, digits, `-` and `_` kept, anything else `_`

@@ -9,9 +9,10 @@ use dls::pipeline_model::{
     own_estimates, parse_quantity, predict, ModelError, OwnEstimates, PaperExample, PipelineInputs,
     PipelineSize, Prediction, Rounding, Units,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::output::{print, CliError};
+use dls::LoopReport;
 
 /// Predict the run time of N tasks reduced by a parallel pipeline of P ranks (Kuntraruk,
 /// Pottenger & Ross 2005, eq. 6, with the M/M/1 network delays of eqs. 7-11).
@@ -633,68 +634,10 @@ fn run_paper(example: PaperExample, json: bool) -> Result<(), CliError> {
 // ---------------------------------------------------------------------------------------------
 // --from-report
 
-/// The fields of one line of a `DLS_REPORT` JSON Lines file that the model uses.
-#[derive(Debug, Deserialize)]
-struct ReportLine {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    p: u64,
-    #[serde(default)]
-    parallel_time_s: f64,
-    #[serde(default)]
-    sequential_cost_s: f64,
-    #[serde(default)]
-    chunks: u64,
-    #[serde(default)]
-    reduction: Option<ReductionLine>,
-}
-
-/// The optional `reduction` object of a report line.
-#[derive(Debug, Deserialize)]
-struct ReductionLine {
-    #[serde(default)]
-    strategy: Option<String>,
-    #[serde(default)]
-    merge_time_s: Option<f64>,
-    #[serde(default)]
-    value_bytes: Option<f64>,
-}
-
 fn run_report(a: &PredictArgs, path: &Path) -> Result<(), CliError> {
-    let text = dls::input::read_text(path, dls::input::MAX_INPUT)
-        .map_err(|e| CliError::Message(format!("--from-report: {e}")))?;
-    let mut lines = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed: ReportLine = serde_json::from_str(line).map_err(|e| {
-            CliError::Message(format!(
-                "--from-report: line {} of {} is not a loop report of DLS_REPORT: {e}",
-                k + 1,
-                path.display()
-            ))
-        })?;
-        lines.push(parsed);
-    }
-    if lines.is_empty() {
-        return Err(CliError::Message(format!(
-            "--from-report: {} holds no loop report",
-            path.display()
-        )));
-    }
-    let names: Vec<String> = lines.iter().map(|l| format!("`{}`", l.name)).collect();
-    if let Some(wanted) = &a.loop_name {
-        lines.retain(|l| &l.name == wanted);
-        if lines.is_empty() {
-            return Err(CliError::Message(format!(
-                "--loop: no loop `{wanted}` in {}; its loops are {}",
-                path.display(),
-                names.join(", ")
-            )));
-        }
-    }
+    let reports =
+        crate::reports::read(path).map_err(|e| CliError::Message(format!("--from-report: {e}")))?;
+    let lines = crate::reports::of_loop(reports, a.loop_name.as_deref(), path)?;
     let mut out = Vec::new();
     for line in &lines {
         out.push(evaluate_line(a, line)?);
@@ -706,7 +649,7 @@ fn run_report(a: &PredictArgs, path: &Path) -> Result<(), CliError> {
     print(&text.join("\n"))
 }
 
-fn evaluate_line(a: &PredictArgs, line: &ReportLine) -> Result<Evaluation, CliError> {
+fn evaluate_line(a: &PredictArgs, line: &LoopReport) -> Result<Evaluation, CliError> {
     let name = &line.name;
     let mut sources = Sources::default();
     let n = match a.n {
@@ -743,13 +686,14 @@ fn evaluate_line(a: &PredictArgs, line: &ReportLine) -> Result<Evaluation, CliEr
         }
         None => {
             sources.p = "the report's p".into();
-            if PipelineSize::new(line.p).is_err() {
+            let p = line.p as u64;
+            if PipelineSize::new(p).is_err() {
                 return Err(CliError::Message(format!(
                     "loop `{name}`: {}; give --p",
-                    ModelError::NotPowerOfTwo { p: line.p }
+                    ModelError::NotPowerOfTwo { p }
                 )));
             }
-            line.p
+            p
         }
     };
     let t_comp = match a.t_comp {
@@ -775,9 +719,12 @@ fn evaluate_line(a: &PredictArgs, line: &ReportLine) -> Result<Evaluation, CliEr
         ));
     }
     let mut inputs = a.inputs(n, p, t_comp, &mut sources)?;
+    // A reduction that merged nothing measured no merge time (and a value size of 0 is none).
     let reduction = line.reduction.as_ref();
-    let report_merge = reduction.and_then(|r| r.merge_time_s);
-    let report_bytes = reduction.and_then(|r| r.value_bytes);
+    let report_merge = reduction.filter(|r| r.merges > 0).map(|r| r.merge_time_s);
+    let report_bytes = reduction
+        .filter(|r| r.value_bytes > 0)
+        .map(|r| r.value_bytes as f64);
     match (a.t_merge, report_merge) {
         (Some(_), _) => sources.t_merge = "--t-merge".into(),
         (None, Some(m)) => {
@@ -812,7 +759,9 @@ fn evaluate_line(a: &PredictArgs, line: &ReportLine) -> Result<Evaluation, CliEr
     };
     let measured = Measured {
         parallel_time_s: line.parallel_time_s,
-        strategy: reduction.and_then(|r| r.strategy.clone()),
+        strategy: reduction
+            .map(|r| r.strategy.clone())
+            .filter(|s| !s.is_empty()),
     };
     Evaluation::new(Some(name.clone()), inputs, a.units, sources, Some(measured))
 }

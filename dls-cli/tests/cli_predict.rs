@@ -250,9 +250,13 @@ fn write_report(test: &str) -> PathBuf {
         idle_time_s: 0.0,
         ..Default::default()
     }];
-    let mut with_reduction = serde_json::to_value(&sort).unwrap();
-    with_reduction["reduction"] = serde_json::json!({
-        "strategy": "pipeline", "merge_time_s": 0.5, "value_bytes": 8e6, "merges": 511
+    let mut with_reduction = sort.clone();
+    with_reduction.reduction = Some(dls::report::ReductionReport {
+        strategy: "pipeline".into(),
+        merge_time_s: 0.5,
+        value_bytes: 8_000_000,
+        merges: 511,
+        ..Default::default()
     });
     let plain = dls::LoopReport {
         name: "sum".into(),
@@ -397,7 +401,17 @@ fn from_report_errors_name_what_is_missing() {
     let e = fails(&["predict", "--loop", "sort"]);
     assert!(e.contains("--from-report"), "{e}");
     let bad = path.with_extension("bad.jsonl");
-    std::fs::write(&bad, "{\"name\": \"x\"}\nnot json\n").unwrap();
+    // A report, then a line that is none: the error names its line.
+    let x = dls::LoopReport {
+        name: "x".into(),
+        p: 1,
+        ..Default::default()
+    };
+    std::fs::write(
+        &bad,
+        format!("{}\nnot json\n", serde_json::to_string(&x).unwrap()),
+    )
+    .unwrap();
     let e = fails(&[
         "predict",
         "--from-report",

@@ -1,5 +1,5 @@
-//! [`InnerLoops`]: the inner loops of one outer iterate of a two-level loop (the `I-LOOP`s of seed
-//! 004 fig. 3.4, run with `iInfo` on the group's `iComm`).
+//! [`InnerLoops`]: the inner loops of one outer iterate of a two-level loop (the `I-LOOP`s of
+//! Cariño & Banicescu (2007) fig. 3.4, run with `iInfo` on the group's `iComm`).
 
 use std::time::Instant;
 

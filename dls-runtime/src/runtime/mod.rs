@@ -43,10 +43,17 @@
 //!
 //! **Settings** come from the environment, see [`settings`].
 //!
-//! **Layout.** This file: [`Runtime`], [`init`], [`current`]. `loops.rs`: every loop entry point
-//! (`start_loop*`, `doall*`, the reduce path). `history.rs`: the per-loop-name history of AWF.
-//! `source.rs`: the chunk-source seam that every loop runs on; `execute.rs`: the one worker loop;
-//! `combine.rs`: the one function that combines partial results; `platform.rs`: the backends.
+//! **Layout** (see `ARCHITECTURE.md`, "One loop engine"). This file: [`Runtime`], [`init`],
+//! [`current`]. The engine: `options.rs` (what describes a loop), `loops.rs` (every loop entry
+//! point and `Runtime::run`), `ordered.rs` and `checked.rs` (the adaptors), `execute.rs` (the
+//! worker loops), `loop_handle.rs` (a loop in progress), `range.rs`, `panic_ctx.rs`. Below it:
+//! the chunk-source seam `source.rs` and the scheduler `reporting_scheduler.rs`; tolerance
+//! (`tolerance.rs`, `reexecution.rs`, `split.rs`, `checkpoint.rs`, `holes.rs`); combining
+//! (`combine.rs`, `pipeline.rs`, `strategy.rs`, `wire.rs`); observation (`stats.rs`,
+//! `progress.rs`, `delay.rs`, `cpu_clock.rs`, `inject.rs`); memory across loops (`history.rs`,
+//! `auto.rs`); the backends (`platform.rs`, `threads.rs`, `mpi_backend/`); and the top,
+//! `settings.rs`, `launch.rs`, `error.rs`, `sync.rs`. No two files import each other
+//! (`tests/import_cycles.rs`).
 
 pub(crate) mod auto;
 pub mod checked;
@@ -115,7 +122,7 @@ struct Shared {
     /// AWF's history of earlier executions, per loop name (time steps of the same loop).
     history: Mutex<crate::technique::History>,
     /// The mean merge time of each loop name's last run (for `auto`), at most
-    /// `history::MAX_NAMES` names.
+    /// 1024 names (`history.rs`).
     merge_times: Mutex<std::collections::HashMap<String, f64>>,
     /// `schedule = "auto"`: what each loop name measured and chose (`auto.rs`).
     auto: Mutex<auto::AutoHistory>,

@@ -26,8 +26,9 @@
 //! worker's chunk side by side rather than one of them all of it. A part can itself be copied
 //! again once it is late (up to P − 1 stalled workers are covered). The original holder's whole
 //! chunk counts only if it finishes before any part; a part counts if it is the first copy of its
-//! iterates to finish. The holder of a copy that is discarded finishes it before it learns so
-//! (there is no cancellation inside a chunk).
+//! iterates to finish. A holder whose chunk became redundant (every iterate of it confirmed by
+//! another copy) is told so and stops inside the chunk (`Tolerance::cancelled`, asked every few
+//! iterates by `execute::drive_apart`); a copy that finishes second is discarded.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
