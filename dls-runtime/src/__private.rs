@@ -28,8 +28,8 @@ use crate::clause_types::{CheckedValue, GatherItem, StartValue};
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
-use crate::runtime::checked::{Check, Observation};
-use crate::runtime::options::{IterateValue, LoopOptions};
+use crate::runtime::check::checked::{Check, Observation};
+use crate::runtime::loops::options::{IterateValue, LoopOptions};
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
 pub use crate::gather::{GatherBuf, GatherSlot, GatherTarget};
@@ -84,7 +84,7 @@ fn fail(reason: &dyn std::fmt::Display) -> ! {
         _ => format!("error: {reason}"),
     };
     // One write, so that the lines of several ranks do not interleave.
-    crate::runtime::panic_ctx::say_line(&line);
+    crate::runtime::loops::panic_ctx::say_line(&line);
     std::process::exit(1)
 }
 
@@ -168,7 +168,7 @@ pub fn init_or_exit() -> Runtime {
 /// given (`reduction = "..."`, `shared(...)`, an order-keeping merge, `check(...)`,
 /// `group(...)`) and one of three runs, one per closure shape: [`Loop::run`] (a one-level loop),
 /// [`Loop::run_2d`] (the outer loop of a two-level loop) and [`Loop::run_inner`] (an inner loop).
-/// The builder turns into the runtime's one [`LoopOptions`](crate::runtime::options::LoopOptions);
+/// The builder turns into the runtime's one [`LoopOptions`](crate::runtime::loops::options::LoopOptions);
 /// any error of the runtime (a technique it refuses, a range too long) ends the program with
 /// status 1 and a message naming the loop.
 ///

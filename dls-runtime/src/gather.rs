@@ -275,7 +275,7 @@ impl<T> GatherBuf<T> {
         }
         drop(written);
         // The `gather` delay of DLS_DELAY, once per element written (see `runtime::delay`).
-        if let Some(d) = crate::runtime::delay::gather() {
+        if let Some(d) = crate::runtime::observe::delay::gather() {
             d.wait(self.len() as u64);
         }
         // Run by run, so that each run's memory is freed as soon as it is written.

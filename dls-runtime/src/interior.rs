@@ -132,7 +132,7 @@ pub fn interior(loop_name: &str, found: &[(&str, Option<&'static str>)]) {
     if !matches!(rt.backend(), crate::Backend::Mpi { size, .. } if size > 1) {
         return;
     }
-    crate::runtime::panic_ctx::say_line(&format!(
+    crate::runtime::loops::panic_ctx::say_line(&format!(
         "error: loop {loop_name}: its body uses `{var}` (of type `{ty}`, which can change \
          through a shared reference) without a clause. Under mpirun every rank has its own \
          `{var}`, so what the iterates change through it (fetch_add, lock, set, borrow_mut, send, \

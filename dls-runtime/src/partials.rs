@@ -147,9 +147,13 @@ mod tests {
         type W = (PhantomData<fn() -> f64>, PhantomData<fn() -> Vec<u32>>);
         let value = (1.5_f64, vec![1_u32, 2, 3]);
         let coded: Coded<_, W> = Coded::new(value.clone());
-        let bytes = crate::runtime::wire::encode(&coded).unwrap();
-        assert_eq!(bytes, crate::runtime::wire::encode(&value).unwrap());
-        let back: Coded<(f64, Vec<u32>), W> = crate::runtime::wire::decode(&bytes).unwrap();
+        let bytes = crate::runtime::combine::wire::encode(&coded).unwrap();
+        assert_eq!(
+            bytes,
+            crate::runtime::combine::wire::encode(&value).unwrap()
+        );
+        let back: Coded<(f64, Vec<u32>), W> =
+            crate::runtime::combine::wire::decode(&bytes).unwrap();
         assert_eq!(back.into_inner(), value);
     }
 }

@@ -2,7 +2,7 @@
 //! for MIMD code" (NIST report NISTIR 5417): the analysis behind `dls scaltest`.
 //!
 //! Each code region under test is a two-level factor: without (−1) or with (+1) a synthetic delay
-//! (`DLS_DELAY`, see [`runtime::delay`](crate::runtime::delay)); the number of workers `s` is one
+//! (`DLS_DELAY`, see [`runtime::delay`](crate::runtime::observe::delay)); the number of workers `s` is one
 //! more factor, at two levels p < p'. The run time R is measured for every one of the 2^k
 //! combinations (a full factorial), each repeated r times in a random order. With coded levels
 //! x = ±1 the fitted model is

@@ -1,4 +1,4 @@
-//! Splitting a long chunk in progress for an idle worker (`runtime/split.rs`), on the threads
+//! Splitting a long chunk in progress for an idle worker (`runtime/tolerance/split.rs`), on the threads
 //! backend: the idle worker takes the second half of what the holder has not started, every
 //! iterate still runs once and counts once, and the chunk map stays a partition.
 

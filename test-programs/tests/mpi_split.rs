@@ -1,4 +1,4 @@
-//! Splitting a long chunk in progress for idle ranks under mpirun (`runtime/split.rs`): STATIC
+//! Splitting a long chunk in progress for idle ranks under mpirun (`runtime/tolerance/split.rs`): STATIC
 //! hands the dear second half of the loop to the last rank; the others, idle, take parts of it
 //! (rank 0's compute thread and the other ranks ask it by message). Every iterate counts once,
 //! the chunk map stays a partition, and with `off` nothing is split.

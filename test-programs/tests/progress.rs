@@ -1,4 +1,4 @@
-//! The progress display of long loops (`DLS_PROGRESS`, `dls-runtime/src/runtime/progress.rs`),
+//! The progress display of long loops (`DLS_PROGRESS`, `dls-runtime/src/runtime/observe/progress.rs`),
 //! with `test-programs/src/bin/progress_loop.rs` (SS over sleeping iterates): lines with
 //! increasing percentages on threads, none with `off` or for a short loop in `auto` mode without
 //! a terminal, the `indicatif` bar in a pseudo-terminal (util-linux `script`), a bad value named,

@@ -7,8 +7,8 @@ use super::inner::{InnerLoops, InnerTally};
 use super::layout::{GroupLayout, Role};
 use super::spec::GroupSpec;
 use super::two_level::TwoLevel;
-use crate::runtime::options::LoopOptions;
-use crate::runtime::ordered::Runs;
+use crate::runtime::loops::options::LoopOptions;
+use crate::runtime::loops::ordered::Runs;
 use crate::runtime::{
     combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Panics,
     Runtime, UntypedLoop, Wire,
@@ -271,12 +271,12 @@ impl Groups<'_> {
         let rank = g.world_rank();
         if rank == 0 {
             let mode = &self.rt.settings().report;
-            crate::runtime::stats::emit(&report, mode);
+            crate::runtime::observe::stats::emit(&report, mode);
             match mode {
-                crate::runtime::stats::ReportMode::Stderr => {
+                crate::runtime::observe::stats::ReportMode::Stderr => {
                     eprint!("{}", super::group_summary(&report))
                 }
-                crate::runtime::stats::ReportMode::Stdout => {
+                crate::runtime::observe::stats::ReportMode::Stdout => {
                     print!("{}", super::group_summary(&report))
                 }
                 _ => {}

@@ -5,16 +5,16 @@ use std::time::Instant;
 
 use crate::fault_check::Permutation;
 use crate::report::CheckReport;
-use crate::runtime::checked::{
+use crate::runtime::check::checked::{
     judge, position_at, positions_of, run_position, summaries, Check, CheckMode, Observation,
     Order, Part,
 };
 use crate::runtime::combine::gather_values;
-use crate::runtime::options::{IterateValue, LoopOptions};
-use crate::runtime::ordered::Runs;
+use crate::runtime::loops::options::{IterateValue, LoopOptions};
+use crate::runtime::loops::ordered::Runs;
 use crate::runtime::{
-    combine_partials, drive, panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop, LoopIndex,
-    LoopRange, Panics, Tally, UntypedLoop, Wire,
+    combine_partials, drive, loops::panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop,
+    LoopIndex, LoopRange, Panics, Tally, UntypedLoop, Wire,
 };
 use crate::{Strategy, Technique};
 

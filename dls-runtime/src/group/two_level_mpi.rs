@@ -33,8 +33,8 @@ use super::report::summarise_groups;
 use super::spec::GroupSpec;
 use super::two_level::TwoLevel;
 use crate::report::{GroupReport, LoopReport, RankReport};
+use crate::runtime::backend::mpi::{LoopComm, MpiLoop, OuterRelay, Rank0};
 use crate::runtime::combine::gather_values;
-use crate::runtime::mpi_backend::{LoopComm, MpiLoop, OuterRelay, Rank0};
 use crate::runtime::{ChunkSource, DlsError, Exchange};
 use crate::Technique;
 
@@ -91,8 +91,8 @@ impl MpiGroups {
     /// and splits the communicators. Collective over `MPI_COMM_WORLD`. `None`: a one-level
     /// fallback (1 or 2 ranks).
     pub(super) fn setup(spec: &GroupSpec) -> Result<Option<Box<dyn TwoLevel>>, DlsError> {
-        crate::runtime::mpi_backend::agreement::agree(
-            &crate::runtime::mpi_backend::messages::Step::GroupSetup,
+        crate::runtime::backend::mpi::agreement::agree(
+            &crate::runtime::backend::mpi::messages::Step::GroupSetup,
         );
         let world = LoopComm(SimpleCommunicator::world().duplicate());
         let p = world.0.size() as usize;

@@ -43,75 +43,61 @@
 //!
 //! **Settings** come from the environment, see [`settings`].
 //!
-//! **Layout** (see `ARCHITECTURE.md`, "One loop engine"). This file: [`Runtime`], [`init`],
-//! [`current`]. The engine: `options.rs` (what describes a loop), `loops.rs` (every loop entry
-//! point and `Runtime::run`), `ordered.rs` and `checked.rs` (the adaptors), `execute.rs` (the
-//! worker loops), `loop_handle.rs` (a loop in progress), `range.rs`, `panic_ctx.rs`. Below it:
-//! the chunk-source seam `source.rs` and the scheduler `reporting_scheduler.rs`; tolerance
-//! (`tolerance.rs`, `reexecution.rs`, `split.rs`, `checkpoint.rs`, `holes.rs`); combining
-//! (`combine.rs`, `pipeline.rs`, `strategy.rs`, `wire.rs`); observation (`stats.rs`,
-//! `progress.rs`, `delay.rs`, `cpu_clock.rs`, `inject.rs`); memory across loops (`history.rs`,
-//! `auto.rs`); the backends (`platform.rs`, `threads.rs`, `mpi_backend/`); and the top,
-//! `settings.rs`, `launch.rs`, `error.rs`, `sync.rs`. No two files import each other
-//! (`tests/import_cycles.rs`).
+//! **Layout** (see `ARCHITECTURE.md`, "One loop engine"): one folder per subsystem, each below
+//! the engine and none calling back up into [`Runtime`]. This file: [`Runtime`], [`init`],
+//! [`current`]. `loops/`: the engine (`options.rs` describes a loop, `engine.rs` runs it with the
+//! `ordered.rs` adaptor, `worker.rs` the worker loops, `handle.rs` a loop in progress,
+//! `source.rs` the chunk-source seam, `range.rs`, `panic_ctx.rs`). `sched/`: the scheduler side
+//! (`reporting.rs`, `holes.rs`). `tolerance/`: re-execution, split and checkpoints behind the
+//! `Tolerance` seam. `combine/`: partial results (strategies, the pipeline, `wire.rs`).
+//! `check/`: fault checks and injection. `observe/`: reports, progress, delays, the CPU clock.
+//! `memory/`: what the runtime keeps across loops of a name (AWF, `auto`). `backend/`: the
+//! `Platform` seam, threads and MPI (`mpi/`). At the top: `settings.rs` (reads every `DLS_*`
+//! variable; nothing below imports it but for re-exported types), `launch.rs`, `error.rs`,
+//! `sync.rs`. No two files import each other (`tests/import_cycles.rs`).
 
-pub(crate) mod auto;
-pub mod checked;
-pub(crate) mod checkpoint;
-pub use checkpoint::checkpoint_key;
+pub(crate) mod backend;
+pub(crate) mod check;
 pub(crate) mod combine;
-mod cpu_clock;
-pub mod delay;
 mod error;
-mod execute;
-mod history;
-mod holes;
-pub mod inject;
 pub(crate) mod launch;
-mod loop_handle;
-mod loops;
-#[cfg(feature = "mpi")]
-pub mod mpi_backend;
-pub mod options;
-pub(crate) mod ordered;
-pub(crate) mod panic_ctx;
-mod pipeline;
-mod platform;
-pub mod progress;
-mod range;
-pub(crate) mod reexecution;
-pub(crate) mod reporting_scheduler;
+pub(crate) mod loops;
+pub(crate) mod memory;
+pub(crate) mod observe;
+pub(crate) mod sched;
 pub mod settings;
-mod source;
-pub(crate) mod split;
-pub mod stats;
-mod strategy;
 mod sync;
-mod threads;
-mod tolerance;
-pub(crate) mod wire;
+pub(crate) mod tolerance;
+
+// The public modules keep their paths (`dls_runtime::runtime::checked`, `::options`, …).
+#[cfg(feature = "mpi")]
+pub use backend::mpi as mpi_backend;
+pub use check::{checked, inject};
+pub use loops::options;
+pub use observe::{delay, progress, stats};
 
 use std::sync::{Arc, Mutex, Weak};
 
-pub use delay::region;
+pub use backend::platform::Backend;
+pub use check::inject::inject;
+pub use combine::strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
+pub use combine::wire::Wire;
 pub use error::DlsError;
-pub use inject::inject;
-pub use loop_handle::{ChunkRange, Loop};
-pub use platform::Backend;
-pub use range::{LoopIndex, LoopRange};
-pub use stats::LoopStats;
-pub use strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
-pub use wire::Wire;
+pub use loops::handle::{ChunkRange, Loop};
+pub use loops::range::{LoopIndex, LoopRange};
+pub use observe::delay::region;
+pub use observe::stats::LoopStats;
+pub use tolerance::checkpoint::checkpoint_key;
 
 pub(crate) use combine::{combine_partials, Exchange};
-pub(crate) use execute::drive;
-pub(crate) use loop_handle::{Ending, Panics, UntypedLoop};
-pub(crate) use source::{ChunkSource, Tally};
+pub(crate) use loops::handle::{Ending, Panics, UntypedLoop};
+pub(crate) use loops::source::{ChunkSource, Tally};
+pub(crate) use loops::worker::drive;
 pub(crate) use sync::lock;
 
-use platform::Platform;
+use backend::platform::Platform;
+use backend::threads::ThreadsBackend;
 use settings::{Launch, ReportMode, Settings};
-use threads::ThreadsBackend;
 
 use crate::Technique;
 
@@ -125,9 +111,9 @@ struct Shared {
     /// 1024 names (`history.rs`).
     merge_times: Mutex<std::collections::HashMap<String, f64>>,
     /// `schedule = "auto"`: what each loop name measured and chose (`auto.rs`).
-    auto: Mutex<auto::AutoHistory>,
+    auto: Mutex<memory::auto::AutoHistory>,
     /// The loops' checkpoints across loops (`checkpoint.rs`).
-    checkpoints: checkpoint::CheckpointMemory,
+    checkpoints: tolerance::checkpoint::CheckpointMemory,
 }
 
 impl Drop for Shared {
@@ -139,15 +125,15 @@ impl Drop for Shared {
         }
         let folders = std::mem::take(&mut *lock(&self.checkpoints.checkpointed));
         if matches!(self.platform.backend(), Backend::Threads { .. }) {
-            checkpoint::retire(folders);
+            tolerance::checkpoint::retire(folders);
             // A delay of DLS_DELAY that was never spent: the run measured nothing it was asked
             // to (on MPI, checked across the ranks in `MpiEnv`'s drop).
-            if let Some(e) = delay::never_spent() {
-                panic_ctx::say_line(&format!("dls: error: {e}"));
+            if let Some(e) = observe::delay::never_spent() {
+                loops::panic_ctx::say_line(&format!("dls: error: {e}"));
                 std::process::exit(2);
             }
         } else {
-            checkpoint::retire_after_the_end(folders);
+            tolerance::checkpoint::retire_after_the_end(folders);
         }
     }
 }
@@ -265,7 +251,7 @@ fn use_mpi(launched: Option<&Launch>, mpi_built: bool) -> Result<bool, DlsError>
 /// The MPI backend: the one place a runtime is built on MPI.
 #[cfg(feature = "mpi")]
 fn mpi_platform() -> Result<Box<dyn Platform>, DlsError> {
-    Ok(Box::new(mpi_backend::MpiEnv::init()?))
+    Ok(Box::new(backend::mpi::MpiEnv::init()?))
 }
 
 #[cfg(not(feature = "mpi"))]
@@ -376,7 +362,7 @@ impl Runtime {
         platform: Box<dyn Platform>,
         target: Target,
     ) -> Result<Runtime, DlsError> {
-        reporting_scheduler::set_chunk_map_max(
+        sched::reporting::set_chunk_map_max(
             settings.chunk_map.unwrap_or(settings::DEFAULT_CHUNK_MAP),
         );
         let rt = Runtime {
@@ -385,8 +371,8 @@ impl Runtime {
                 platform,
                 history: Mutex::new(crate::technique::History::new()),
                 merge_times: Mutex::new(std::collections::HashMap::new()),
-                auto: Mutex::new(auto::AutoHistory::default()),
-                checkpoints: checkpoint::CheckpointMemory::default(),
+                auto: Mutex::new(memory::auto::AutoHistory::default()),
+                checkpoints: tolerance::checkpoint::CheckpointMemory::default(),
             }),
             reduction: None,
             reexecute: None,
@@ -410,7 +396,7 @@ impl Runtime {
         if target == Target::Check {
             rt.check_report_target()?;
         }
-        panic_ctx::install_hook();
+        loops::panic_ctx::install_hook();
         Ok(rt)
     }
 

@@ -25,11 +25,11 @@
 
 use std::path::PathBuf;
 
-use super::error::DlsError;
-pub use super::launch::{launcher_rank, launcher_size, Launch};
-pub use super::reporting_scheduler::DEFAULT_CHUNK_MAP;
-pub use super::stats::ReportMode;
-pub use super::threads::DEFAULT_STACK;
+pub use crate::runtime::backend::threads::DEFAULT_STACK;
+use crate::runtime::error::DlsError;
+pub use crate::runtime::launch::{launcher_rank, launcher_size, Launch};
+pub use crate::runtime::observe::stats::ReportMode;
+pub use crate::runtime::sched::reporting::DEFAULT_CHUNK_MAP;
 use crate::{Strategy, Technique};
 
 /// `on`/`off` and their usual spellings, `None` for anything else.
@@ -69,28 +69,28 @@ pub struct Settings {
     /// `DLS_REDUCTION`: overrides every loop's reduction strategy.
     pub reduction: Option<Strategy>,
     /// `DLS_CHECK`: what checked loops do.
-    pub check: Option<super::checked::CheckMode>,
+    pub check: Option<crate::runtime::check::checked::CheckMode>,
     /// `DLS_CHECK_ALPHA`: the significance level of checked loops.
     pub check_alpha: Option<f64>,
     /// `DLS_INJECT`, as read here: the fault injection of tests of fault checks. The hooks read
     /// the variable themselves, once per process; this copy checks the value (and that its
     /// worker exists) when the runtime starts.
-    pub inject: Option<super::inject::Injection>,
+    pub inject: Option<crate::runtime::check::inject::Injection>,
     /// `DLS_PROGRESS`: how the progress of long loops is shown.
-    pub progress: super::progress::ProgressMode,
+    pub progress: crate::runtime::observe::progress::ProgressMode,
     /// `DLS_REEXECUTE`: `Some(false)` turns re-execution of unfinished chunks off (default on).
     pub reexecute: Option<bool>,
     /// `DLS_SPLIT`: `Some(false)` turns off the splitting of chunks in progress for idle
-    /// workers in re-executing loops (default on; `runtime/split.rs`).
+    /// workers in re-executing loops (default on; `runtime/tolerance/split.rs`).
     pub split: Option<bool>,
     /// `DLS_CHECKPOINT`: the folder of loops' checkpoints (none: no checkpoints).
     pub checkpoint: Option<PathBuf>,
     /// `DLS_CHECKPOINT_EVERY`: the interval between two checkpoints of a worker.
     pub checkpoint_every: Option<std::time::Duration>,
     /// `DLS_DELAY`: synthetic delays per region, as read here. The hooks read the variable
-    /// themselves, once per process ([`delay::active`](super::delay::active)); this copy checks
+    /// themselves, once per process ([`delay::active`](crate::runtime::observe::delay::active)); this copy checks
     /// the value when the runtime starts.
-    pub delay: super::delay::Delays,
+    pub delay: crate::runtime::observe::delay::Delays,
 }
 
 impl Settings {
@@ -128,9 +128,9 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_CHECK").filter(|v| !v.trim().is_empty()) {
             s.check = Some(match v.trim().to_ascii_lowercase().as_str() {
-                "off" | "0" => super::checked::CheckMode::Off,
-                "warn" | "on" | "1" => super::checked::CheckMode::Warn,
-                "repair" => super::checked::CheckMode::Repair,
+                "off" | "0" => crate::runtime::check::checked::CheckMode::Off,
+                "warn" | "on" | "1" => crate::runtime::check::checked::CheckMode::Warn,
+                "repair" => crate::runtime::check::checked::CheckMode::Repair,
                 _ => {
                     return Err(DlsError::Setting {
                         name: "DLS_CHECK",
@@ -164,7 +164,7 @@ impl Settings {
             }
         }
         if let Some(v) = lookup("DLS_INJECT").filter(|v| !v.trim().is_empty()) {
-            s.inject = Some(super::inject::Injection::parse(&v)?);
+            s.inject = Some(crate::runtime::check::inject::Injection::parse(&v)?);
         }
         if let Some(v) = lookup("DLS_CHECKPOINT_EVERY").filter(|v| !v.trim().is_empty()) {
             s.checkpoint_every = Some(parse_every(&v)?);
@@ -192,10 +192,10 @@ impl Settings {
             s.reduction = Some(parse_reduction(&v)?);
         }
         if let Some(v) = lookup("DLS_DELAY") {
-            s.delay = super::delay::Delays::parse(&v)?;
+            s.delay = crate::runtime::observe::delay::Delays::parse(&v)?;
         }
         if let Some(v) = lookup("DLS_PROGRESS") {
-            s.progress = super::progress::ProgressMode::parse(&v)?;
+            s.progress = crate::runtime::observe::progress::ProgressMode::parse(&v)?;
         }
         if let Some(v) = lookup("DLS_REPORT") {
             s.report = ReportMode::parse(&v)?;
@@ -619,7 +619,7 @@ mod tests {
 
     #[test]
     fn progress_is_read_and_a_bad_value_names_the_setting() {
-        use crate::runtime::progress::ProgressMode;
+        use crate::runtime::observe::progress::ProgressMode;
         let get = |v: &'static str| {
             Settings::from_lookup(move |k| (k == "DLS_PROGRESS").then(|| v.to_string()))
         };

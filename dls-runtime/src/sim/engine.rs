@@ -273,9 +273,9 @@ enum Found {
     Nothing,
 }
 
-/// The runtime's split (`runtime/split.rs`) at time `now` for idle rank `asker`: the chunk in
+/// The runtime's split (`runtime/tolerance/split.rs`) at time `now` for idle rank `asker`: the chunk in
 /// progress whose iterates not yet started take longest, if at least
-/// [`SPLIT_MIN`](crate::runtime::split::SPLIT_MIN), keeps `keep` quarters of them and loses
+/// [`SPLIT_MIN`](crate::runtime::tolerance::split::SPLIT_MIN), keeps `keep` quarters of them and loses
 /// the rest. The iterate in progress is not cut. Under [`SplitModel::Mpi`] a chunk of a rank
 /// other than 0 is split when its holder answers the ask (see [`SplitModel::Mpi`]).
 fn split_for(
@@ -286,7 +286,7 @@ fn split_for(
     model: SplitModel,
     latency: &dyn Fn(usize) -> f64,
 ) -> Found {
-    let min = crate::runtime::split::SPLIT_MIN.as_secs_f64();
+    let min = crate::runtime::tolerance::split::SPLIT_MIN.as_secs_f64();
     let mut best: Option<(f64, usize)> = None;
     let mut pending = f64::INFINITY;
     for (h, run) in running.iter().enumerate() {
@@ -321,7 +321,7 @@ fn split_for(
     let (started, answered) = if remote {
         // The holder looks for the ask at the end of the first iterate that ends half a poll
         // after the ask's arrival.
-        let poll = crate::runtime::split::SPLIT_POLL.as_secs_f64();
+        let poll = crate::runtime::tolerance::split::SPLIT_POLL.as_secs_f64();
         let k = run.started_by(now + latency(holder) + poll / 2.0);
         (k, run.received + run.prefix[k as usize] * run.factor)
     } else {

@@ -1,7 +1,7 @@
 //! The simulator's choice of a technique for a measured loop, after SimAS (Mohammed & Ciorba
 //! 2020): a [`Workload`] is estimated from one executed loop's report, every candidate technique
 //! is simulated on it, and [`select`] takes the smallest predicted makespan. What `auto`
-//! (`dls-runtime/src/runtime/auto.rs`) runs between a loop's executions.
+//! (`dls-runtime/src/runtime/memory/auto.rs`) runs between a loop's executions.
 //!
 //! **The workload.** From the report's chunk map and chunk times (each chunk: its iterates, its
 //! rank, its measured work time): the rank speeds and the iterate-time profile over the index

@@ -1,4 +1,4 @@
-//! The runtime's splitting of a chunk in progress for an idle rank (`runtime/split.rs`), in the
+//! The runtime's splitting of a chunk in progress for an idle rank (`runtime/tolerance/split.rs`), in the
 //! simulator: which ranks' chunks may be split, and where.
 
 use std::fmt;

@@ -9,7 +9,7 @@
 //! Korndörfer, Eleliemy & Ciorba, IEEE TPDS 33(10), 2022) the choice is made again when the
 //! measured load imbalance grows.
 //!
-//! The selection itself is in the runtime (`dls-runtime/src/runtime/auto.rs`, with the pure
+//! The selection itself is in the runtime (`dls-runtime/src/runtime/memory/auto.rs`, with the pure
 //! model and choice in `dls-runtime/src/sim/selection.rs`). Where no choice is made (the
 //! simulator, `dls chunks`, a loop nested in an iterate, two-level loops) `auto` sizes chunks
 //! as FAC2, its measuring run: test vector (N = 1000, P = 4) 125×4, 63×4, 31×4, 16×4, 8×4,

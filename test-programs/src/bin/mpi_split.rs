@@ -1,6 +1,6 @@
 //! A loop whose last chunk is long, under mpirun (tests/mpi_split.rs): STATIC over N iterates,
 //! the second half dear (300 µs each), so that rank P-1 holds most of the work while the others
-//! are idle and ask the scheduler to split its chunk (`runtime/split.rs`). Prints the result, the
+//! are idle and ask the scheduler to split its chunk (`runtime/tolerance/split.rs`). Prints the result, the
 //! serial result, the splits and the chunk map (rank 0).
 //!
 //! Arguments: `N` (default 600) and `SPLIT` (`on` or `off`, default `on`).

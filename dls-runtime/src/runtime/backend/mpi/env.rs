@@ -1,0 +1,194 @@
+//! MPI initialisation and finalisation (`DLS_Setup` on MPI).
+
+use mpi::collective::{CommunicatorCollectives, SystemOperation};
+use mpi::environment::{Threading, Universe};
+use mpi::topology::{Communicator, SimpleCommunicator};
+
+use super::agreement::agree;
+use super::chunk_loop::MpiLoop;
+use super::messages::Step;
+use crate::runtime::backend::platform::{LoopStart, Platform};
+use crate::runtime::error::DlsError;
+use crate::runtime::loops::handle::Panics;
+use crate::runtime::loops::panic_ctx;
+use crate::runtime::loops::source::ChunkSource;
+use crate::runtime::Backend;
+use crate::Technique;
+
+/// The initialised MPI library. Finalises MPI when dropped.
+pub(crate) struct MpiEnv {
+    universe: Option<Universe>,
+    /// The thread that initialised MPI: the one that starts loops over every rank.
+    thread: std::thread::ThreadId,
+    rank: usize,
+    size: usize,
+}
+
+/// Open MPI's MCA parameter `mpi_yield_when_idle`, as an environment variable.
+const YIELD_VAR: &str = "OMPI_MCA_mpi_yield_when_idle";
+
+fn abort_world(code: i32) {
+    SimpleCommunicator::world().abort(code)
+}
+
+impl MpiEnv {
+    /// Initialises MPI with `MPI_THREAD_MULTIPLE`.
+    pub(crate) fn init() -> Result<MpiEnv, DlsError> {
+        if mpi::environment::is_finalized() {
+            return Err(DlsError::Mpi(
+                "MPI was already finalised in this process (the runtime was dropped); MPI \
+                 cannot be initialised twice: keep the runtime from dls::init() alive"
+                    .into(),
+            ));
+        }
+        // Open MPI busy-polls without yielding when it believes each rank has a core of its own.
+        // A dls scheduler rank runs two threads (compute + service), so let waiting ranks yield
+        // the CPU, unless the user chose otherwise (read by MPI_Init from the environment).
+        if std::env::var_os(YIELD_VAR).is_none() {
+            std::env::set_var(YIELD_VAR, "1");
+        }
+        let (universe, provided) =
+            mpi::initialize_with_threading(Threading::Multiple).ok_or_else(|| {
+                DlsError::Mpi(
+                    "MPI was already initialised by someone else in this process; let \
+                     dls::init() initialise it"
+                        .into(),
+                )
+            })?;
+        if provided != Threading::Multiple {
+            drop(universe);
+            return Err(DlsError::Mpi(format!(
+                "the MPI library provides thread support {provided:?}, but dls needs \
+                 MPI_THREAD_MULTIPLE (the scheduler answers requests on a service thread); use \
+                 an MPI build with thread multiple support (Open MPI >= 3 has it)"
+            )));
+        }
+        let world = universe.world();
+        let rank = world.rank() as usize;
+        let size = world.size() as usize;
+        panic_ctx::set_mpi(rank, abort_world);
+        super::agreement::agree_settings();
+        Ok(MpiEnv {
+            universe: Some(universe),
+            thread: std::thread::current().id(),
+            rank,
+            size,
+        })
+    }
+}
+
+/// The MPI backend: loops over `MPI_COMM_WORLD`, one compute thread per rank.
+impl Platform for MpiEnv {
+    fn backend(&self) -> Backend {
+        Backend::Mpi {
+            rank: self.rank,
+            size: self.size,
+        }
+    }
+
+    /// A loop over all ranks is running in this process: a loop started now comes from another
+    /// thread (one spawned inside an iterate), which the other ranks are not running.
+    fn busy(&self) -> bool {
+        panic_ctx::loop_running()
+    }
+
+    /// True on every rank when `ok` is true on every rank (collective over `MPI_COMM_WORLD`).
+    fn all_agree(&self, ok: bool) -> bool {
+        let mine = i32::from(ok);
+        let mut all = 0i32;
+        SimpleCommunicator::world().all_reduce_into(&mine, &mut all, SystemOperation::min());
+        all == 1
+    }
+
+    fn rank0_value(&self, at: &LoopStart<'_>, requested: &Technique, mine: Vec<u8>) -> Vec<u8> {
+        use crate::runtime::combine::Exchange;
+        agree(&Step::start_loop(at, requested));
+        let world = super::LoopComm(SimpleCommunicator::world());
+        world.broadcast(0, (self.rank == 0).then_some(mine))
+    }
+
+    fn start(
+        &self,
+        at: &LoopStart<'_>,
+        technique: &Technique,
+        weights: Option<Vec<f64>>,
+    ) -> Result<Box<dyn ChunkSource>, DlsError> {
+        agree(&Step::start_loop(at, technique));
+        let world = SimpleCommunicator::world();
+        Ok(Box::new(MpiLoop::start(&world, technique, at.n, weights)?))
+    }
+
+    fn may_start_here(&self) -> Result<(), DlsError> {
+        if std::thread::current().id() == self.thread {
+            return Ok(());
+        }
+        Err(DlsError::Mpi(format!(
+            "rank {}: a loop over every rank was started from a thread other than the one that \
+             called dls::init. Under mpirun every rank starts its loops from one thread, the one \
+             that called dls::init (the one-thread rule): the ranks start each loop together, and \
+             two threads of a rank starting loops at once would interleave those starts and hang. \
+             Start the loops one after the other from that thread (a loop started inside an \
+             iterate, or by a thread that an iterate spawned, runs on its own thread instead)",
+            self.rank
+        )))
+    }
+
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), _useful: usize) {
+        worker(0);
+    }
+
+    fn panics(&self) -> Panics {
+        Panics::Unwind
+    }
+}
+
+/// At the end of a run with `DLS_DELAY` (collective, once every rank has ended): the error for a
+/// delay that no rank spent (`delay::never_spent`), the same on every rank.
+fn unspent_delays() -> Option<String> {
+    use crate::runtime::observe::delay;
+    let mine = delay::spent_flags();
+    if mine.is_empty() {
+        return None;
+    }
+    let world = super::LoopComm(SimpleCommunicator::world());
+    let all = crate::runtime::combine::gather_values(&world, &mine).unwrap_or_default();
+    let any: Vec<bool> = (0..mine.len())
+        .map(|k| all.iter().any(|r| r.get(k).copied().unwrap_or(true)))
+        .collect();
+    delay::unspent_message(&any)
+}
+
+impl Drop for MpiEnv {
+    fn drop(&mut self) {
+        // Every rank ends here; one that ends while others start a loop is named, not waited for.
+        let mut failed = None;
+        if std::thread::panicking() {
+            // A panic unwinding out of main that the panic hook did not end (the program replaced
+            // dls's hook): the other ranks would wait for this one forever.
+            panic_ctx::abort_if_unwinding();
+        } else {
+            if !agree(&Step::End) {
+                // Other ranks are elsewhere: leave without finalising MPI (which would wait for
+                // them), so that main's error is printed; rank 0 ends the job.
+                panic_ctx::clear_mpi();
+                if let Some(u) = self.universe.take() {
+                    std::mem::forget(u);
+                }
+                return;
+            }
+            // Every rank ended normally: the loops' checkpoints are of no further use.
+            crate::runtime::tolerance::checkpoint::retire_pending();
+            failed = unspent_delays();
+        }
+        panic_ctx::clear_mpi();
+        // Dropping the universe calls MPI_Finalize.
+        self.universe.take();
+        if let Some(e) = failed {
+            // Every rank saw the same flags and ends alike, rank 0 saying why.
+            if self.rank == 0 {
+                panic_ctx::say_line(&format!("dls: error: {e}"));
+            }
+            std::process::exit(2);
+        }
+    }
+}

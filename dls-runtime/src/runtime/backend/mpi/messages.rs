@@ -1,0 +1,337 @@
+//! Every message of the scheduler/worker protocol, in one place.
+//!
+//! Messages travel on the loop's own communicator (a duplicate made by `DLS_StartLoop`), so no
+//! message of one loop can be received by another loop or by another communicator, whatever the
+//! tags: MPI matches messages by communicator context first. Inside a loop's communicator the tags
+//! below separate the message kinds. Later features (pipelined reductions, fault checks,
+//! checkpoints) add variants and tags here.
+//!
+//! Messages are fixed-size arrays of `u64` words (floats as their bits), sent as MPI `u64`
+//! buffers: no serialisation cost on the request path.
+
+use crate::runtime::tolerance::reexecution::Verdict;
+use crate::{Chunk, ChunkTiming};
+
+/// Tag of worker → scheduler messages ([`Request`]).
+pub(crate) const TAG_REQUEST: i32 = 1;
+/// Tag of scheduler → worker messages ([`Reply`]).
+pub(crate) const TAG_REPLY: i32 = 2;
+/// Tag of a partial result sent to another rank by a reduction strategy (serialised bytes, any
+/// length; `combine.rs`).
+pub(crate) const TAG_PARTIAL: i32 = 3;
+/// Tag of a scheduler → worker message `[ordinal]`: the worker's `ordinal`-th chunk of the loop
+/// is redundant (every iterate confirmed by other copies; re-execution), stop executing it. A
+/// worker checks for it every few iterates and drains stale ones when it leaves the loop.
+pub(crate) const TAG_CANCEL: i32 = 4;
+/// Tag of a scheduler → worker message `[ordinal, keep]`: an idle worker could take part of
+/// the worker's `ordinal`-th chunk (`runtime/tolerance/split.rs`); the worker splits it, keeping `keep`
+/// quarters of what it has not started, and answers with [`Request::Split`] before its next
+/// request (or refuses). A worker checks for it every 0.2 ms or so inside a chunk and drops
+/// stale ones when it leaves the loop.
+pub(crate) const TAG_SPLIT: i32 = 5;
+
+/// Words in an encoded [`Request`].
+pub(crate) const REQUEST_WORDS: usize = 5;
+/// Words in an encoded [`Reply`].
+pub(crate) const REPLY_WORDS: usize = 3;
+/// Words in an encoded [`Handout`].
+pub(crate) const HANDOUT_WORDS: usize = 2;
+
+/// Worker → scheduler.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Request {
+    /// "Give me a chunk", carrying the timing of the chunk the worker just finished (none on the
+    /// first request): Cariño & Banicescu's (2007) `DLS_EndChunk` + `DLS_StartChunk`.
+    Next(Option<ChunkTiming>),
+    /// The worker stops taking chunks before the loop is done (it called `finish` early);
+    /// carries the timing of its open chunk. No reply.
+    Leave(Option<ChunkTiming>),
+    /// The answer to a [`TAG_SPLIT`] message about the worker's `ordinal`-th chunk: it now ends
+    /// after `s` of its iterates and `[s, limit)` (offsets in the chunk) are for another worker;
+    /// `s = limit = 0`: refused (too little left, or the chunk already ended); `s = 0, limit =
+    /// 1`: not started yet, ask again. No reply.
+    Split { ordinal: u64, s: u64, limit: u64 },
+}
+
+/// Scheduler → worker. Each reply carries the verdict on the worker's previous chunk
+/// (re-execution: `Discard` when another copy of it finished first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reply {
+    /// Execute iterates `[start, start + size)` (offsets from the loop's first index).
+    Chunk(Chunk, Verdict),
+    /// The loop is terminated for this worker: every iterate has been handed out (and, with
+    /// re-execution, confirmed).
+    Done(Verdict),
+}
+
+/// Group leader → every rank of its group, a broadcast on the group's communicator (two-level
+/// loops): the outer chunk the leader got from the coordinator, which the whole group executes in
+/// lock step, or `None` at the end of the outer loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Handout(pub Option<Chunk>);
+
+const NEXT: u64 = 1;
+const LEAVE: u64 = 2;
+const SPLIT: u64 = 3;
+const CHUNK: u64 = 1;
+const DONE: u64 = 2;
+/// Added to a reply's kind: the previous chunk is discarded.
+const DISCARD: u64 = 1 << 8;
+
+impl Request {
+    pub(crate) fn encode(&self) -> [u64; REQUEST_WORDS] {
+        let (kind, t) = match *self {
+            Request::Next(t) => (NEXT, t),
+            Request::Leave(t) => (LEAVE, t),
+            Request::Split { ordinal, s, limit } => return [SPLIT, ordinal, s, limit, 0],
+        };
+        match t {
+            Some(t) => [
+                kind,
+                1,
+                t.iterates,
+                t.work_s.to_bits(),
+                t.elapsed_s.to_bits(),
+            ],
+            None => [kind, 0, 0, 0, 0],
+        }
+    }
+
+    /// `None` for a malformed message (never sent by dls).
+    pub(crate) fn decode(w: &[u64; REQUEST_WORDS]) -> Option<Request> {
+        let t = (w[1] == 1).then(|| ChunkTiming {
+            iterates: w[2],
+            work_s: f64::from_bits(w[3]),
+            elapsed_s: f64::from_bits(w[4]),
+        });
+        match w[0] {
+            NEXT => Some(Request::Next(t)),
+            LEAVE => Some(Request::Leave(t)),
+            SPLIT => Some(Request::Split {
+                ordinal: w[1],
+                s: w[2],
+                limit: w[3],
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl Reply {
+    pub(crate) fn encode(&self) -> [u64; REPLY_WORDS] {
+        let flag = |v: Verdict| match v {
+            Verdict::Keep => 0,
+            Verdict::Discard => DISCARD,
+        };
+        match *self {
+            Reply::Chunk(c, v) => [CHUNK | flag(v), c.start, c.size],
+            Reply::Done(v) => [DONE | flag(v), 0, 0],
+        }
+    }
+
+    /// `None` for a malformed message (never sent by dls).
+    pub(crate) fn decode(w: &[u64; REPLY_WORDS]) -> Option<Reply> {
+        let verdict = match w[0] & !0xff {
+            0 => Verdict::Keep,
+            DISCARD => Verdict::Discard,
+            _ => return None,
+        };
+        match w[0] & 0xff {
+            CHUNK => Some(Reply::Chunk(
+                Chunk {
+                    start: w[1],
+                    size: w[2],
+                },
+                verdict,
+            )),
+            DONE => Some(Reply::Done(verdict)),
+            _ => None,
+        }
+    }
+}
+
+impl Handout {
+    /// `[start, size]`; a size of 0 (no chunk is empty) ends the outer loop.
+    pub(crate) fn encode(&self) -> [u64; HANDOUT_WORDS] {
+        match self.0 {
+            Some(c) => [c.start, c.size],
+            None => [0, 0],
+        }
+    }
+
+    pub(crate) fn decode(w: &[u64; HANDOUT_WORDS]) -> Handout {
+        Handout((w[1] > 0).then_some(Chunk {
+            start: w[0],
+            size: w[1],
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let t = ChunkTiming {
+            iterates: 7,
+            work_s: 0.25,
+            elapsed_s: 0.5,
+        };
+        for r in [
+            Request::Next(None),
+            Request::Next(Some(t)),
+            Request::Leave(Some(t)),
+            Request::Leave(None),
+            Request::Split {
+                ordinal: 3,
+                s: 40,
+                limit: 100,
+            },
+        ] {
+            assert_eq!(Request::decode(&r.encode()), Some(r));
+        }
+        for r in [
+            Reply::Chunk(Chunk { start: 3, size: 9 }, Verdict::Keep),
+            Reply::Chunk(Chunk { start: 3, size: 9 }, Verdict::Discard),
+            Reply::Done(Verdict::Keep),
+            Reply::Done(Verdict::Discard),
+        ] {
+            assert_eq!(Reply::decode(&r.encode()), Some(r));
+        }
+        assert_eq!(Request::decode(&[9, 0, 0, 0, 0]), None);
+        assert_eq!(Reply::decode(&[0, 0, 0]), None);
+        for h in [Handout(Some(Chunk { start: 4, size: 2 })), Handout(None)] {
+            assert_eq!(Handout::decode(&h.encode()), h);
+        }
+    }
+}
+
+/// Words in an encoded [`Step`].
+pub(crate) const STEP_WORDS: usize = 6;
+
+/// What a rank is about to do at a collective step of `MPI_COMM_WORLD`: start a loop, set up
+/// two-level groups, or end (its runtime is dropped). Every rank all-gathers its `Step` before the
+/// step's own collectives, so ranks that disagree (one returned from `main` early, skipped a loop,
+/// started loops in another order, or with another range or technique) are found and the job ends
+/// with the cause instead of hanging in mismatched collectives.
+///
+/// Encoded as `[kind, hash of the loop name, iterates, hash of the technique text]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// `DLS_StartLoop` of a loop over every rank.
+    StartLoop {
+        /// The loop's name (its source location, or the name the program gave).
+        name: String,
+        /// Its number of iterates.
+        n: u64,
+        /// Its technique, as text (after `DLS_SCHEDULE`).
+        technique: String,
+        /// Its first index, as text.
+        first: String,
+        /// What kind of loop, with its result type (an explicit loop, a `doall`, a loop with a
+        /// result, a checked loop).
+        kind: String,
+    },
+    /// `DLS_GroupSetup` of two-level loops.
+    GroupSetup,
+    /// The end of the program on this rank: its runtime is dropped and MPI finalised.
+    End,
+}
+
+/// FNV-1a, 64 bits: a hash that is the same in every process and build (unlike std's, which may
+/// change between Rust versions).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+impl Step {
+    /// The start of the loop `at` under `technique`.
+    pub(crate) fn start_loop(
+        at: &crate::runtime::backend::platform::LoopStart<'_>,
+        technique: &crate::Technique,
+    ) -> Step {
+        Step::StartLoop {
+            name: at.name.to_string(),
+            n: at.n,
+            technique: technique.to_string(),
+            first: at.first.clone(),
+            kind: at.kind.clone(),
+        }
+    }
+
+    pub(crate) fn encode(&self) -> [u64; STEP_WORDS] {
+        match self {
+            Step::StartLoop {
+                name,
+                n,
+                technique,
+                first,
+                kind,
+            } => [
+                1,
+                fnv1a(name),
+                *n,
+                fnv1a(technique),
+                fnv1a(first),
+                fnv1a(kind),
+            ],
+            Step::GroupSetup => [2, 0, 0, 0, 0, 0],
+            Step::End => [3, 0, 0, 0, 0, 0],
+        }
+    }
+
+    /// What the rank does, in words, for the error that names the disagreement.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Step::StartLoop {
+                name,
+                n,
+                technique,
+                first,
+                kind,
+            } => format!(
+                "starts loop `{name}` over {n} iterates from index {first} with technique \
+                 `{technique}`: {kind}"
+            ),
+            Step::GroupSetup => "sets up two-level groups (group_setup)".into(),
+            Step::End => "ends: its dls runtime was dropped (main returned, perhaps with an \
+                          error, or the runtime went out of scope)"
+                .into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod step_tests {
+    use super::Step;
+
+    #[test]
+    fn steps_differ_by_what_the_ranks_must_agree_on() {
+        let at = |name: &str, n, first: &str, kind: &str, t: &str| Step::StartLoop {
+            name: name.into(),
+            n,
+            technique: t.into(),
+            first: first.into(),
+            kind: kind.into(),
+        };
+        let start = |name: &str, n, t: &str| at(name, n, "0", "with a result", t);
+        let a = start("a.rs:1:1", 100, "fac2").encode();
+        assert_eq!(a, start("a.rs:1:1", 100, "fac2").encode());
+        for other in [
+            start("a.rs:2:1", 100, "fac2"),
+            start("a.rs:1:1", 101, "fac2"),
+            start("a.rs:1:1", 100, "gss"),
+            // Issue 27 case 5: the same n from another first index, or another kind of loop.
+            at("a.rs:1:1", 100, "10", "with a result", "fac2"),
+            at("a.rs:1:1", 100, "0", "checked", "fac2"),
+            Step::GroupSetup,
+            Step::End,
+        ] {
+            assert_ne!(a, other.encode(), "{other:?}");
+        }
+        assert!(Step::End.describe().contains("main returned"));
+    }
+}

@@ -1,0 +1,92 @@
+//! What a runtime runs on: the threads of this process, or MPI ranks. The one place a backend is
+//! chosen is `Runtime::from_parts`'s caller (`init`, `current`, `Runtime::threads`); everything
+//! else calls this trait.
+
+use crate::runtime::error::DlsError;
+use crate::runtime::loops::handle::Panics;
+use crate::runtime::loops::source::ChunkSource;
+use crate::Technique;
+
+/// Which backend a [`Runtime`](crate::Runtime) runs loops on.
+///
+/// ```
+/// let rt = dls_runtime::init().unwrap();
+/// if let dls_runtime::Backend::Threads { threads } = rt.backend() {
+///     assert_eq!(threads, rt.workers());
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Backend {
+    /// Worker threads of a rayon pool in this process.
+    Threads {
+        /// Number of worker threads.
+        threads: usize,
+    },
+    /// MPI ranks under `mpirun`: rank 0 is the scheduler and also executes iterates.
+    Mpi {
+        /// This process's rank in `MPI_COMM_WORLD`.
+        rank: usize,
+        /// Number of ranks.
+        size: usize,
+    },
+}
+
+/// What identifies a loop's start, which every MPI rank must agree on before the loop runs.
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) struct LoopStart<'a> {
+    /// The loop's name (its source location, or the name the program gave).
+    pub name: &'a str,
+    /// Its number of iterates.
+    pub n: u64,
+    /// Its first index, as text.
+    pub first: String,
+    /// What kind of loop it is, in words (with its result type): an explicit loop, a `doall`, a
+    /// loop with a result, a checked loop.
+    pub kind: String,
+}
+
+/// A backend of the runtime.
+pub(crate) trait Platform: Send + Sync {
+    /// Which backend this is, with its rank and size or thread count.
+    fn backend(&self) -> Backend;
+
+    /// True on every process when `ok` is true on every process (collective on MPI).
+    fn all_agree(&self, ok: bool) -> bool;
+
+    /// The chunk source of the loop `name` of `n` iterates over every worker (collective on MPI,
+    /// where every rank must start the same loop: checked first).
+    fn start(
+        &self,
+        at: &LoopStart<'_>,
+        technique: &Technique,
+        weights: Option<Vec<f64>>,
+    ) -> Result<Box<dyn ChunkSource>, DlsError>;
+
+    /// Rank 0's `mine`, on every process (collective on MPI, where every rank first checks that
+    /// all start the loop `name` of `n` iterates under `requested`): how every rank takes the
+    /// technique rank 0 chose for a loop under `auto`. The threads backend returns `mine`.
+    fn rank0_value(&self, at: &LoopStart<'_>, requested: &Technique, mine: Vec<u8>) -> Vec<u8>;
+
+    /// Runs `worker(slot)` on this process's workers, in parallel, and waits for all: on at most
+    /// `useful` of them (a loop of n iterates keeps at most n workers busy), and always on slot 0,
+    /// which pulls chunks until none remain, so a worker that does not start loses nothing.
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), useful: usize);
+
+    /// True while the workers are taken by a running loop, so that a loop started now from a
+    /// thread that executes no iterate (a thread spawned inside an iterate) could only wait for
+    /// them: it runs serially on its own thread instead (issue 17 case 9a).
+    fn busy(&self) -> bool;
+
+    /// Whether a loop over every worker may be started from the calling thread: on MPI, only
+    /// from the thread that initialised dls (every rank's loop starts are collectives, which two
+    /// threads of one rank would interleave: a hang). The threads backend takes loops from any
+    /// thread.
+    fn may_start_here(&self) -> Result<(), DlsError> {
+        Ok(())
+    }
+
+    /// Who reports a panicking iterate on this backend.
+    fn panics(&self) -> Panics;
+}

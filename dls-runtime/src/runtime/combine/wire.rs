@@ -1,0 +1,56 @@
+//! Values that travel between ranks: reduction results over MPI.
+//!
+//! A [`Wire`] value is serialised with `postcard` (a compact binary serde format: exact for
+//! floats, NaN and infinities included), so any `serde` type can be a reduction value.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::runtime::error::DlsError;
+
+/// A value that can be sent between MPI ranks: anything `Serialize + DeserializeOwned`
+/// (blanket implementation).
+///
+/// ```
+/// fn needs_wire<T: dls_runtime::Wire>() {}
+/// needs_wire::<(f64, Vec<u32>)>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot travel between workers: it needs serde's `Serialize` and `Deserialize`",
+    label = "the partial results of this variable are sent between threads and MPI ranks",
+    note = "derive both for a type of your own: #[derive(serde::Serialize, serde::Deserialize)] (through dls: #[derive(dls::serde::Serialize, dls::serde::Deserialize)] with #[serde(crate = \"dls::serde\")]); an array of more than 32 elements (`[T; 64]`) is not serialisable by serde: use a Vec<T>, which reduce and gather combine element by element"
+)]
+pub trait Wire: Serialize + DeserializeOwned {}
+
+impl<T: Serialize + DeserializeOwned> Wire for T {}
+
+/// Serialises `value`.
+pub(crate) fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, DlsError> {
+    postcard::to_allocvec(value).map_err(|e| DlsError::Wire(format!("cannot serialise: {e}")))
+}
+
+/// Deserialises a value written by [`encode`].
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DlsError> {
+    postcard::from_bytes(bytes).map_err(|e| DlsError::Wire(format!("cannot deserialise: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_exactly() {
+        let v = (
+            f64::NAN,
+            -0.0f64,
+            f64::INFINITY,
+            vec![1u64, u64::MAX],
+            "x".to_string(),
+        );
+        let back: (f64, f64, f64, Vec<u64>, String) = decode(&encode(&v).unwrap()).unwrap();
+        assert!(back.0.is_nan());
+        assert_eq!(back.1.to_bits(), (-0.0f64).to_bits());
+        assert_eq!((back.2, back.3, back.4), (v.2, v.3, v.4));
+        assert!(decode::<u64>(&[]).is_err());
+    }
+}

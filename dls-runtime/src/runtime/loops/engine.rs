@@ -1,0 +1,821 @@
+//! Every loop entry point of a [`Runtime`]: `start_loop*` (the explicit `DLS_StartLoop` API),
+//! `doall*` and `doall_reduce` (the closure forms), all on the chunk-source seam (`source.rs`), the
+//! one worker loop (`loops/worker.rs`) and the one combine function (`combine.rs`).
+
+use std::sync::Mutex;
+
+use crate::runtime::check::checked::{self, CheckMode, Plain};
+use crate::runtime::combine::combine_partials;
+use crate::runtime::combine::wire::Wire;
+use crate::runtime::error::DlsError;
+use crate::runtime::loops::handle::{Ending, History, Loop, Panics, UntypedLoop};
+use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
+use crate::runtime::loops::ordered::Runs;
+use crate::runtime::loops::panic_ctx;
+use crate::runtime::loops::range::{LoopIndex, LoopRange};
+use crate::runtime::loops::source::{ChunkSource, SharedSource};
+use crate::runtime::loops::worker::{drive, drive_apart, Apart, Failure};
+use crate::runtime::observe::stats::LoopStats;
+use crate::runtime::observe::stats::ReportMode;
+use crate::runtime::sync::lock;
+use crate::runtime::{combine::pipeline, Runtime};
+use crate::{Strategy, Technique};
+
+impl Runtime {
+    /// `DLS_StartLoop`: starts a loop over `range` (the synchronisation point at its start; on MPI
+    /// every rank calls it). The loop is named after the caller's source location. `DLS_SCHEDULE`
+    /// overrides `technique`.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop(1..=100i32, "fac2".parse().unwrap()).unwrap();
+    /// let mut n = 0;
+    /// while let Some(c) = lp.next_chunk() { n += c.count(); }
+    /// assert_eq!(n, 100);
+    /// assert!(lp.name().contains(".rs:"));
+    /// ```
+    #[track_caller]
+    pub fn start_loop<R: LoopRange>(
+        &self,
+        range: R,
+        technique: Technique,
+    ) -> Result<Loop<R::Index>, DlsError> {
+        let name = std::panic::Location::caller().to_string();
+        self.start_loop_named(&name, range, technique)
+    }
+
+    /// [`start_loop`](Runtime::start_loop) with an explicit loop name (as in the report).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let lp = rt.start_loop_named("rows", 0..3u8, "ss".parse().unwrap()).unwrap();
+    /// assert_eq!(lp.finish().report.name, "rows");
+    /// ```
+    pub fn start_loop_named<R: LoopRange>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+    ) -> Result<Loop<R::Index>, DlsError> {
+        self.make_loop(name, range, technique, || {
+            "an explicit loop (start_loop)".into()
+        })
+        .map(|(lp, _)| lp)
+    }
+
+    /// `kind` says what kind of loop it is (checked across MPI ranks at the start).
+    fn make_loop<R: LoopRange>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        kind: impl FnOnce() -> String,
+    ) -> Result<(Loop<R::Index>, Placement), DlsError> {
+        let (first, n) = range.first_and_len()?;
+        let technique = self.effective_technique(technique);
+        if panic_ctx::in_iterate() || self.shared.platform.busy() {
+            // Nested inside an iterate, or started by a thread spawned inside one while the
+            // workers run a loop: this thread alone, no report.
+            let source = Box::new(SharedSource::new(&technique, n, 1, None)?);
+            let lp = self
+                .untyped(name, technique, n, source, ReportMode::Off)
+                .nested_in(panic_ctx::save());
+            return Ok((Loop::new(first, lp), Placement::Nested));
+        }
+        self.shared.platform.may_start_here()?;
+        let p = self.workers();
+        let at = crate::runtime::backend::platform::LoopStart {
+            name,
+            n,
+            first: if n == 0 {
+                "(none: empty)".into()
+            } else {
+                first.to_string()
+            },
+            kind: kind(),
+        };
+        let (technique, auto) = if technique.kind.entry().selects {
+            let (t, a) = self.resolve_auto(&at, p, &technique);
+            (t, Some(a))
+        } else {
+            (technique, None)
+        };
+        let weights = self.awf_weights_for(name, &technique, p);
+        let source = self.shared.platform.start(&at, &technique, weights)?;
+        let lp = self
+            .untyped(
+                name,
+                technique,
+                n,
+                source,
+                self.shared.settings.report.clone(),
+            )
+            .over_all_workers()
+            .with_progress(self.shared.settings.progress);
+        if let Some(a) = auto {
+            lp.note_auto(a);
+        }
+        Ok((Loop::new(first, lp), Placement::AllWorkers))
+    }
+
+    /// A loop of this runtime over `source`, reporting to `mode`; a loop over more than one
+    /// worker (or process) is one more time step of its name's history.
+    fn untyped(
+        &self,
+        name: &str,
+        technique: Technique,
+        n: u64,
+        source: Box<dyn ChunkSource>,
+        mode: ReportMode,
+    ) -> UntypedLoop {
+        let history = if source.workers() > 1 || source.exchange().is_some() {
+            History::Record
+        } else {
+            History::Skip
+        };
+        let ending = Ending::Report {
+            memory: Box::new(self.clone()),
+            mode,
+            history,
+        };
+        UntypedLoop::new(name.into(), technique, n, source, ending)
+    }
+
+    /// Starts a loop over the ranks of `comm` (any communicator: a group of ranks, or the
+    /// coordinator and the group leaders of a two-level loop). Rank 0 of `comm` is the scheduler.
+    /// Every rank of `comm` must call it, with the same range and technique. Unlike
+    /// [`start_loop`](Runtime::start_loop) it may be called inside an iterate of another loop.
+    ///
+    /// ```no_run
+    /// # // needs mpirun
+    /// let rt = dls_runtime::init().unwrap();
+    /// let world = mpi::topology::SimpleCommunicator::world();
+    /// let lp = rt.start_loop_on(&world, "inner", 0..10u32, "gss".parse().unwrap()).unwrap();
+    /// while let Some(c) = lp.next_chunk() { for _ in c {} }
+    /// lp.finish();
+    /// ```
+    #[cfg(feature = "mpi")]
+    pub fn start_loop_on<C, R>(
+        &self,
+        comm: &C,
+        name: &str,
+        range: R,
+        technique: Technique,
+    ) -> Result<Loop<R::Index>, DlsError>
+    where
+        C: mpi::topology::Communicator,
+        R: LoopRange,
+    {
+        if !matches!(self.backend(), crate::runtime::Backend::Mpi { .. }) {
+            return Err(DlsError::Mpi(
+                "start_loop_on needs the MPI backend (launch the program with mpirun)".into(),
+            ));
+        }
+        let (first, n) = range.first_and_len()?;
+        let technique = self.effective_technique(technique);
+        let w = self.awf_weights_for(name, &technique, comm.size() as usize);
+        let source = Box::new(crate::runtime::backend::mpi::MpiLoop::start(
+            comm, &technique, n, w,
+        )?);
+        let lp = self.untyped(
+            name,
+            technique,
+            n,
+            source,
+            self.shared.settings.report.clone(),
+        );
+        Ok(Loop::new(first, lp))
+    }
+
+    /// Runs `body` once for every index of `range`, in parallel over all workers, with dynamic
+    /// loop scheduling. Named after the caller's source location. Returns the loop's statistics.
+    ///
+    /// A panicking iterate ends the loop: on threads, `doall` panics with the iterate, the thread
+    /// and the message; on MPI the job is aborted with the rank, the iterate and the message.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// let rt = dls_runtime::init().unwrap();
+    /// let sum = AtomicU64::new(0);
+    /// let stats = rt.doall(0..1000u64, "awf-b".parse().unwrap(), |i| {
+    ///     sum.fetch_add(i, Ordering::Relaxed);
+    /// }).unwrap();
+    /// assert_eq!(sum.into_inner(), 499_500); // on MPI: this rank's share only
+    /// assert_eq!(stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
+    /// ```
+    #[track_caller]
+    pub fn doall<R, F>(
+        &self,
+        range: R,
+        technique: Technique,
+        body: F,
+    ) -> Result<LoopStats, DlsError>
+    where
+        R: LoopRange,
+        F: Fn(R::Index) + Sync,
+    {
+        let name = std::panic::Location::caller().to_string();
+        self.doall_named(&name, range, technique, body)
+    }
+
+    /// [`doall`](Runtime::doall) with an explicit loop name.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let stats = rt.doall_named("noop", 0..5u8, "ss".parse().unwrap(), |_| {}).unwrap();
+    /// assert_eq!(stats.report.name, "noop");
+    /// ```
+    pub fn doall_named<R, F>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        body: F,
+    ) -> Result<LoopStats, DlsError>
+    where
+        R: LoopRange,
+        F: Fn(R::Index) + Sync,
+    {
+        let plan = Plan {
+            reach: Reach::ThisProcess,
+            ..Plan::default()
+        };
+        let options = LoopOptions::new(name, technique);
+        self.reduce_impl(&options, plan, range, || (), |i, _| body(i), |_, _| ())
+            .map(|(_, stats)| stats)
+    }
+
+    /// A parallel loop with a reduction: every worker (thread or rank) folds its iterates into its
+    /// own value from `identity()` with `body`; the workers' values are combined with `combine`
+    /// (an associative operation, applied in any tree order) and **every** caller — every rank on
+    /// MPI — gets the full result. Over MPI the values travel serialised ([`Wire`]).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let (max, stats) = rt.doall_reduce("max", 0..100i64, "gss".parse().unwrap(),
+    ///     || i64::MIN, |i, m| *m = (*m).max((i * 37) % 101), |a, b| a.max(b)).unwrap();
+    /// assert_eq!(max, 100);
+    /// assert_eq!(stats.report.name, "max");
+    /// ```
+    pub fn doall_reduce<R, T, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        self.run(
+            &LoopOptions::new(name, technique),
+            range,
+            identity,
+            body,
+            combine,
+        )
+    }
+
+    /// [`doall_reduce`](Runtime::doall_reduce) for a `combine` that depends on order: the
+    /// result is `identity() ⊕ v_0 ⊕ v_1 ⊕ …` with the iterates' contributions combined in index
+    /// order, as the serial loop produces it, on every technique, strategy and number of workers.
+    /// Each worker keeps one partial result per run of consecutive iterates it executed (a
+    /// chunk, or chunks that follow each other), so memory grows with the number of chunks.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let (words, _) = rt.doall_reduce_ordered("sentence", 0..6u32, "ss".parse().unwrap(),
+    ///     String::new,
+    ///     |i, s: &mut String| s.push_str(["to ", "be ", "or ", "not ", "to ", "be"][i as usize]),
+    ///     |a, b| a + &b).unwrap();
+    /// assert_eq!(words, "to be or not to be");
+    /// ```
+    pub fn doall_reduce_ordered<R, T, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let options = LoopOptions::new(name, technique).ordered();
+        self.run(&options, range, identity, body, combine)
+    }
+
+    /// A loop with a reduction that checks itself: `body(i, acc)` folds iterate `i` into the
+    /// worker's `acc` and returns the iterate's value `y` (the quantity the workers should agree
+    /// on, in distribution: a sample of a Monte Carlo integral, a quadrature strip's area, a
+    /// residual), or a row `([x1, …], y)` for the regression check. The iterates run in the
+    /// order of a seeded pseudo-random permutation of the range, so that each worker's values
+    /// are a random sample; after the loop a one-way ANOVA (or, for rows, an F test of one
+    /// regression against one per worker) across workers (ranks under MPI, threads otherwise)
+    /// tests that they agree, and the report's `check` entry gives F, its degrees of freedom, p,
+    /// and the worker a rejection points at. With `DLS_CHECK=warn` (the default) a rejection is
+    /// also printed on stderr by rank 0; with `DLS_CHECK=off` the loop runs unchecked. Another
+    /// level, an exchangeable range or another seed: [`run`](Runtime::run) with
+    /// [`LoopOptions::check`].
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// // A quadrature of x² on [0, 1]: the value of strip i is f(x_i)·h.
+    /// let n = 10_000u32;
+    /// let h = 1.0 / n as f64;
+    /// let (area, stats) = rt.doall_reduce_checked("x2", 0..n, "fac2".parse().unwrap(), || 0.0,
+    ///     |i, s: &mut f64| { let x = (i as f64 + 0.5) * h; let y = x * x * h; *s += y; y },
+    ///     |a, b| a + b).unwrap();
+    /// assert!((area - 1.0 / 3.0).abs() < 1e-6);
+    /// let check = stats.report.check.unwrap();
+    /// assert!(!check.rejected, "{check:?}");
+    ///
+    /// // y = 2 + 3x with a deterministic wiggle, each iterate a row for the regression check.
+    /// let (sum, stats) = rt.doall_reduce_checked("fit", 0..2000u32, "gss".parse().unwrap(),
+    ///     || 0.0,
+    ///     |i, s: &mut f64| {
+    ///         let x = i as f64 / 2000.0;
+    ///         let y = 2.0 + 3.0 * x + ((i * 7919) % 13) as f64 * 0.01;
+    ///         *s += y;
+    ///         ([x], y)
+    ///     },
+    ///     |a, b| a + b).unwrap();
+    /// assert!(sum > 0.0);
+    /// assert_eq!(stats.report.check.unwrap().test, "regression");
+    /// ```
+    pub fn doall_reduce_checked<R, T, Y, Id, B, C>(
+        &self,
+        name: &str,
+        range: R,
+        technique: Technique,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Y: IterateValue,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let options = LoopOptions::new(name, technique).check(Default::default());
+        self.run(&options, range, identity, body, combine)
+    }
+
+    /// The one loop engine: runs the loop `options` describes over `range` on every worker, each
+    /// folding its iterates into its own value from `identity()` with `body`, and returns the
+    /// values combined with `combine` (on every rank) and the loop's statistics. Every other
+    /// closure form (`doall_reduce`, `doall_reduce_ordered`, `doall_reduce_checked`, the
+    /// `#[par_doall]` loops) is this call with other options; features compose: an ordered loop
+    /// may be checked too. `body` returns `()` unless the loop is checked, when it returns the
+    /// iterate's value ([`IterateValue`]).
+    ///
+    /// ```
+    /// use dls_runtime::runtime::{checked::Check, options::LoopOptions};
+    /// let rt = dls_runtime::init().unwrap();
+    /// // Ordered and checked: the words in their order, each iterate's length tested.
+    /// let options = LoopOptions::new("words", "fac2".parse().unwrap()).ordered().check(Check::default());
+    /// let words = ["to ", "be ", "or ", "not ", "to ", "be"];
+    /// let (s, stats) = rt.run(&options, 0..6usize, String::new,
+    ///     |i, s: &mut String| { s.push_str(words[i]); words[i].len() as f64 },
+    ///     |a, b| a + &b).unwrap();
+    /// assert_eq!(s, "to be or not to be");
+    /// assert!(stats.report.check.is_some());
+    /// ```
+    pub fn run<R, T, Y, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Y: IterateValue,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        if options.check.is_some() && !Y::OBSERVES {
+            return Err(DlsError::FaultCheck(format!(
+                "loop `{}` is checked, but its body returns no value to test: return each \
+                 iterate's value (an f64, or a row `([x1, …], y)`)",
+                options.name
+            )));
+        }
+        let rt = self.for_options(options);
+        if options.ordered {
+            // Each worker keeps one value per run of consecutive iterates; the runs are folded in
+            // index order at the end (`ordered.rs`).
+            let (first, _) = range.first_and_len()?;
+            let (runs, stats) = rt.unordered(
+                options,
+                range,
+                Runs::new,
+                |i, own: &mut Runs<T>| body(i, own.at(R::Index::span(first, i) as u64, &identity)),
+                Runs::append,
+            )?;
+            return Ok((runs.finish(&identity, &combine), stats));
+        }
+        rt.unordered(options, range, identity, body, combine)
+    }
+
+    /// [`run`](Runtime::run) after the ordered adaptor: the checked adaptor when the loop is
+    /// checked (and `DLS_CHECK` is not `off`), else the plain loop.
+    fn unordered<R, T, Y, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Y: IterateValue,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) -> Y + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        match &options.check {
+            Some(check) if self.settings().check.unwrap_or_default() != CheckMode::Off => {
+                checked::run(self, options, check, range, identity, body, combine)
+            }
+            _ => self.reduce_impl(
+                options,
+                Plan::default(),
+                range,
+                identity,
+                |i, acc| {
+                    body(i, acc);
+                },
+                combine,
+            ),
+        }
+    }
+
+    /// This handle with `options`' reduction strategy and re-execution (when they set them).
+    pub(crate) fn for_options(&self, options: &LoopOptions) -> Runtime {
+        let mut rt = self.clone();
+        if let Some(s) = options.reduction {
+            rt.reduction = Some(s);
+        }
+        if let Some(on) = options.reexecute {
+            rt.reexecute = Some(on);
+        }
+        rt
+    }
+
+    /// The plain loop under every adaptor: `plan` says whose results it combines, a worker that
+    /// takes no chunk and a look at the total before the report.
+    pub(crate) fn reduce_impl<R, T, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        plan: Plan<'_, T>,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let Plan {
+            reach,
+            skip,
+            inspect,
+        } = plan;
+        let (name, technique) = (options.name.as_str(), options.technique.clone());
+        let kind = || match (reach, inspect.is_some()) {
+            (Reach::ThisProcess, _) => "a loop without a result (doall)".to_string(),
+            (Reach::AllProcesses, checked) => format!(
+                "a {}loop with a result of type `{}`",
+                if checked { "checked " } else { "" },
+                std::any::type_name::<T>()
+            ),
+        };
+        let (lp, placement) = self.make_loop(name, range, technique, kind)?;
+        let panics = match placement {
+            Placement::Nested => Panics::Unwind,
+            Placement::AllWorkers => self.shared.platform.panics(),
+        };
+        let strategy = self.effective_strategy();
+        if let (Placement::AllWorkers, Reach::AllProcesses, Strategy::Pipeline, None) =
+            (placement, reach, strategy, skip)
+        {
+            let source = lp.core().source();
+            if let Some(x) = source.exchange().filter(|x| x.size() > 1) {
+                if source.local_slots() == 1 {
+                    self.pipeline_runs_without(lp.name(), x.rank());
+                    let (value, reduction) = pipeline::run(&lp, x, &identity, &body, &combine)?;
+                    lp.core().note_reduction(reduction);
+                    return Ok((value, lp.finish()));
+                }
+            }
+        }
+        let slots: Vec<Mutex<Option<Result<T, Failure>>>> = (0..lp.core().source().local_slots())
+            .map(|_| Mutex::new(None))
+            .collect();
+        let mpi_rank = match self.backend() {
+            crate::runtime::Backend::Mpi { rank, .. } => Some(rank),
+            _ => None,
+        };
+        // Re-execution of unfinished chunks (rDLB) and checkpoints: every worker keeps each
+        // chunk's value apart until the scheduler confirms it (`drive_apart`), so copies never
+        // count twice and a checkpoint holds confirmed work only. Only for loops with a result
+        // that dls combines: a `doall`'s only effects are its body's own (an atomic counter, a
+        // file), which dls could not undo for a discarded copy nor restore.
+        let with_result = placement == Placement::AllWorkers && reach == Reach::AllProcesses;
+        // A result of no data (a zero-sized type: a `#[par_doall]` loop without `reduce` or
+        // `gather`) has nothing for a copy to count: its iterates' effects are the body's own,
+        // which a copy would repeat. Such a loop never re-executes (issue 27 case 3).
+        let reexecute =
+            with_result && std::mem::size_of::<T>() != 0 && self.effective_reexecution();
+        if reexecute {
+            lp.core().reexecute(self.effective_split());
+        }
+        let checkpoints = match (&self.shared.settings.checkpoint, with_result) {
+            (Some(dir), true) => Some(crate::runtime::tolerance::checkpoint::start(
+                &self.shared.checkpoints,
+                self.shared.settings.checkpoint_every,
+                &lp,
+                dir,
+                &identity,
+                &combine,
+            )?),
+            _ => None,
+        };
+        let apart = reexecute || checkpoints.is_some();
+        let restored_value: Mutex<Option<T>> = Mutex::new(None);
+        if let Some(c) = &checkpoints {
+            *lock(&restored_value) = c.restored_value.lock().ok().and_then(|mut v| v.take());
+        }
+        let process_rank = lp.core().source().rank();
+        let worker = |slot: usize| {
+            if placement == Placement::AllWorkers
+                && skip.is_some()
+                && skip == Some(mpi_rank.unwrap_or(slot))
+            {
+                // This worker takes no chunk; the others run the loop.
+                return;
+            }
+            let done = if apart {
+                // Worker 0 of the scheduling process starts from what the checkpoints held.
+                let first = slot == 0 && process_rank == 0;
+                let initial = if first {
+                    lock(&restored_value).take()
+                } else {
+                    None
+                };
+                let ckpt = checkpoints.as_ref().map(|c| {
+                    let me = process_rank + slot;
+                    let ranges = if first {
+                        c.restored_ranges.clone()
+                    } else {
+                        Vec::new()
+                    };
+                    (&c.writer, c.writer.worker(me, ranges))
+                });
+                let apart = Apart {
+                    identity: &identity,
+                    combine: &combine,
+                    initial,
+                    checkpoints: ckpt,
+                };
+                drive_apart(&lp, Some(slot), apart, &body, panics)
+            } else {
+                let mut acc = identity();
+                drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc)
+            };
+            *lock(&slots[slot]) = Some(done);
+        };
+        match placement {
+            Placement::Nested => worker(0),
+            Placement::AllWorkers => {
+                let useful = usize::try_from(lp.len()).unwrap_or(usize::MAX);
+                self.shared.platform.run_workers(&worker, useful)
+            }
+        }
+        let mut partials = Vec::with_capacity(slots.len());
+        for slot in slots {
+            match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                Some(Ok(value)) => partials.push(Some(value)),
+                Some(Err(f)) => {
+                    let name = lp.name().to_string();
+                    drop(lp);
+                    if f.merging {
+                        panic!(
+                            "dls: panicked while combining the results of loop `{name}` on \
+                             thread {}: {}",
+                            f.worker, f.message
+                        );
+                    }
+                    panic!(
+                        "dls: iterate {} of loop `{}` panicked on thread {}: {}",
+                        f.iterate, name, f.worker, f.message
+                    );
+                }
+                None => partials.push(None),
+            }
+        }
+        // Restored results that no worker started from (worker 0 took no chunk: a repair).
+        if let Some(v) = restored_value
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+        {
+            partials.push(Some(v));
+        }
+        let across = match reach {
+            Reach::AllProcesses => lp.core().source().exchange(),
+            Reach::ThisProcess => None,
+        };
+        let (value, reduction) = combine_partials(
+            lp.name(),
+            strategy,
+            self.merge_time_of(lp.name()),
+            across,
+            partials,
+            &identity,
+            &combine,
+        )?;
+        if reduction.merges > 0 {
+            self.record_merge_time(lp.name(), reduction.merge_time_s);
+        }
+        lp.core().note_reduction(reduction);
+        if let Some(c) = &checkpoints {
+            let restored = lp.core().source().tolerance().map_or(0, |t| t.restored());
+            lp.core().note_checkpoint(c.report(restored));
+        }
+        if let Some(check) = inspect.and_then(|look| look(&value)) {
+            lp.core().note_check(check);
+        }
+        Ok((value, lp.finish()))
+    }
+}
+
+impl Plain for Runtime {
+    fn plain<R, T, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        plan: Plan<'_, T>,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        self.reduce_impl(options, plan, range, identity, body, combine)
+    }
+
+    fn rank(&self) -> usize {
+        Runtime::rank(self)
+    }
+
+    fn check_settings(&self) -> (CheckMode, Option<f64>) {
+        let s = self.settings();
+        (s.check.unwrap_or_default(), s.check_alpha)
+    }
+}
+
+impl Runtime {
+    /// A pipelined loop (`reduction = "pipeline"` under MPI) runs without re-execution and
+    /// checkpoints: when either is asked for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says
+    /// so at the loop's start, once per loop name, instead of dropping them silently.
+    fn pipeline_runs_without(&self, name: &str, rank: usize) {
+        let settings = &self.shared.settings;
+        let mut asked = Vec::new();
+        if settings.checkpoint.is_some() {
+            asked.push("checkpoints (DLS_CHECKPOINT)");
+        }
+        if settings.reexecute == Some(true) || self.reexecute == Some(true) {
+            asked.push("re-execution (DLS_REEXECUTE=on)");
+        }
+        if asked.is_empty() || rank != 0 {
+            return;
+        }
+        static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        let mut said = lock(&SAID);
+        if said.iter().any(|n| n == name) {
+            return;
+        }
+        said.push(name.to_string());
+        panic_ctx::say_line(&format!(
+            "dls: warning: loop `{name}` runs with reduction = \"pipeline\", which has no {}: \
+             they are off for this loop; choose another strategy (DLS_REDUCTION=tree, or \
+             reduction = \"tree\") to have them",
+            asked.join(" and ")
+        ));
+    }
+}
+
+/// Where a loop's workers are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Every worker of the runtime (threads of the pool, or MPI ranks).
+    AllWorkers,
+    /// The calling thread alone: a loop started inside an iterate of another loop.
+    Nested,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::settings::Settings;
+
+    /// Issue 28: a loop without re-execution or checkpoints keeps no chunk apart (the code of
+    /// both runs per chunk in `drive_apart` only, see `worker::probe`), and one with
+    /// re-execution does.
+    #[test]
+    fn only_loops_with_tolerance_run_chunks_apart() {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let ss: Technique = "ss".parse().unwrap();
+        let sum = |rt: &Runtime, name: &str| {
+            rt.doall_reduce(
+                name,
+                0..500u64,
+                ss.clone(),
+                || 0,
+                |i, s| *s += i,
+                |a, b| a + b,
+            )
+            .unwrap()
+            .0
+        };
+        let apart = |name: &str| {
+            crate::runtime::loops::worker::probe::APART
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|n| n == name)
+        };
+        assert_eq!(sum(&rt.with_reexecution(false), "plain probe"), 124_750);
+        assert!(!apart("plain probe"));
+        assert_eq!(sum(&rt.with_reexecution(true), "apart probe"), 124_750);
+        assert!(apart("apart probe"));
+    }
+
+    /// Issue 17 case 9b: every loop started inside an iterate runs on the calling thread alone,
+    /// the second as well as the first (ending the first used to clear the "inside an iterate"
+    /// state of the enclosing iterate).
+    #[test]
+    fn every_loop_started_inside_an_iterate_is_nested() {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let ss: Technique = "ss".parse().unwrap();
+        rt.doall_named("outer", 0..4u32, ss.clone(), |_| {
+            for _ in 0..3 {
+                let lp = rt.start_loop_named("inner", 0..3u32, ss.clone()).unwrap();
+                assert_eq!(
+                    lp.workers(),
+                    1,
+                    "a loop inside an iterate runs on its thread"
+                );
+                let mut n = 0;
+                while let Some(c) = lp.next_chunk() {
+                    n += c.count();
+                }
+                assert_eq!(lp.finish().iterates, 3);
+                assert_eq!(n, 3);
+                let (s, _) = rt
+                    .doall_reduce(
+                        "sum",
+                        0..4u64,
+                        ss.clone(),
+                        || 0,
+                        |i, s| *s += i,
+                        |a, b| a + b,
+                    )
+                    .unwrap();
+                assert_eq!(s, 6);
+            }
+            assert!(panic_ctx::in_iterate());
+        })
+        .unwrap();
+        assert!(!panic_ctx::in_iterate());
+    }
+}
