@@ -242,8 +242,12 @@ pub(crate) fn cpu_list(list: &str) -> Option<Vec<usize>> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CheckReport {
-    /// The test: `anova`.
+    /// What the iterates yielded: `anova` (values) or `regression` (rows).
     pub test: String,
+    /// Which test decided: `one-against-rest` (each worker against the others at alpha /
+    /// workers, the default) or `anova` (the global F test); empty in reports written before it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rule: String,
     /// Seed of the permutation the iterates ran in (`None`: their own order, an exchangeable
     /// space).
     pub seed: Option<u64>,

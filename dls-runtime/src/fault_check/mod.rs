@@ -59,4 +59,4 @@ pub use anova::anova;
 pub use permutation::Permutation;
 pub use regression::{regression, RegressionVerdict};
 pub use stats::{AnovaStats, RegressionStats};
-pub use verdict::{f_critical, FTest, Outcome, Suspect, Verdict};
+pub use verdict::{f_critical, CheckTest, FTest, Outcome, Suspect, Verdict};

@@ -107,6 +107,59 @@ pub fn f_critical(alpha: f64, df1: u64, df2: u64) -> f64 {
     0.5 * (lo + hi)
 }
 
+/// Which test decides that some rank computes wrongly.
+///
+/// With one faulty rank among many, the one-way ANOVA spreads that rank's shift over `k − 1`
+/// numerator degrees of freedom and loses power as ranks are added (at 5 standard errors of a
+/// rank mean and `alpha = 0.01`: 0.89 at `k = 4`, 0.74 at 16, 0.38 at 64), while testing each rank
+/// against the pool of the others at `alpha / k` keeps about 0.9 at every `k` (the issue-30
+/// table; `benches/src/bin/check_power.rs` reproduces it). So the default is
+/// [`CheckTest::OneAgainstRest`]; the ANOVA stays available for faults that shift several ranks
+/// a little each.
+///
+/// ```
+/// use dls_runtime::fault_check::{anova, AnovaStats, CheckTest};
+///
+/// // 16 ranks of 100 values; rank 5 shifted by 6 standard errors of a rank mean.
+/// let mut ranks = vec![AnovaStats::default(); 16];
+/// for (r, s) in ranks.iter_mut().enumerate() {
+///     for i in 0..100 {
+///         let noise = ((i * 7919 + r * 104729) % 1000) as f64 / 1000.0 - 0.5;
+///         s.push(noise * 3.4641 + if r == 5 { 0.6 } else { 0.0 });
+///     }
+/// }
+/// let v = anova(&ranks);
+/// assert!(v.rejects_by(CheckTest::OneAgainstRest, 0.01));
+/// assert_eq!(v.flagged_by(CheckTest::OneAgainstRest, 0.01), Some(5));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum CheckTest {
+    /// Each rank against the pool of the others (the leave-one-out F test, the square of a
+    /// two-sample t test with the pooled within-rank variance), at `alpha / k` for each of the
+    /// `k` ranks (Bonferroni): rejects when the most extreme rank's p is below `alpha / k`, and
+    /// names that rank. The level of the whole check is at most `alpha`.
+    #[default]
+    OneAgainstRest,
+    /// The one-way ANOVA F test (Wegman c. 2000, §3.1), or the regression F(2,0) test; a
+    /// rejection names the leave-one-out suspect when its p is below `alpha / k`.
+    Anova,
+}
+
+impl CheckTest {
+    /// The name in reports: `one-against-rest` or `anova`.
+    ///
+    /// ```
+    /// assert_eq!(dls_runtime::fault_check::CheckTest::default().name(), "one-against-rest");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckTest::OneAgainstRest => "one-against-rest",
+            CheckTest::Anova => "anova",
+        }
+    }
+}
+
 /// Why a check concluded what it did.
 ///
 /// ```
@@ -267,6 +320,59 @@ impl Verdict {
         }
         let s = self.suspect?;
         (s.p() < alpha / self.ranks.max(1) as f64).then_some(s.rank)
+    }
+}
+
+impl Verdict {
+    /// Whether `test` finds a fault at level `alpha`: malformed statistics, or (tested) the
+    /// global test's `p < alpha` ([`CheckTest::Anova`], as [`rejects`](Self::rejects)) or the
+    /// most extreme rank's leave-one-out `p < alpha / k` ([`CheckTest::OneAgainstRest`]).
+    ///
+    /// ```
+    /// use dls_runtime::fault_check::{anova, AnovaStats, CheckTest};
+    ///
+    /// let mut ok = AnovaStats::default();
+    /// ok.push(1.0);
+    /// ok.push(2.0);
+    /// let mut bad = ok;
+    /// bad.push(f64::NAN);
+    /// assert!(anova(&[ok, ok, bad]).rejects_by(CheckTest::OneAgainstRest, 1e-3));
+    /// assert!(!anova(&[ok, ok, ok]).rejects_by(CheckTest::OneAgainstRest, 1e-3));
+    /// ```
+    pub fn rejects_by(&self, test: CheckTest, alpha: f64) -> bool {
+        match (&self.outcome, test) {
+            (Outcome::Malformed(_), _) => true,
+            (Outcome::Tested, CheckTest::Anova) => self.rejects(alpha),
+            (Outcome::Tested, CheckTest::OneAgainstRest) => self
+                .suspect
+                .is_some_and(|s| s.test.is_some() && s.p() < alpha / self.ranks.max(1) as f64),
+            _ => false,
+        }
+    }
+
+    /// The rank `test` names as faulty at level `alpha`, if any (the suspect, when
+    /// [`rejects_by`](Self::rejects_by) holds and its leave-one-out p is below `alpha / k`).
+    ///
+    /// ```
+    /// use dls_runtime::fault_check::{anova, AnovaStats, CheckTest};
+    ///
+    /// let mut ok = AnovaStats::default();
+    /// ok.push(1.0);
+    /// ok.push(2.0);
+    /// let mut bad = AnovaStats::default();
+    /// bad.push(f64::INFINITY);
+    /// assert_eq!(anova(&[ok, bad, ok]).flagged_by(CheckTest::OneAgainstRest, 1e-3), Some(1));
+    /// ```
+    pub fn flagged_by(&self, test: CheckTest, alpha: f64) -> Option<usize> {
+        match test {
+            CheckTest::Anova => self.flagged(alpha),
+            CheckTest::OneAgainstRest => {
+                if !self.rejects_by(test, alpha) {
+                    return None;
+                }
+                self.suspect.map(|s| s.rank)
+            }
+        }
     }
 }
 

@@ -370,7 +370,7 @@ impl<'a> InnerLoops<'a> {
         let team = self.team;
         let mine = run(n, &|k| k, None)?;
         let mut parts = everyone(mine, team)?;
-        let (verdict, mut report) = judge(&summaries(&parts), alpha, seed);
+        let (verdict, mut report) = judge(&summaries(&parts), alpha, seed, check.test);
         if report.rejected && me == 0 {
             panic_ctx::say_line(&format!(
                 "dls: {name}: the fault check rejects that the group's ranks agree ({:?}, p = \
@@ -395,11 +395,11 @@ impl<'a> InnerLoops<'a> {
             parts.retain(|p| p.worker != suspect);
             let again = run(m, &|j| position_at(&runs, &starts, j), Some(suspect))?;
             parts.extend(everyone(again, team)?);
-            let (after, after_report) = judge(&summaries(&parts), alpha, seed);
+            let (after, after_report) = judge(&summaries(&parts), alpha, seed, check.test);
             report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
             report.f_after = after_report.f;
             report.p_after = after_report.p;
-            if after.global.is_none() || after.rejects(alpha) {
+            if after.global.is_none() || after.rejects_by(check.test, alpha) {
                 return Err(DlsError::FaultCheck(format!(
                     "{name}: the group's ranks disagree (p = {:e}); after re-executing group rank \
                      {suspect}'s {m} iterates on the others the check does not pass ({:?})",

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::fault_check::{
-    anova, regression, AnovaStats, Outcome, Permutation, RegressionStats, Verdict,
+    anova, regression, AnovaStats, CheckTest, Outcome, Permutation, RegressionStats, Verdict,
 };
 use crate::report::CheckReport;
 use crate::runtime::combine::wire::Wire;
@@ -147,6 +147,7 @@ pub(crate) fn judge(
     per_worker: &[WorkerStats],
     alpha: f64,
     seed: Option<u64>,
+    rule: CheckTest,
 ) -> (Verdict, CheckReport) {
     // A regression check when the iterates yielded rows, else the ANOVA of their values.
     let predictors = per_worker
@@ -169,9 +170,10 @@ pub(crate) fn judge(
         Some(r) => r.rows(),
         None => w.values.values(),
     };
-    let rejected = verdict.rejects(alpha);
+    let rejected = verdict.rejects_by(rule, alpha);
     let report = CheckReport {
         test: test.into(),
+        rule: rule.name().into(),
         seed,
         alpha,
         f: verdict.global.map(|t| t.f),
@@ -185,7 +187,7 @@ pub(crate) fn judge(
         rejected,
         // With two workers a disagreement cannot say which one is wrong (each differs from the
         // other alike), unless one's values are not finite.
-        suspect: verdict.flagged(alpha).filter(|_| {
+        suspect: verdict.flagged_by(rule, alpha).filter(|_| {
             matches!(verdict.outcome, Outcome::Malformed(_))
                 || per_worker.iter().filter(|w| counted(w) > 0).count() >= 3
         }),
@@ -271,7 +273,7 @@ where
             a
         };
         let seed = permutation.as_ref().map(|_| check.seed);
-        let look = |parts: &Vec<Part<T>>| Some(judge(&summaries(parts), alpha, seed).1);
+        let look = |parts: &Vec<Part<T>>| Some(judge(&summaries(parts), alpha, seed, check.test).1);
         let order = Order {
             first,
             permutation: permutation.as_ref(),
@@ -292,7 +294,7 @@ where
             },
             concat,
         )?;
-        let (verdict, mut report) = judge(&summaries(&parts), alpha, seed);
+        let (verdict, mut report) = judge(&summaries(&parts), alpha, seed, check.test);
         let workers = report.worker_values.len();
         if verdict.outcome == Outcome::Overflow && plain.rank() == 0 {
             panic_ctx::say_line(&format!(
@@ -352,14 +354,14 @@ where
                 all.retain(|w| {
                     w.values.values() > 0 || w.rows.as_ref().is_some_and(|r| r.rows() > 0)
                 });
-                judge(&all, alpha, seed).0
+                judge(&all, alpha, seed, check.test).0
             };
             let report_after = |again: &Vec<Part<T>>| {
                 let after = after_of(again);
                 let mut r = report.clone();
                 r.f_after = after.global.map(|t| t.f);
                 r.p_after = after.global.map(|t| t.p);
-                r.repaired = after.global.is_some() && !after.rejects(alpha);
+                r.repaired = after.global.is_some() && !after.rejects_by(check.test, alpha);
                 Some(r)
             };
             let mut again_options = options.clone();
@@ -398,7 +400,7 @@ where
                     after.outcome
                 )));
             }
-            if after.rejects(alpha) {
+            if after.rejects_by(check.test, alpha) {
                 return Err(DlsError::FaultCheck(format!(
                     "loop `{name}`: the workers disagree (p = {:e}); after re-executing worker \
                      {suspect}'s {m} iterates elsewhere they still do (p = {:e})",

@@ -14,6 +14,7 @@
 //! assert_eq!(s, "abc");
 //! ```
 
+use crate::fault_check::CheckTest;
 use crate::report::CheckReport;
 use crate::{Strategy, Technique};
 
@@ -204,6 +205,9 @@ pub struct Check {
     pub exchangeable: bool,
     /// Seed of the permutation (recorded in the report).
     pub seed: u64,
+    /// Which test decides ([`CheckTest::OneAgainstRest`] by default: each worker against the
+    /// others at `alpha / workers`, which keeps its power as workers are added).
+    pub test: CheckTest,
 }
 
 impl Default for Check {
@@ -212,6 +216,7 @@ impl Default for Check {
             alpha: DEFAULT_ALPHA,
             exchangeable: false,
             seed: 0x5eed_d15c_0ffe_e000,
+            test: CheckTest::default(),
         }
     }
 }
