@@ -1,0 +1,66 @@
+//! Issue 30: fault checks at scale on threads. With 16 and 64 workers, one worker whose values
+//! are shifted is found and named by the default test (each worker against the others), and with
+//! `DLS_CHECK=repair` its iterates run again on the others and the result equals the clean one.
+
+use dls_runtime::runtime::checked::{Check, CheckMode};
+use dls_runtime::runtime::inject::current_worker;
+use dls_runtime::runtime::options::LoopOptions;
+use dls_runtime::runtime::settings::Settings;
+use dls_runtime::Runtime;
+
+/// Integer-valued iterates (so that every order of summing is exact), each worker's 100 of them
+/// a random sample (the check's permutation); the last worker's values shifted by 40 (about 9
+/// standard errors of its mean: the values have sd ~4.3 over 100 values).
+fn run(workers: usize, mode: CheckMode) -> (f64, dls_runtime::report::CheckReport) {
+    let settings = Settings {
+        check: Some(mode),
+        ..Settings::default()
+    };
+    let rt = Runtime::threads(workers, settings).unwrap();
+    let faulty = workers - 1;
+    let n = 100 * workers as u64;
+    let options = LoopOptions::new("scale", "static".parse().unwrap()).check(Check {
+        alpha: 0.01,
+        ..Check::default()
+    });
+    let (sum, stats) = rt
+        .run(
+            &options,
+            0..n,
+            || 0.0,
+            |i, s: &mut f64| {
+                // Every worker takes its one chunk before any could take a second.
+                std::thread::sleep(std::time::Duration::from_micros(50));
+                let mut y = ((i * 7919) % 15) as f64;
+                if current_worker() == Some(faulty) {
+                    y += 40.0;
+                }
+                *s += y;
+                y
+            },
+            |a, b| a + b,
+        )
+        .unwrap();
+    (sum, stats.report.check.expect("a check report"))
+}
+
+#[test]
+fn a_shifted_worker_among_16_and_64_is_named_and_repaired() {
+    for workers in [16, 64] {
+        let n = 100 * workers as u64;
+        let clean: f64 = (0..n).map(|i| ((i * 7919) % 15) as f64).sum();
+        let (found, report) = run(workers, CheckMode::Warn);
+        assert_eq!(report.rule, "one-against-rest");
+        // Every worker held values (one chunk each), so the test ran.
+        assert!(report.worker_values.iter().all(|&v| v > 0), "{report:?}");
+        assert!(report.rejected, "P = {workers}: {report:?}");
+        assert_eq!(report.suspect, Some(workers - 1), "P = {workers}");
+        assert!(found > clean, "the shifted values count without repair");
+        let (repaired, report) = run(workers, CheckMode::Repair);
+        assert!(report.repaired, "P = {workers}: {report:?}");
+        assert_eq!(
+            repaired, clean,
+            "P = {workers}: the repaired result is the clean one"
+        );
+    }
+}
