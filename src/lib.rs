@@ -153,7 +153,7 @@ pub mod runtime {
     pub mod checked {
         #[doc(inline)]
         pub use dls_runtime::runtime::checked::{
-            Check, CheckMode, Observation, DEFAULT_ALPHA, MAX_PREDICTORS,
+            Check, CheckMode, CheckTest, Observation, DEFAULT_ALPHA, MAX_PREDICTORS,
         };
     }
     /// Wrong values on one worker, to test fault checks (`DLS_INJECT`).

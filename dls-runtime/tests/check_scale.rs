@@ -64,3 +64,37 @@ fn a_shifted_worker_among_16_and_64_is_named_and_repaired() {
         );
     }
 }
+
+/// Values of any finite magnitude are tested (not "not finite", not left untested): a checked
+/// loop of values near 1e300 and near 1e-300 finds and names a shifted worker as it does at 1.
+#[test]
+fn values_near_1e300_and_1e_minus_300_are_tested() {
+    for scale in [1e300, 1e-300, 1.0] {
+        let rt = Runtime::threads(4, Settings::default()).unwrap();
+        let options = LoopOptions::new("magnitude", "static".parse().unwrap())
+            .reexecute(false)
+            .check(Check::default());
+        let (_, stats) = rt
+            .run(
+                &options,
+                0..400u64,
+                || 0.0,
+                |i, s: &mut f64| {
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                    let mut y = ((i * 7919) % 15) as f64 + 1.0;
+                    if current_worker() == Some(3) {
+                        y += 40.0;
+                    }
+                    let y = y * scale;
+                    *s += y;
+                    y
+                },
+                |a, b| a + b,
+            )
+            .unwrap();
+        let c = stats.report.check.expect("a check report");
+        assert_eq!(c.outcome, "tested", "{scale}: {c:?}");
+        assert!(c.rejected, "{scale}: {c:?}");
+        assert_eq!(c.suspect, Some(3), "{scale}: {c:?}");
+    }
+}

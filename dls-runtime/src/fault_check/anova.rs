@@ -55,6 +55,16 @@ pub(crate) const ROUNDING: f64 = 1e-10;
 /// assert!(!v.rejects(1e-3));
 /// ```
 pub fn anova(ranks: &[AnovaStats]) -> Verdict {
+    // Every rank in the units of the largest values (a power of two, exact): the F statistics
+    // do not change, and values of any finite magnitude keep their sums of squares in range.
+    let units = ranks
+        .iter()
+        .filter(|r| r.values() > 0)
+        .map(AnovaStats::units)
+        .max()
+        .unwrap_or(0);
+    let scaled: Vec<AnovaStats> = ranks.iter().map(|r| r.divided_by_pow2(units)).collect();
+    let ranks = &scaled[..];
     let active: Vec<usize> = (0..ranks.len())
         .filter(|&i| ranks[i].values() > 0)
         .collect();
@@ -223,11 +233,11 @@ mod tests {
         assert!(v.global.unwrap().p > 0.9);
     }
 
-    /// Issue 27: values near 1e300 are finite; their sums of squares overflow. That is no fault
-    /// (it was reported as "not finite", and DLS_CHECK=repair ended a correct program), while a
-    /// NaN still is.
+    /// Issue 30 (after issue 27): values of any finite magnitude are tested, in units of a power
+    /// of two: near 1e300 (whose squares overflow) and near 1e-300 (whose squares underflow) the
+    /// check finds what it finds at 1, and a NaN is still a fault.
     #[test]
-    fn huge_finite_values_are_untested_not_faulty() {
+    fn values_of_any_finite_magnitude_are_tested() {
         let rank = |scale: f64| {
             let mut s = AnovaStats::default();
             for k in 0..20 {
@@ -235,9 +245,23 @@ mod tests {
             }
             s
         };
-        let v = anova(&[rank(1e300), rank(1.1e300), rank(0.9e300)]);
-        assert_eq!(v.outcome, Outcome::Overflow);
-        assert!(!v.rejects(1e-3));
+        for scale in [1e300, 1e-300, 1.0, 3e-320] {
+            // Three ranks alike and one shifted by 20 % of the values.
+            let v = anova(&[rank(scale), rank(scale), rank(scale), rank(1.2 * scale)]);
+            let at_one = anova(&[rank(1.0), rank(1.0), rank(1.0), rank(1.2)]);
+            assert_eq!(v.outcome, Outcome::Tested, "{scale}");
+            let (f, f1) = (v.global.unwrap().f, at_one.global.unwrap().f);
+            if scale > 1e-310 {
+                assert!(
+                    (f / f1 - 1.0).abs() < 1e-9,
+                    "{scale}: F {f} against {f1} at 1"
+                );
+                assert_eq!(v.flagged(1e-3), Some(3), "{scale}");
+                assert_eq!(at_one.flagged(1e-3), Some(3));
+            }
+            let same = anova(&[rank(scale), rank(scale), rank(scale)]);
+            assert!(!same.rejects(1e-3), "{scale}");
+        }
         let mut nan = rank(1.0);
         nan.push(f64::NAN);
         assert!(matches!(

@@ -46,8 +46,45 @@ use serde::{Deserialize, Serialize};
 pub struct AnovaStats {
     values: u64,
     iterates: u64,
+    /// The mean and the centred sum of squares in units of `2^exp`: `exp` follows the largest
+    /// value seen (a power of two, so scaling is exact), so that values of any finite magnitude,
+    /// 1e300 or 1e-300, keep their sums of squares in range.
     mean: f64,
     m2: f64,
+    #[serde(default)]
+    exp: i32,
+}
+
+/// `2^k` for `k` in the normal range `-1022..=1023` (built from its bits: no `powi` per value).
+#[inline]
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `x · 2^e`, exact unless the result leaves the normal range.
+#[inline]
+fn scale2(x: f64, e: i32) -> f64 {
+    if (-1022..=1023).contains(&e) {
+        x * pow2(e)
+    } else {
+        // Two steps, so that the factors stay in range (|e| up to 2046).
+        let half = e / 2;
+        x * pow2(half.clamp(-1022, 1023)) * pow2((e - half).clamp(-1022, 1023))
+    }
+}
+
+/// The binary exponent of a finite, nonzero `y` (`|y|` in `[2^e, 2^(e+1))`); `None` otherwise.
+fn exponent(y: f64) -> Option<i32> {
+    if !y.is_finite() || y == 0.0 {
+        return None;
+    }
+    let bits = (y.to_bits() >> 52) & 0x7ff;
+    Some(if bits == 0 {
+        // Subnormal: from the leading zeros of the fraction.
+        -1023 - (y.to_bits() << 12).leading_zeros() as i32
+    } else {
+        bits as i32 - 1023
+    })
 }
 
 impl AnovaStats {
@@ -63,12 +100,54 @@ impl AnovaStats {
     /// ```
     #[inline]
     pub fn push(&mut self, y: f64) {
+        let y = self.in_units(y);
         // Welford's update with weight 1 (one division; a checked loop calls this per iterate).
         self.values = self.values.saturating_add(1);
         self.iterates = self.iterates.saturating_add(1);
         let delta = y - self.mean;
         self.mean += delta / self.iterates as f64;
         self.m2 += delta * (y - self.mean);
+    }
+
+    /// `y` in this rank's units, first raising the units (exactly) when `y` is larger than every
+    /// value so far, or setting them at the first nonzero value.
+    #[inline]
+    fn in_units(&mut self, y: f64) -> f64 {
+        if let Some(e) = exponent(y) {
+            let first = self.iterates == 0 || (self.mean == 0.0 && self.m2 == 0.0);
+            if first || e > self.exp {
+                self.rescale(e);
+            }
+        }
+        scale2(y, -self.exp)
+    }
+
+    /// The same statistics in units of `2^e`.
+    fn rescale(&mut self, e: i32) {
+        let d = self.exp - e;
+        self.mean = scale2(self.mean, d);
+        self.m2 = scale2(self.m2, 2 * d);
+        self.exp = e;
+    }
+
+    /// These statistics in units of `2^e` (`e` at least their own units: values shrink).
+    pub(crate) fn in_units_of(mut self, e: i32) -> AnovaStats {
+        self.rescale(e);
+        self
+    }
+
+    /// These statistics divided by `2^e`, as statistics of the values `y / 2^e`: what a test
+    /// whose statistic does not change with the units computes on (every rank by the same `e`).
+    pub(crate) fn divided_by_pow2(self, e: i32) -> AnovaStats {
+        AnovaStats {
+            exp: 0,
+            ..self.in_units_of(e)
+        }
+    }
+
+    /// The units (a power of two) of the largest values pushed; see [`in_units_of`](Self::in_units_of).
+    pub(crate) fn units(&self) -> i32 {
+        self.exp
     }
 
     /// Adds one chunk of `size` iterates whose values sum to `sum` (its contribution to a `+`
@@ -89,7 +168,7 @@ impl AnovaStats {
             return;
         }
         let w = size as f64;
-        let y = sum / w;
+        let y = self.in_units(sum / w);
         // Saturating: corrupt counts from a faulty rank must not panic the rank that tests.
         self.values = self.values.saturating_add(1);
         self.iterates = self.iterates.saturating_add(size);
@@ -117,6 +196,13 @@ impl AnovaStats {
     /// assert!((m.centred_ss() - all.centred_ss()).abs() < 1e-12);
     /// ```
     pub fn merge(a: AnovaStats, b: AnovaStats) -> AnovaStats {
+        // In common units: the larger of the two (an empty side takes the other's).
+        let e = match (a.iterates, b.iterates) {
+            (0, _) => b.exp,
+            (_, 0) => a.exp,
+            _ => a.exp.max(b.exp),
+        };
+        let (a, b) = (a.in_units_of(e), b.in_units_of(e));
         if a.iterates == 0 {
             return AnovaStats {
                 values: a.values.saturating_add(b.values),
@@ -145,6 +231,7 @@ impl AnovaStats {
             iterates,
             mean,
             m2: a.m2 + b.m2 + delta * delta * (wa * wb / w),
+            exp: e,
         }
     }
 
@@ -185,7 +272,7 @@ impl AnovaStats {
     /// assert_eq!(s.mean(), 2.0);
     /// ```
     pub fn mean(&self) -> f64 {
-        self.mean
+        scale2(self.mean, self.exp)
     }
 
     /// The centred sum of squares `Σ s (c/s − ȳ_i)²` (for single iterates `Σ (y − ȳ_i)²`).
@@ -199,7 +286,7 @@ impl AnovaStats {
     /// assert_eq!(s.centred_ss(), 2.0);
     /// ```
     pub fn centred_ss(&self) -> f64 {
-        self.m2
+        scale2(self.m2, 2 * self.exp)
     }
 
     /// Whether the sum of squares overflowed while the values were finite (values beyond about

@@ -182,9 +182,10 @@ pub enum Outcome {
     NoWithinDf,
     /// The values do not vary (beyond rounding) across or within ranks: no evidence either way.
     NoVariance,
-    /// The values are finite but so large (beyond about 1e154) that their sums of squares
-    /// overflow: the test cannot run, and says nothing either way (values that are not finite
-    /// are [`Outcome::Malformed`]).
+    /// A sum of squares overflowed although every value was finite (a chunk's sum beyond
+    /// `f64::MAX`): the test cannot run, and says nothing either way. (Values of any finite
+    /// magnitude are tested, in units of a power of two; values that are not finite are
+    /// [`Outcome::Malformed`].)
     Overflow,
 }
 

@@ -12,8 +12,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::fault_check::CheckTest;
 use crate::fault_check::{
-    anova, regression, AnovaStats, CheckTest, Outcome, Permutation, RegressionStats, Verdict,
+    anova, regression, AnovaStats, Outcome, Permutation, RegressionStats, Verdict,
 };
 use crate::report::CheckReport;
 use crate::runtime::combine::wire::Wire;
