@@ -117,6 +117,20 @@ pub fn regression(ranks: &[RegressionStats]) -> RegressionVerdict {
         slopes: None,
     };
     let p = common_predictors(ranks);
+    // Every rank in the same units per variable (powers of two, exact): the F statistics do not
+    // change, and rows of any finite magnitude keep their cross products in range.
+    let (ex, ey) = RegressionStats::common_units(ranks, p);
+    let scaled: Vec<RegressionStats> = ranks
+        .iter()
+        .map(|r| {
+            if r.predictors() == p {
+                r.divided_by_pow2(&ex, ey)
+            } else {
+                r.clone()
+            }
+        })
+        .collect();
+    let ranks = &scaled[..];
     let active: Vec<usize> = (0..ranks.len()).filter(|&i| ranks[i].rows() > 0).collect();
     let malformed: Vec<usize> = (0..ranks.len())
         .filter(|&i| ranks[i].is_malformed() || ranks[i].predictors() != p)
@@ -275,5 +289,41 @@ mod tests {
         assert_eq!(v.homogeneity.outcome, Outcome::Malformed(vec![2]));
         let inf = line(&[(f64::INFINITY, 1.0), (1.0, 1.0)]);
         assert_eq!(regression(&[inf, a]).homogeneity.flagged(0.01), Some(0));
+    }
+
+    /// Issue 30: rows of any finite magnitude are tested (each variable in its own power-of-two
+    /// units): near 1e300 and 1e-300 the regression check gives the F of the same rows at 1,
+    /// and names a rank whose intercept is off.
+    #[test]
+    fn rows_of_any_finite_magnitude_are_tested() {
+        let ranks = |sx: f64, sy: f64| -> Vec<RegressionStats> {
+            (0..4)
+                .map(|r| {
+                    let mut s = RegressionStats::new(1);
+                    for k in 0..30u32 {
+                        let x = f64::from(k % 7) + 0.1 * f64::from(r);
+                        let wiggle = f64::from((k * 7919 + r * 31) % 11) * 0.05;
+                        let off = if r == 2 { 3.0 } else { 0.0 };
+                        s.push(&[x * sx], (1.0 + 2.0 * x + wiggle + off) * sy);
+                    }
+                    s
+                })
+                .collect()
+        };
+        let at_one = regression(&ranks(1.0, 1.0)).homogeneity;
+        assert_eq!(at_one.outcome, Outcome::Tested);
+        for (sx, sy) in [
+            (1e300, 1e300),
+            (1e-300, 1e-300),
+            (1e300, 1e-300),
+            (1.0, 1e300),
+        ] {
+            let v = regression(&ranks(sx, sy)).homogeneity;
+            assert_eq!(v.outcome, Outcome::Tested, "{sx} {sy}");
+            let (f, f1) = (v.global.unwrap().f, at_one.global.unwrap().f);
+            assert!((f / f1 - 1.0).abs() < 1e-6, "{sx} {sy}: F {f} against {f1}");
+            assert_eq!(v.flagged(1e-3), at_one.flagged(1e-3), "{sx} {sy}");
+        }
+        assert_eq!(at_one.flagged(1e-3), Some(2));
     }
 }

@@ -339,6 +339,13 @@ pub struct RegressionStats {
     sxx: Vec<f64>,
     sxy: Vec<f64>,
     syy: f64,
+    /// The units of each predictor and of the response, powers of two that follow the largest
+    /// value of each (as [`AnovaStats`]): the stored means and cross products are in them, so
+    /// that rows of any finite magnitude keep their cross products in range. Empty: all 0.
+    #[serde(default)]
+    ex: Vec<i32>,
+    #[serde(default)]
+    ey: i32,
 }
 
 impl RegressionStats {
@@ -358,7 +365,80 @@ impl RegressionStats {
             sxx: vec![0.0; p * p],
             sxy: vec![0.0; p],
             syy: 0.0,
+            ex: vec![0; p],
+            ey: 0,
         }
+    }
+
+    /// The units of predictor `i` (0 when none were recorded).
+    fn ex(&self, i: usize) -> i32 {
+        self.ex.get(i).copied().unwrap_or(0)
+    }
+
+    /// Predictor `i` in units of `2^e`.
+    fn rescale_x(&mut self, i: usize, e: i32) {
+        let p = self.predictors();
+        if self.ex.len() != p {
+            self.ex.resize(p, 0);
+        }
+        let d = self.ex[i] - e;
+        if d == 0 {
+            return;
+        }
+        self.mean_x[i] = scale2(self.mean_x[i], d);
+        for j in 0..p {
+            self.sxx[i * p + j] = scale2(self.sxx[i * p + j], d);
+            self.sxx[j * p + i] = scale2(self.sxx[j * p + i], d);
+        }
+        self.sxy[i] = scale2(self.sxy[i], d);
+        self.ex[i] = e;
+    }
+
+    /// The response in units of `2^e`.
+    fn rescale_y(&mut self, e: i32) {
+        let d = self.ey - e;
+        if d == 0 {
+            return;
+        }
+        self.mean_y = scale2(self.mean_y, d);
+        for v in &mut self.sxy {
+            *v = scale2(*v, d);
+        }
+        self.syy = scale2(self.syy, 2 * d);
+        self.ey = e;
+    }
+
+    /// These statistics in the units `ex`, `ey` (each at least the statistics' own).
+    fn in_units(&self, ex: &[i32], ey: i32) -> RegressionStats {
+        let mut s = self.clone();
+        for (i, &e) in ex.iter().enumerate().take(s.predictors()) {
+            s.rescale_x(i, e);
+        }
+        s.rescale_y(ey);
+        s
+    }
+
+    /// The statistics of the rows with predictor `i` divided by `2^ex[i]` and the response by
+    /// `2^ey`: what a test whose statistics do not change with the units computes on.
+    pub(crate) fn divided_by_pow2(&self, ex: &[i32], ey: i32) -> RegressionStats {
+        let mut s = self.in_units(ex, ey);
+        s.ex = vec![0; s.predictors()];
+        s.ey = 0;
+        s
+    }
+
+    /// The largest units of each variable over `ranks` (those with rows).
+    pub(crate) fn common_units(ranks: &[RegressionStats], p: usize) -> (Vec<i32>, i32) {
+        let mut ex = vec![i32::MIN; p];
+        let mut ey = i32::MIN;
+        for r in ranks.iter().filter(|r| r.n > 0 && r.predictors() == p) {
+            for (i, e) in ex.iter_mut().enumerate() {
+                *e = (*e).max(r.ex(i));
+            }
+            ey = ey.max(r.ey);
+        }
+        let zero = |e: i32| if e == i32::MIN { 0 } else { e };
+        (ex.into_iter().map(zero).collect(), zero(ey))
     }
 
     /// Adds the row `(x, y)`.
@@ -385,6 +465,29 @@ impl RegressionStats {
             "a row of {} predictors pushed to statistics of {p}",
             x.len()
         );
+        // Each variable in its units, raised first (exactly) for a value larger than any so far.
+        let mut scaled = [0.0; crate::runtime::checked::MAX_PREDICTORS];
+        let scaled = if p <= scaled.len() {
+            for (i, &xi) in x.iter().enumerate() {
+                let first = self.n == 0 || (self.mean_x[i] == 0.0 && self.sxx[i * p + i] == 0.0);
+                if let Some(e) = exponent(xi) {
+                    if first || e > self.ex(i) {
+                        self.rescale_x(i, e);
+                    }
+                }
+                scaled[i] = scale2(xi, -self.ex(i));
+            }
+            &scaled[..p]
+        } else {
+            x
+        };
+        let x = scaled;
+        if let Some(e) = exponent(y) {
+            if self.n == 0 || (self.mean_y == 0.0 && self.syy == 0.0) || e > self.ey {
+                self.rescale_y(e);
+            }
+        }
+        let y = scale2(y, -self.ey);
         self.n = self.n.saturating_add(1);
         let inv = 1.0 / self.n as f64;
         // With d = row − old mean, the centred sums grow by d d' (n−1)/n; the means move by d/n.
@@ -439,6 +542,10 @@ impl RegressionStats {
         if b.n == 0 {
             return a.clone();
         }
+        // In common units: the larger of the two for each variable.
+        let ex: Vec<i32> = (0..p).map(|i| a.ex(i).max(b.ex(i))).collect();
+        let ey = a.ey.max(b.ey);
+        let (a, b) = (&a.in_units(&ex, ey), &b.in_units(&ex, ey));
         let (na, nb) = (a.n as f64, b.n as f64);
         let n = a.n.saturating_add(b.n);
         let w = n as f64;
@@ -462,6 +569,8 @@ impl RegressionStats {
                 .map(|i| a.sxy[i] + b.sxy[i] + f * dx[i] * dy)
                 .collect(),
             syy: a.syy + b.syy + f * dy * dy,
+            ex,
+            ey,
         }
     }
 
@@ -499,8 +608,10 @@ impl RegressionStats {
     /// s.push(&[3.0], 0.0);
     /// assert_eq!(s.mean_x(), &[2.0]);
     /// ```
-    pub fn mean_x(&self) -> &[f64] {
-        &self.mean_x
+    pub fn mean_x(&self) -> Vec<f64> {
+        (self.mean_x.iter().enumerate())
+            .map(|(i, &m)| scale2(m, self.ex(i)))
+            .collect()
     }
 
     /// The response mean `Ȳ_(i)`.
@@ -514,7 +625,7 @@ impl RegressionStats {
     /// assert_eq!(s.mean_y(), 5.0);
     /// ```
     pub fn mean_y(&self) -> f64 {
-        self.mean_y
+        scale2(self.mean_y, self.ey)
     }
 
     /// The centred cross products `(X̃'X̃)_(i)`, `p × p` row-major.
@@ -527,8 +638,11 @@ impl RegressionStats {
     /// s.push(&[3.0], 6.0);
     /// assert_eq!(s.sxx(), &[2.0]);
     /// ```
-    pub fn sxx(&self) -> &[f64] {
-        &self.sxx
+    pub fn sxx(&self) -> Vec<f64> {
+        let p = self.predictors();
+        (self.sxx.iter().enumerate())
+            .map(|(k, &v)| scale2(v, self.ex(k / p.max(1)) + self.ex(k % p.max(1))))
+            .collect()
     }
 
     /// The centred cross products `(X̃'Ỹ)_(i)`.
@@ -541,8 +655,10 @@ impl RegressionStats {
     /// s.push(&[3.0], 6.0);
     /// assert_eq!(s.sxy(), &[2.0]);
     /// ```
-    pub fn sxy(&self) -> &[f64] {
-        &self.sxy
+    pub fn sxy(&self) -> Vec<f64> {
+        (self.sxy.iter().enumerate())
+            .map(|(i, &v)| scale2(v, self.ex(i) + self.ey))
+            .collect()
     }
 
     /// The centred sum of squares `(Ỹ'Ỹ)_(i)`.
@@ -556,7 +672,7 @@ impl RegressionStats {
     /// assert_eq!(s.syy(), 2.0);
     /// ```
     pub fn syy(&self) -> f64 {
-        self.syy
+        scale2(self.syy, 2 * self.ey)
     }
 
     /// The residual sum of squares `SSE_(i)` of the least-squares fit to these rows alone. A
@@ -573,7 +689,7 @@ impl RegressionStats {
     /// assert!((s.sse() - 1.5).abs() < 1e-12); // slope 0.5, residuals -0.5, 1, -0.5
     /// ```
     pub fn sse(&self) -> f64 {
-        self.fit().sse
+        scale2(self.fit().sse, 2 * self.ey)
     }
 
     /// The least-squares coefficients `[β̂0, β̂1, …, β̂p]` of these rows, by eq. (3.1) of Wegman
@@ -591,12 +707,15 @@ impl RegressionStats {
     /// assert!((b[0] - 1.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12 && b[2] == 0.0);
     /// ```
     pub fn coefficients(&self) -> Vec<f64> {
-        let fit = self.fit();
-        let b0 = self.mean_y
-            - (self.mean_x.iter().zip(&fit.slopes))
+        // The fit is in the statistics' units: slope i in units of 2^(ey − ex_i).
+        let slopes: Vec<f64> = (self.fit().slopes.iter().enumerate())
+            .map(|(i, &b)| scale2(b, self.ey - self.ex(i)))
+            .collect();
+        let b0 = self.mean_y()
+            - (self.mean_x().iter().zip(&slopes))
                 .map(|(m, b)| m * b)
                 .sum::<f64>();
-        std::iter::once(b0).chain(fit.slopes).collect()
+        std::iter::once(b0).chain(slopes).collect()
     }
 
     /// The own fit: slopes, SSE and the rank of `X̃'X̃`.

@@ -299,9 +299,9 @@ where
         let workers = report.worker_values.len();
         if verdict.outcome == Outcome::Overflow && plain.rank() == 0 {
             panic_ctx::say_line(&format!(
-                "dls: warning: loop `{name}`: the fault check could not run: the values are \
-                 finite but too large for its sums of squares (beyond about 1e154); scale them \
-                 (the check is the same for values divided by a constant) to have it"
+                "dls: warning: loop `{name}`: the fault check could not run: a sum of squares \
+                 overflowed although every value was finite; scale the values (the check is \
+                 the same for values divided by a constant) to have it"
             ));
         }
         if report.rejected && plain.rank() == 0 {
