@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# One build from scratch on CI: incremental state would only take disk (several GB here).
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo fmt --all -- --check || { echo "run: cargo fmt --all"; exit 1; }
 # The multi-rank tests are in test-programs/ (their programs are that package's binaries, built
 # by this command); each mpirun job runs under a timeout there (test-programs/tests/mpi_common).
