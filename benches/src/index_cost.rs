@@ -12,10 +12,18 @@ pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// What a pseudo-technique of `paired_rounds` returns: its total (on every rank) and, for a
+/// baseline that brings its own serial loop (the C/OpenMP rows of `mandelbrot_pixels`), the
+/// times `[serial, parallel]` in seconds of that program, measured in the same call, which then
+/// give its efficiency instead of the Rust serial loop and the call's own time.
+pub(crate) struct Special {
+    pub(crate) total: u64,
+    pub(crate) own_times: Option<[f64; 2]>,
+}
+
 /// Runs `reps` paired rounds over `0..n`: the serial loop on rank 0, then every technique
 /// (`doall_reduce`, wrapping sum of `body`), each checked against the serial result. `special`
-/// runs a pseudo-technique by name instead (it returns the total on every rank), if it knows
-/// the name. Prints a header line (`title`, the serial median) and one row per technique:
+/// runs a pseudo-technique by name instead, if it knows the name ([`Special`]). Prints a header line (`title`, the serial median) and one row per technique:
 /// efficiency = serial / (P × parallel time), and, with more workers than cores, per core =
 /// serial / (cores × parallel time).
 pub(crate) fn paired_rounds(
@@ -25,7 +33,7 @@ pub(crate) fn paired_rounds(
     reps: usize,
     techniques: &[&str],
     body: impl Fn(u64) -> u64 + Sync,
-    special: impl Fn(&str) -> Option<u64>,
+    special: impl Fn(&str) -> Option<Special>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let (rank, p) = (rt.rank(), rt.workers());
     let mut effs = vec![Vec::new(); techniques.len()];
@@ -41,8 +49,12 @@ pub(crate) fn paired_rounds(
         }
         for (k, name) in techniques.iter().enumerate() {
             let t = Instant::now();
+            let mut own_times = None;
             let total = match special(name) {
-                Some(total) => total,
+                Some(s) => {
+                    own_times = s.own_times;
+                    s.total
+                }
                 None => {
                     rt.doall_reduce(
                         name,
@@ -58,6 +70,7 @@ pub(crate) fn paired_rounds(
             let par_s = t.elapsed().as_secs_f64();
             if rank == 0 {
                 assert_eq!(total, want, "{name}: result differs from the serial loop's");
+                let (serial_s, par_s) = own_times.map_or((serial_s, par_s), |[s, q]| (s, q));
                 effs[k].push(serial_s / (p as f64 * par_s));
             }
         }
