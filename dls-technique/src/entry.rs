@@ -44,6 +44,11 @@ pub struct Entry {
     pub merges_tail: bool,
     /// Whether chunks depend on measured iterate times.
     pub adaptive: bool,
+    /// Whether every chunk but the last has one size, set when the loop starts: neither the
+    /// asking rank, nor the order of requests, nor any timing changes it (SS, STATIC, FSC, mFSC).
+    /// A backend may then hand chunks out with one atomic add on the chunk counter
+    /// ([`ChunkScheduler::fixed_chunk`](crate::ChunkScheduler::fixed_chunk)).
+    pub fixed_size: bool,
     /// Whether the technique learns weights across executions of the same loop (AWF's time
     /// steps, see [`History`](crate::History)).
     pub learns_across_loops: bool,
@@ -89,6 +94,7 @@ impl Entry {
             example: name,
             merges_tail: false,
             adaptive: false,
+            fixed_size: false,
             learns_across_loops: false,
             selects: false,
             rule,

@@ -307,6 +307,50 @@ impl ChunkScheduler {
         Some(chunk)
     }
 
+    /// The one size of every chunk of this loop but the last, for a technique whose chunks all
+    /// have the size set at the loop's start ([`Entry::fixed_size`](crate::Entry): SS, STATIC,
+    /// FSC, mFSC, after `min`/`max`), asked before any chunk is handed out; `None` for every other
+    /// technique, or once chunks were handed out. Chunk `k` is then
+    /// `[k·c, min((k+1)·c, N))`, whoever asks and in whatever order: exactly what
+    /// [`next_chunk`](Self::next_chunk) hands out, so a backend may hand the chunks out with one
+    /// atomic add on `k` (as an OpenMP runtime does for `schedule(dynamic, c)`).
+    ///
+    /// ```
+    /// use dls_technique::{ChunkScheduler, Technique};
+    /// let s = ChunkScheduler::new(&"ss,min=3".parse::<Technique>().unwrap(), 10, 4).unwrap();
+    /// assert_eq!(s.fixed_chunk(), Some(3));
+    /// let s = ChunkScheduler::new(&"mfsc".parse::<Technique>().unwrap(), 1000, 4).unwrap();
+    /// assert_eq!(s.fixed_chunk(), Some(31));
+    /// let s = ChunkScheduler::new(&"gss".parse::<Technique>().unwrap(), 1000, 4).unwrap();
+    /// assert_eq!(s.fixed_chunk(), None);
+    /// ```
+    pub fn fixed_chunk(&self) -> Option<u64> {
+        let Sizer::Formula(formula) = self.sizer else {
+            return None;
+        };
+        if !self.technique.kind.entry().fixed_size || self.chunk_index != 0 || self.n == 0 {
+            return None;
+        }
+        let state = LoopState {
+            n: self.n,
+            remaining: self.n,
+            p: self.p,
+            rank: 0,
+            chunk_index: 0,
+            batch: self.batch,
+            stats: &self.stats,
+            weights: &self.base_weights,
+            seed: self.technique.params.seed,
+            params: &self.technique.params,
+            ranks_started: 0,
+            aggregates: &self.aggregates,
+            growth_cap: None,
+        };
+        // The clamp is against the whole loop: every later chunk is the same size, the last
+        // one cut to what is left (no fixed-size technique merges a tail).
+        Some(self.technique.clamp_chunk(formula(&state), self.n).max(1))
+    }
+
     /// Records the timing of a chunk executed by `rank`; adaptive techniques learn from it (see
     /// [`RankStats`] for the estimators). A timing with no iterates or a negative or non-finite
     /// time is ignored.

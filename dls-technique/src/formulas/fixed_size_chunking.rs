@@ -40,6 +40,7 @@ pub(crate) const H: ParamSpec = ParamSpec {
 
 /// The registry entry of `fsc`.
 pub(crate) const ENTRY: Entry = Entry {
+    fixed_size: true,
     example: "fsc,h=200us,sigma=100us",
     check: Some(check),
     fill_from_model: Some(fill_from_model),

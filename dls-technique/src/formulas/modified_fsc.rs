@@ -20,6 +20,7 @@ pub(crate) fn chunk(s: &LoopState) -> u64 {
 
 /// The registry entry of `mfsc`.
 pub(crate) const ENTRY: Entry = Entry {
+    fixed_size: true,
     ..Entry::new(
         "mfsc",
         "modified fixed size chunking: c = floor(0.55 + t·ln2/ln t), t = ceil(N/P) \

@@ -11,6 +11,7 @@ pub(crate) fn chunk(_: &LoopState) -> u64 {
 
 /// The registry entry of `ss`.
 pub(crate) const ENTRY: Entry = Entry {
+    fixed_size: true,
     ..Entry::new(
         "ss",
         "self-scheduling: chunks of one iterate",

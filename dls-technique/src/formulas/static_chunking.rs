@@ -11,6 +11,7 @@ pub(crate) fn chunk(s: &LoopState) -> u64 {
 
 /// The registry entry of `static`.
 pub(crate) const ENTRY: Entry = Entry {
+    fixed_size: true,
     ..Entry::new(
         "static",
         "static chunking: one chunk of ceil(N/P) per rank",
