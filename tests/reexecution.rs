@@ -126,6 +126,49 @@ fn a_stuck_worker_is_covered_by_a_copy_and_its_work_discarded() {
     );
 }
 
+/// The same with self-scheduling, whose chunks the workers claim themselves until every chunk is
+/// out (`runtime/loops/claimed.rs`): the stuck worker's chunk, claimed before the scheduler took
+/// the loop's tail, is copied by the others and its own run discarded.
+#[test]
+fn a_stuck_claimed_chunk_is_covered_by_a_copy_and_its_work_discarded() {
+    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let n = 2_000u64;
+    let pause = Duration::from_millis(500);
+    let first = AtomicBool::new(true);
+    let (v, stats) = rt
+        .doall_reduce(
+            "stuck ss",
+            0..n,
+            "ss".parse().unwrap(),
+            || 0u64,
+            |i, s| {
+                if i == 100 && first.swap(false, Ordering::Relaxed) {
+                    std::thread::sleep(pause);
+                }
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_micros(10) {}
+                *s += i;
+            },
+            |a, b| a + b,
+        )
+        .unwrap();
+    assert_eq!(v, n * (n - 1) / 2);
+    let rx = stats.report.reexecution.clone().unwrap();
+    assert!(rx.copies >= 1, "{rx:?}");
+    assert!(rx.discarded_chunks >= 1, "{rx:?}");
+    let complete = rx.complete_s.unwrap();
+    assert!(complete < 0.3, "complete after {complete} s: {rx:?}");
+    assert_eq!(
+        stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(),
+        n
+    );
+    assert_eq!(
+        stats.report.chunk_map.len() as u64,
+        n,
+        "one chunk per iterate"
+    );
+}
+
 /// `DLS_REEXECUTE=off`: no copies (the report has no `reexecution` entry); a `doall` (no result
 /// that dls combines) never re-executes, since its body's own effects cannot be undone.
 #[test]

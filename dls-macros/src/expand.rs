@@ -10,6 +10,7 @@ use syn::{Attribute, ExprForLoop, Ident};
 
 use crate::clauses::{Clauses, ReduceOp, RUNTIME_SCHEDULE};
 use crate::control;
+use crate::in_place;
 use crate::nested::{call_shape, check_combination, CallShape, LoopKind};
 use crate::source::LoopSource;
 
@@ -203,6 +204,7 @@ pub(crate) fn expand(
         ));
     }
 
+    let mut any_in_place = false;
     for var in &clauses.gathers {
         let outer_private = &private;
         // Errors about the target's type (not a vector, elements that cannot travel) point at it.
@@ -210,16 +212,37 @@ pub(crate) fn expand(
         let idx = syn::Index::from(slot);
         let view = format_ident!("__dls_view_{}", slot);
         let res = format_ident!("__dls_result_{}", slot);
-        setup.push(quote_spanned!(var.span()=>
-            #private::gathers(&#var);
-            let #view = #private::view(&#var);
-        ));
         identities.push(quote!(#outer_private::GatherBuf::new()));
-        witnesses.push(quote_spanned!(var.span()=> #private::gather_partial(&#var)));
-        slots.push(quote_spanned!(var.span()=>
-            #[allow(unused_mut)]
-            let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
-        ));
+        if kind == LoopKind::OneLevel
+            && in_place::writes_at_the_index(&source, &for_loop.pat, &for_loop.body, var)
+        {
+            // Used only at the loop's index: written in place where the loop runs each iterate
+            // once on this process's threads (`Loop::writes_in_place`), else logged.
+            any_in_place = true;
+            let place = format_ident!("__dls_place_{}", slot);
+            setup.push(quote_spanned!(var.span()=>
+                #private::gathers(&#var);
+                let #place = #private::Place::new({
+                    use #private::ScatterTarget as _;
+                    #var.scatter_elements()
+                }, __dls_in_place);
+            ));
+            witnesses.push(quote_spanned!(var.span()=> #private::place_partial(&#place)));
+            slots.push(quote_spanned!(var.span()=>
+                #[allow(unused_mut)]
+                let mut #var = #private::GatherAccess::new(&#place, &mut #acc.#idx);
+            ));
+        } else {
+            setup.push(quote_spanned!(var.span()=>
+                #private::gathers(&#var);
+                let #view = #private::view(&#var);
+            ));
+            witnesses.push(quote_spanned!(var.span()=> #private::gather_partial(&#var)));
+            slots.push(quote_spanned!(var.span()=>
+                #[allow(unused_mut)]
+                let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
+            ));
+        }
         combine.push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
         results.push(res.clone());
         finish.push(quote_spanned!(var.span()=>
@@ -310,6 +333,23 @@ pub(crate) fn expand(
         quote!(#private::Loop::new(#name, #schedule) #(#chain)* .#run),
         span,
     );
+    // Asked once, before the vectors' places are made; the range is taken before them too
+    // (`0..out.len()` reads the vector that a place then borrows to write).
+    let (in_place, range) = if any_in_place {
+        let ask = respan(
+            quote!(#private::Loop::new(#name, #schedule) #(#chain)* .writes_in_place()),
+            span,
+        );
+        (
+            quote!(
+                let __dls_range = #range;
+                let __dls_in_place = #ask;
+            ),
+            quote!(__dls_range),
+        )
+    } else {
+        (quote!(), range)
+    };
     let (y_init, y_return) = match &clauses.check {
         Some(_) => (
             quote!(let mut __dls_y = ::core::option::Option::None;),
@@ -320,6 +360,7 @@ pub(crate) fn expand(
     Ok(quote_spanned! {span=> {
         #(#attrs)*
         let () = {
+            #in_place
             #(#setup)*
             let (#(#results,)*) = #call(
                 #lead

@@ -46,6 +46,7 @@ mod clauses;
 mod control;
 mod errors;
 mod expand;
+mod in_place;
 mod mutation;
 mod nested;
 mod rewrite;

@@ -32,7 +32,7 @@ use crate::runtime::check::checked::{Check, Observation};
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
-pub use crate::gather::{GatherBuf, GatherSlot, GatherTarget};
+pub use crate::gather::{GatherAccess, GatherBuf, GatherSlot, GatherTarget, Place};
 pub use crate::reduce::{
     AddDefault, AppendBuf, AppendSlot, AppendTarget, Max, Merge, MergeFrom, Min, Operator, Product,
     Reducible, Sum,
@@ -250,6 +250,26 @@ impl<'a> Loop<'a> {
             group: (min, max),
             ..self
         }
+    }
+
+    /// Whether this loop's gathered vectors that its body uses only at the loop's own index
+    /// (the macro checks that) are written in place ([`Place`]): the loop runs each iterate
+    /// exactly once, on this process's threads: the threads backend, no `check`, no checkpoints
+    /// (`DLS_CHECKPOINT`) and no re-execution (`DLS_REEXECUTE=off`, the runtime's, or a loop with
+    /// `shared(...)` variables). Otherwise their writes are logged and scattered after the loop.
+    ///
+    /// ```
+    /// use dls_runtime::__private::Loop;
+    /// assert!(!Loop::new("checked", "ss").check(false).writes_in_place());
+    /// ```
+    pub fn writes_in_place(&self) -> bool {
+        if self.check.is_some() {
+            return false;
+        }
+        let Ok(rt) = crate::current() else {
+            return false;
+        };
+        rt.runs_each_iterate_once(self.side_effects.then_some(false))
     }
 
     /// The runtime's options of this loop.
@@ -683,6 +703,18 @@ pub fn option_partial<T>(_ty: PhantomData<fn() -> T>) -> PhantomData<fn() -> Opt
 pub fn gather_partial<G: GatherTarget + ?Sized>(
     _target: &G,
 ) -> PhantomData<fn() -> GatherBuf<G::Item>> {
+    PhantomData
+}
+
+/// The witness that a gathered vector written through a [`Place`] travels, as
+/// [`gather_partial`] for the vector itself.
+///
+/// ```
+/// let mut v = vec![1.0_f64];
+/// let place = dls_runtime::__private::Place::new(&mut v, false);
+/// let _ = dls_runtime::__private::place_partial(&place);
+/// ```
+pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn() -> GatherBuf<T>> {
     PhantomData
 }
 

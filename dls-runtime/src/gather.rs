@@ -249,6 +249,10 @@ impl<T> GatherBuf<T> {
         self,
         target: &mut G,
     ) -> Result<(), GatherConflict> {
+        if self.runs.is_empty() && self.reads.is_empty() {
+            // Nothing logged (a loop that wrote in place, see `Place`).
+            return Ok(());
+        }
         let elements = target.elements_mut();
         let len = elements.len();
         let slot_of = |index: u64| usize::try_from(index).ok().filter(|&k| k < len);
@@ -390,6 +394,189 @@ impl<'a, T> GatherSlot<'a, T> {
             }
         }
         self.positions = Some(map);
+    }
+}
+
+/// A gathered vector during a loop, for the iterates' writes: in place, or into each worker's
+/// log ([`GatherBuf`]). The macro makes one per `gather(out)` whose body uses `out` only at the
+/// loop's own index (`out[i]`, see `dls-macros/src/in_place.rs`), and asks the runtime whether
+/// the loop runs each iterate exactly once on this process's threads (threads backend, without
+/// re-execution, checkpoints or a check: `__private::Loop::writes_in_place`). Then the iterates
+/// write their elements where they are, as the serial loop does, and nothing is logged or
+/// scattered: distinct iterates touch distinct elements. Otherwise the writes are logged as
+/// with [`GatherSlot`].
+///
+/// ```
+/// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
+/// let mut out = vec![0_u32; 4];
+/// let place = Place::new(&mut out, true);
+/// let mut log = GatherBuf::new();
+/// for i in 0..4 {
+///     GatherAccess::new(&place, &mut log)[i] = 10 * i as u32;
+/// }
+/// assert!(log.is_empty());
+/// assert_eq!(out, [0, 10, 20, 30]);
+/// ```
+pub struct Place<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    in_place: bool,
+    _target: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: in place, each element is reached only by the iterate at its index, which runs once
+// on one thread (the conditions of `Place`); logged, the elements are only read. So a `Place`
+// shared by the workers gives no two threads the same element to write.
+unsafe impl<T: Send + Sync> Sync for Place<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync> Send for Place<'_, T> {}
+
+impl<T> std::fmt::Debug for Place<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Place")
+            .field("len", &self.len)
+            .field("in_place", &self.in_place)
+            .finish()
+    }
+}
+
+impl<'a, T> Place<'a, T> {
+    /// The vector `target`, written in place when `in_place` (see [`Place`] for when that is
+    /// right), else logged.
+    ///
+    /// ```
+    /// let mut v = vec![1, 2];
+    /// assert!(!dls_runtime::gather::Place::new(&mut v, false).in_place());
+    /// ```
+    pub fn new(target: &'a mut [T], in_place: bool) -> Self {
+        Place {
+            len: target.len(),
+            ptr: target.as_mut_ptr(),
+            in_place,
+            _target: std::marker::PhantomData,
+        }
+    }
+
+    /// Whether the iterates write in place.
+    ///
+    /// ```
+    /// let mut v = vec![1, 2];
+    /// assert!(dls_runtime::gather::Place::new(&mut v, true).in_place());
+    /// ```
+    pub fn in_place(&self) -> bool {
+        self.in_place
+    }
+
+    /// The vector as it was before the loop (for a logged loop's reads).
+    fn view(&self) -> &[T] {
+        // SAFETY: a logged loop never writes the vector while it runs.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// What the name of a gathered vector means inside the loop body for one iterate, where the macro
+/// made a [`Place`] for it: its element at the loop's index, in place, or a [`GatherSlot`] that
+/// logs the writes.
+///
+/// ```
+/// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
+/// let mut out = vec![0_u8; 3];
+/// let mut log = GatherBuf::new();
+/// {
+///     let place = Place::new(&mut out, false);
+///     GatherAccess::new(&place, &mut log)[1] = 7;
+/// }
+/// assert_eq!(log.len(), 1);
+/// log.scatter_into(&mut out).unwrap();
+/// assert_eq!(out, [0, 7, 0]);
+/// ```
+pub enum GatherAccess<'a, T> {
+    /// Writes go to the vector itself.
+    InPlace {
+        /// The vector's first element.
+        ptr: *mut T,
+        /// Its length.
+        len: usize,
+        /// The borrow of the [`Place`].
+        place: std::marker::PhantomData<&'a Place<'a, T>>,
+    },
+    /// Writes go to the worker's log.
+    Logged(GatherSlot<'a, T>),
+}
+
+impl<T> std::fmt::Debug for GatherAccess<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GatherAccess::InPlace { len, .. } => {
+                f.debug_struct("InPlace").field("len", len).finish()
+            }
+            GatherAccess::Logged(slot) => slot.fmt(f),
+        }
+    }
+}
+
+impl<'a, T> GatherAccess<'a, T> {
+    /// One iterate's access to `place`, logging into `log` unless the loop writes in place.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
+    /// let mut v = vec![5_i32];
+    /// let place = Place::new(&mut v, true);
+    /// let mut log = GatherBuf::new();
+    /// assert_eq!(GatherAccess::new(&place, &mut log)[0], 5);
+    /// ```
+    #[inline]
+    pub fn new(place: &'a Place<'_, T>, log: &'a mut GatherBuf<T>) -> Self {
+        if place.in_place {
+            GatherAccess::InPlace {
+                ptr: place.ptr,
+                len: place.len,
+                place: std::marker::PhantomData,
+            }
+        } else {
+            GatherAccess::Logged(GatherSlot::new(place.view(), log))
+        }
+    }
+}
+
+/// The panic of an index past the end, as a slice's.
+#[cold]
+#[inline(never)]
+fn out_of_bounds(index: usize, len: usize) -> ! {
+    panic!("index out of bounds: the len is {len} but the index is {index}")
+}
+
+impl<T> Index<usize> for GatherAccess<'_, T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, index: usize) -> &T {
+        match self {
+            GatherAccess::InPlace { ptr, len, .. } => {
+                if index >= *len {
+                    out_of_bounds(index, *len);
+                }
+                // SAFETY: in bounds; this iterate is the only one that reaches this element (see
+                // `Place`).
+                unsafe { &*ptr.add(index) }
+            }
+            GatherAccess::Logged(slot) => &slot[index],
+        }
+    }
+}
+
+impl<T: Clone> IndexMut<usize> for GatherAccess<'_, T> {
+    #[inline]
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        match self {
+            GatherAccess::InPlace { ptr, len, .. } => {
+                if index >= *len {
+                    out_of_bounds(index, *len);
+                }
+                // SAFETY: as in `index`.
+                unsafe { &mut *ptr.add(index) }
+            }
+            GatherAccess::Logged(slot) => &mut slot[index],
+        }
     }
 }
 

@@ -361,28 +361,30 @@ impl<O: BuiltIn, K: Eq + Hash, V: Reducible<O>, S: BuildHasher + Default> Reduci
         Self::identity(op)
     }
     fn combine(op: &O, a: Self, b: Self) -> Self {
-        // The smaller map's entries go into the larger one; `a`'s value stays the left operand.
-        if a.len() >= b.len() {
-            let mut a = a;
-            for (k, y) in b {
-                let v = match a.remove(&k) {
-                    Some(x) => V::combine(op, x, y),
-                    None => y,
-                };
-                a.insert(k, v);
-            }
-            a
+        use std::collections::hash_map::Entry;
+        // The smaller map's entries go into the larger one, each with one look-up (a key in both
+        // combines in place); `a`'s value stays the left operand.
+        let (mut into, from, from_is_left) = if a.len() >= b.len() {
+            (a, b, false)
         } else {
-            let mut b = b;
-            for (k, x) in a {
-                let v = match b.remove(&k) {
-                    Some(y) => V::combine(op, x, y),
-                    None => x,
-                };
-                b.insert(k, v);
+            (b, a, true)
+        };
+        for (k, v) in from {
+            match into.entry(k) {
+                Entry::Occupied(mut e) => {
+                    let held = std::mem::replace(e.get_mut(), V::identity(op));
+                    *e.get_mut() = if from_is_left {
+                        V::combine(op, v, held)
+                    } else {
+                        V::combine(op, held, v)
+                    };
+                }
+                Entry::Vacant(e) => {
+                    e.insert(v);
+                }
             }
-            b
         }
+        into
     }
 }
 

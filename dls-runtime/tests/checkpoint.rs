@@ -293,7 +293,18 @@ fn a_failing_checkpoint_write_is_a_warning_not_a_panic() {
             || 0u64,
             |i, s| {
                 if i >= N / 2 && !removed.swap(true, Ordering::Relaxed) {
-                    std::fs::remove_dir_all(&dir).unwrap();
+                    // Another worker may write a checkpoint into the folder while it is being
+                    // removed ("directory not empty"): remove it again until it is gone.
+                    for attempt in 0.. {
+                        match std::fs::remove_dir_all(&dir) {
+                            Ok(()) => break,
+                            Err(e) if attempt < 100 && dir.exists() => {
+                                let _ = e;
+                                std::thread::sleep(Duration::from_millis(1));
+                            }
+                            Err(e) => panic!("cannot remove {}: {e}", dir.display()),
+                        }
+                    }
                 }
                 std::thread::sleep(Duration::from_micros(50));
                 *s += value(i);

@@ -2,20 +2,38 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
     let mut v = vec![0.0; n];
     {
         let () = {
+            let __dls_range = 0..n;
+            let __dls_in_place = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "gss",
+                )
+                .writes_in_place();
             ::dls::__private::gathers(&v);
-            let __dls_view_0 = ::dls::__private::view(&v);
+            let __dls_place_0 = ::dls::__private::Place::new(
+                {
+                    use ::dls::__private::ScatterTarget as _;
+                    v.scatter_elements()
+                },
+                __dls_in_place,
+            );
             ::dls::__private::gathers(&out);
-            let __dls_view_1 = ::dls::__private::view(&out);
+            let __dls_place_1 = ::dls::__private::Place::new(
+                {
+                    use ::dls::__private::ScatterTarget as _;
+                    out.scatter_elements()
+                },
+                __dls_in_place,
+            );
             let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",
                 )
                 .run(
                     (
-                        ::dls::__private::gather_partial(&v),
-                        ::dls::__private::gather_partial(&out),
+                        ::dls::__private::place_partial(&__dls_place_0),
+                        ::dls::__private::place_partial(&__dls_place_1),
                     ),
-                    0..n,
+                    __dls_range,
                     || (
                         ::dls::__private::GatherBuf::new(),
                         ::dls::__private::GatherBuf::new(),
@@ -23,13 +41,13 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                     |__dls_index, __dls_acc| {
                         let i = __dls_index;
                         #[allow(unused_mut)]
-                        let mut v = ::dls::__private::GatherSlot::new(
-                            __dls_view_0,
+                        let mut v = ::dls::__private::GatherAccess::new(
+                            &__dls_place_0,
                             &mut __dls_acc.0,
                         );
                         #[allow(unused_mut)]
-                        let mut out = ::dls::__private::GatherSlot::new(
-                            __dls_view_1,
+                        let mut out = ::dls::__private::GatherAccess::new(
+                            &__dls_place_1,
                             &mut __dls_acc.1,
                         );
                         let () = {

@@ -3,6 +3,12 @@ fn both(n: usize) -> (u64, Vec<u64>) {
     let mut out = vec![0_u64; n];
     {
         let () = {
+            let __dls_range = 0..n;
+            let __dls_in_place = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "fac2",
+                )
+                .writes_in_place();
             ::dls::__private::travels(&total);
             let __dls_op_0 = {
                 #[allow(unused_imports)]
@@ -18,7 +24,13 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                     .__dls_operator()
             };
             ::dls::__private::gathers(&out);
-            let __dls_view_1 = ::dls::__private::view(&out);
+            let __dls_place_1 = ::dls::__private::Place::new(
+                {
+                    use ::dls::__private::ScatterTarget as _;
+                    out.scatter_elements()
+                },
+                __dls_in_place,
+            );
             let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "fac2",
@@ -26,9 +38,9 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                 .run(
                     (
                         ::dls::__private::type_of(&total),
-                        ::dls::__private::gather_partial(&out),
+                        ::dls::__private::place_partial(&__dls_place_1),
                     ),
-                    0..n,
+                    __dls_range,
                     || (
                         ::dls::__private::identity_like(&__dls_op_0, &total),
                         ::dls::__private::GatherBuf::new(),
@@ -38,8 +50,8 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
                         #[allow(unused_mut)]
-                        let mut out = ::dls::__private::GatherSlot::new(
-                            __dls_view_1,
+                        let mut out = ::dls::__private::GatherAccess::new(
+                            &__dls_place_1,
                             &mut __dls_acc.1,
                         );
                         let () = {

@@ -32,7 +32,7 @@
 //! ```
 //!
 //! **Backends.** *threads* (the default): the loop's scheduler state sits behind a mutex and the
-//! threads of a rayon pool pull chunks from it; `DLS_THREADS` sets the thread count. *MPI* (feature
+//! threads of the backend's pool pull chunks from it; `DLS_THREADS` sets the thread count. *MPI* (feature
 //! `mpi`, chosen when the program is launched by `mpirun`): scheduler/worker as in Cariño & Banicescu (2007) fig. 3.3,
 //! see the module docs of `runtime::mpi_backend` (built with the `mpi` feature).
 //!
@@ -537,6 +537,23 @@ impl Runtime {
             reexecute: Some(on),
             split: self.split,
         }
+    }
+
+    /// Whether a loop on this runtime runs each iterate exactly once in this process's threads,
+    /// `loop_reexecute` being the loop's own re-execution setting (`Some(false)`: a loop with
+    /// `shared(...)` variables): the threads backend, no checkpoints, no re-execution (the
+    /// precedence of [`effective_reexecution`](Self::effective_reexecution), with the loop's
+    /// setting between `DLS_REEXECUTE` and the runtime's). Gathered vectors are then written in
+    /// place (`gather::Place`).
+    pub(crate) fn runs_each_iterate_once(&self, loop_reexecute: Option<bool>) -> bool {
+        let settings = &self.shared.settings;
+        matches!(self.backend(), Backend::Threads { .. })
+            && settings.checkpoint.is_none()
+            && !settings
+                .reexecute
+                .or(loop_reexecute)
+                .or(self.reexecute)
+                .unwrap_or(true)
     }
 
     /// Whether this handle's loops with a result re-execute unfinished chunks: `DLS_REEXECUTE` if

@@ -3,4 +3,5 @@
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub(crate) mod platform;
+pub(crate) mod pool;
 pub(crate) mod threads;

@@ -18,7 +18,7 @@ use crate::Technique;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Backend {
-    /// Worker threads of a rayon pool in this process.
+    /// Worker threads in this process: the thread that starts a loop and a pool of the others.
     Threads {
         /// Number of worker threads.
         threads: usize,

@@ -1,11 +1,15 @@
-//! The threads backend: the loop's [`SharedSource`] (a `ReportingScheduler` behind a mutex),
+//! The threads backend: the loop's [`SharedSource`] (a `ReportingScheduler` behind a mutex, or
+//! chunks claimed with one atomic add for fixed-size techniques, `runtime/sched/claim.rs`),
 //! pulled by `threads` workers: the thread that starts the loop (worker 0, as in an OpenMP
-//! parallel region, where the encountering thread is thread 0) and `threads - 1` threads of a
-//! rayon pool. Starting a loop thus wakes only the other workers, and a one-thread runtime runs
-//! its loops on the calling thread with no hand-over at all (issue 17 case 12; the bench
-//! `empty_loop` measures it).
+//! parallel region, where the encountering thread is thread 0) and `threads - 1` threads of the
+//! backend's pool (`pool.rs`). Starting a loop thus wakes only the other workers, and a
+//! one-thread runtime runs its loops on the calling thread with no hand-over at all (issue 17
+//! case 12; the bench `empty_loop` measures it).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::runtime::backend::pool::Pool;
 
 use crate::runtime::backend::platform::{Backend, LoopStart, Platform};
 use crate::runtime::error::DlsError;
@@ -17,10 +21,15 @@ use crate::Technique;
 /// iterate that recurses deeply in the serial program also runs on a worker.
 pub const DEFAULT_STACK: usize = 8 << 20;
 
-/// `threads` workers: the calling thread and a rayon pool of the other `threads - 1`.
+/// How long a worker between loops (and a loop's first worker waiting for the others) watches
+/// before it sleeps, when the threads fit the cores: the loops of a time loop a few microseconds
+/// apart then start without waking a sleeping thread (OpenMP runtimes do the same).
+pub(crate) const SPIN: Duration = Duration::from_micros(200);
+
+/// `threads` workers: the calling thread and a pool of the other `threads - 1`.
 pub(crate) struct ThreadsBackend {
     /// Workers 1, 2, …; none for one thread.
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Pool>,
     threads: usize,
     /// Loops whose workers run on the pool now (`run_workers` in progress).
     running: AtomicUsize,
@@ -32,27 +41,31 @@ impl ThreadsBackend {
     /// iterate that recurses deeply in the serial program does not overflow a worker's stack);
     /// worker 0 is the thread that starts each loop, with its own stack, as the serial loop.
     pub(crate) fn new(threads: Option<usize>, stack: Option<usize>) -> Result<Self, DlsError> {
-        let threads = threads.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        });
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        let threads = threads.unwrap_or(cores);
         let pool = if threads > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads - 1)
-                .thread_name(|i| format!("dls-worker-{}", i + 1))
-                .stack_size(stack.unwrap_or(DEFAULT_STACK))
-                .build()
-                .map_err(|e| match stack {
-                    Some(bytes) => DlsError::Setting {
-                        name: "DLS_STACK",
-                        value: bytes.to_string(),
-                        message: format!(
+            // With more threads than cores a watching thread would hold a core that a thread
+            // with work needs: they sleep at once.
+            let spin = if threads <= cores {
+                SPIN
+            } else {
+                Duration::ZERO
+            };
+            let pool =
+                Pool::new(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin).map_err(|e| {
+                    match stack {
+                        Some(bytes) => DlsError::Setting {
+                            name: "DLS_STACK",
+                            value: bytes.to_string(),
+                            message: format!(
                             "cannot start {threads} threads with stacks of {bytes} bytes ({e}); \
                              use a smaller DLS_STACK (default 8M) or fewer DLS_THREADS"
                         ),
-                    },
-                    None => DlsError::Threads(format!("cannot start {threads} threads: {e}")),
+                        },
+                        None => DlsError::Threads(format!("cannot start {threads} threads: {e}")),
+                    }
                 })?;
             Some(pool)
         } else {
@@ -107,12 +120,7 @@ impl Platform for ThreadsBackend {
         let _running = Running(&self.running);
         match &self.pool {
             None => worker(0),
-            Some(pool) => pool.in_place_scope(|scope| {
-                for slot in 1..self.threads.min(useful) {
-                    scope.spawn(move |_| worker(slot));
-                }
-                worker(0);
-            }),
+            Some(pool) => pool.run(worker, self.threads.min(useful).saturating_sub(1)),
         }
     }
 

@@ -8,6 +8,7 @@ use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::combine_partials;
 use crate::runtime::combine::wire::Wire;
 use crate::runtime::error::DlsError;
+use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
 use crate::runtime::loops::handle::{Ending, History, Loop, Panics, UntypedLoop};
 use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
 use crate::runtime::loops::ordered::Runs;
@@ -579,7 +580,55 @@ impl Runtime {
                 // This worker takes no chunk; the others run the loop.
                 return;
             }
-            let done = if apart {
+            // Chunks the workers claim themselves (a fixed-size technique on threads): the
+            // claiming worker loop, while the chunks are claimed (`claimed.rs`). A re-executing
+            // loop uses it for chunks of one iterate, which are never split nor abandoned
+            // halfway; its tail goes on below, in `drive_apart`.
+            let claims = lp
+                .core()
+                .source()
+                .claims()
+                .filter(|c| checkpoints.is_none() && (!reexecute || c.size() == 1))
+                .filter(|_| crate::runtime::observe::delay::body().is_none());
+            let mut resume = None;
+            if let Some(claims) = claims {
+                let ended = if reexecute {
+                    let keep = Keep::Apart {
+                        identity: &identity,
+                        combine: &combine,
+                    };
+                    drive_claimed(&lp, slot, claims, identity(), keep, &body, panics)
+                } else {
+                    let keep = Keep::<Id, C>::Direct;
+                    drive_claimed(&lp, slot, claims, identity(), keep, &body, panics)
+                };
+                match ended {
+                    Ok(Ended::Done(value)) => {
+                        *lock(&slots[slot]) = Some(Ok(value));
+                        return;
+                    }
+                    Ok(Ended::Tail {
+                        kept,
+                        pending,
+                        ordinal,
+                    }) => resume = Some((kept, pending, ordinal)),
+                    Err(failure) => {
+                        *lock(&slots[slot]) = Some(Err(failure));
+                        return;
+                    }
+                }
+            }
+            let done = if let Some((kept, pending, ordinal)) = resume {
+                let apart = Apart {
+                    identity: &identity,
+                    combine: &combine,
+                    initial: Some(kept),
+                    checkpoints: None,
+                    resume: pending,
+                    ordinal,
+                };
+                drive_apart(&lp, Some(slot), apart, &body, panics)
+            } else if apart {
                 // Worker 0 of the scheduling process starts from what the checkpoints held.
                 let first = slot == 0 && process_rank == 0;
                 let initial = if first {
@@ -601,6 +650,8 @@ impl Runtime {
                     combine: &combine,
                     initial,
                     checkpoints: ckpt,
+                    resume: None,
+                    ordinal: 0,
                 };
                 drive_apart(&lp, Some(slot), apart, &body, panics)
             } else {
@@ -778,6 +829,59 @@ mod tests {
         assert!(!apart("plain probe"));
         assert_eq!(sum(&rt.with_reexecution(true), "apart probe"), 124_750);
         assert!(apart("apart probe"));
+    }
+
+    /// Fixed-size techniques' chunks are claimed by the workers themselves (`claimed.rs`), with
+    /// and without re-execution; a technique whose chunk sizes change goes to the scheduler. The
+    /// sums and reports are the same either way.
+    #[test]
+    fn fixed_size_chunks_are_claimed_by_the_workers() {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let claimed = |name: &str| {
+            crate::runtime::loops::claimed::probe::CLAIMED
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|n| n == name)
+        };
+        for (spec, reexecute, want) in [
+            ("ss", false, true),
+            ("ss", true, true),
+            ("mfsc", false, true),
+            ("static", false, true),
+            // Chunks of several iterates in a re-executing loop: the scheduler's path.
+            ("mfsc", true, false),
+            ("fac2", false, false),
+            ("gss", true, false),
+        ] {
+            let name = format!("claims {spec} {reexecute}");
+            let (sum, stats) = rt
+                .with_reexecution(reexecute)
+                .doall_reduce(
+                    &name,
+                    0..5000u64,
+                    spec.parse().unwrap(),
+                    || 0,
+                    |i, s| *s += i,
+                    |a, b| a + b,
+                )
+                .unwrap();
+            assert_eq!(sum, 5000 * 4999 / 2, "{name}");
+            assert_eq!(claimed(&name), want, "{name}");
+            let r = &stats.report;
+            assert_eq!(
+                r.ranks.iter().map(|k| k.iterates).sum::<u64>(),
+                5000,
+                "{name}"
+            );
+            let mut next = 0;
+            for c in &r.chunk_map {
+                assert_eq!(c[0], next, "{name}: the map in order, a partition");
+                next += c[1];
+            }
+            assert_eq!(next, 5000, "{name}");
+            assert!(r.chunk_times.iter().all(Option::is_some), "{name}");
+        }
     }
 
     /// Issue 17 case 9b: every loop started inside an iterate runs on the calling thread alone,

@@ -15,7 +15,7 @@ use crate::runtime::observe::cpu_clock;
 use crate::runtime::observe::progress::{Progress, ProgressMode};
 use crate::runtime::observe::stats::ReportMode;
 use crate::runtime::observe::stats::{emit, LoopStats};
-use crate::runtime::sync::lock;
+use crate::runtime::sync::{lock, Padded, SlotLock};
 use crate::runtime::tolerance::reexecution::Verdict;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -40,7 +40,6 @@ impl Open {
 /// One thread that pulls chunks (a worker slot).
 #[derive(Debug, Default)]
 struct Caller {
-    thread: Option<ThreadId>,
     open: Option<Open>,
     tally: Tally,
     /// The slot's thread and its CPU clock (`runtime/observe/cpu_clock.rs`) when it received its first
@@ -102,7 +101,14 @@ pub(crate) struct UntypedLoop {
     pub(crate) n: u64,
     started: Instant,
     source: Box<dyn ChunkSource>,
-    callers: Mutex<Vec<Caller>>,
+    /// One caller per worker slot of this process, each locked only by its own worker (on lines
+    /// of its own), so that a chunk's bookkeeping never waits for another worker's.
+    callers: Box<[Padded<SlotLock<Caller>>]>,
+    /// Callers beyond the source's slots (threads that pull chunks through the explicit API
+    /// beyond the loop's slots), slot `callers.len() + k` at `k`.
+    more_callers: Mutex<Vec<Caller>>,
+    /// The threads that took slots through the explicit API (`slot: None`), by slot.
+    threads: Mutex<Vec<Option<ThreadId>>>,
     ending: Ending,
     /// A loop started inside an iterate of another loop: that iterate's panic context, restored
     /// when this loop ends, so that the "inside an iterate" state follows the running loops (not
@@ -156,7 +162,11 @@ impl UntypedLoop {
             n,
             started: Instant::now(),
             source,
-            callers: Mutex::new((0..slots).map(|_| Caller::default()).collect()),
+            callers: (0..slots.max(1))
+                .map(|_| Padded(SlotLock::new(Caller::default())))
+                .collect(),
+            more_callers: Mutex::new(Vec::new()),
+            threads: Mutex::new(Vec::new()),
             ending,
             enclosing: Mutex::new(None),
             running: None,
@@ -197,41 +207,13 @@ impl UntypedLoop {
     /// With the chunk, when it was handed (the start of its timing).
     fn next(&self, slot: Option<usize>) -> (Option<(Chunk, usize, Instant)>, Verdict) {
         let now = Instant::now();
-        let (slot, finished) = {
-            let mut callers = lock(&self.callers);
-            let slot = match slot {
-                Some(s) => {
-                    if callers.len() <= s {
-                        callers.resize_with(s + 1, Caller::default);
-                    }
-                    s
-                }
-                None => {
-                    let me = thread::current().id();
-                    match callers.iter().position(|c| c.thread == Some(me)) {
-                        Some(s) => s,
-                        None => match callers.iter().position(|c| c.thread.is_none()) {
-                            Some(s) => {
-                                callers[s].thread = Some(me);
-                                s
-                            }
-                            None => {
-                                callers.push(Caller {
-                                    thread: Some(me),
-                                    ..Caller::default()
-                                });
-                                callers.len() - 1
-                            }
-                        },
-                    }
-                }
-            };
-            let finished = callers[slot]
+        let slot = slot.unwrap_or_else(|| self.thread_slot());
+        let finished = self.with_caller(slot, |caller| {
+            caller
                 .open
                 .take()
-                .map(|o| self.executed(slot, o.timing(now)));
-            (slot, finished)
-        };
+                .map(|o| self.executed(slot, o.timing(now)))
+        });
         let (chunk, verdict) = self.source.next(slot, finished, now);
         // The thread's CPU clock is read twice per slot and loop, at its first chunk and after
         // its last request, not around every chunk: each read makes the kernel settle the
@@ -242,26 +224,95 @@ impl UntypedLoop {
         } else {
             None
         };
-        let mut callers = lock(&self.callers);
-        let caller = &mut callers[slot];
-        if let (Some(t), Verdict::Keep) = (&finished, verdict) {
-            caller.tally.finished(t);
-        }
-        let Some(chunk) = chunk else {
-            caller.stop_cpu(cpu_now);
-            return (None, verdict);
+        // A source that answers at once (no lock waited for, no message) hands the chunk out
+        // at the request's time: one clock read per chunk. The chunk starts a nanosecond after
+        // the request that ended the previous one, so that the report's chunk times, in seconds,
+        // keep a worker's chunks apart whatever the rounding.
+        let handed = if self.source.answers_at_once() {
+            now + std::time::Duration::from_nanos(1)
+        } else {
+            Instant::now()
         };
-        caller.tally.chunks += 1;
-        if caller.cpu_from.is_none() && caller.tally.chunks == 1 {
-            caller.cpu_from = cpu_clock::thread_cpu_s().map(|c| (thread::current().id(), c));
+        self.with_caller(slot, |caller| {
+            if let (Some(t), Verdict::Keep) = (&finished, verdict) {
+                caller.tally.finished(t);
+            }
+            let Some(chunk) = chunk else {
+                caller.stop_cpu(cpu_now);
+                return (None, verdict);
+            };
+            caller.tally.chunks += 1;
+            if caller.cpu_from.is_none() && caller.tally.chunks == 1 {
+                caller.cpu_from = cpu_clock::thread_cpu_s().map(|c| (thread::current().id(), c));
+            }
+            caller.open = Some(Open {
+                size: chunk.size,
+                requested: now,
+                handed,
+            });
+            (Some((chunk, slot, handed)), verdict)
+        })
+    }
+
+    /// Runs `f` on slot `slot`'s caller.
+    #[inline]
+    fn with_caller<R>(&self, slot: usize, f: impl FnOnce(&mut Caller) -> R) -> R {
+        match self.callers.get(slot) {
+            Some(c) => f(&mut c.lock()),
+            None => {
+                let k = slot - self.callers.len();
+                let mut more = lock(&self.more_callers);
+                if more.len() <= k {
+                    more.resize_with(k + 1, Caller::default);
+                }
+                f(&mut more[k])
+            }
         }
-        let handed = Instant::now();
-        caller.open = Some(Open {
-            size: chunk.size,
-            requested: now,
-            handed,
+    }
+
+    /// The slot of the calling thread (the explicit API): the one it took before, else the first
+    /// free one, else a new one.
+    fn thread_slot(&self) -> usize {
+        let me = thread::current().id();
+        let mut threads = lock(&self.threads);
+        if let Some(s) = threads.iter().position(|t| *t == Some(me)) {
+            return s;
+        }
+        let s = match threads.iter().position(|t| t.is_none()) {
+            Some(s) => s,
+            None => {
+                threads.push(None);
+                threads.len() - 1
+            }
+        };
+        threads[s] = Some(me);
+        s
+    }
+
+    /// What a worker that claimed its chunks itself (`runtime/loops/claimed.rs`) did, told to
+    /// its caller at once: its tally, the CPU seconds it used, and, when it hands over to the
+    /// scheduler in the loop's tail, its chunk whose timing goes with its next request
+    /// (`open`: size, when handed) and the CPU window still open (its first chunk's CPU clock).
+    pub(crate) fn absorb_claimed(
+        &self,
+        slot: usize,
+        tally: Tally,
+        cpu_s: f64,
+        open: Option<(u64, Instant)>,
+        cpu_from: Option<f64>,
+    ) {
+        self.with_caller(slot, |caller| {
+            caller.tally.add(&tally);
+            caller.cpu_s += cpu_s;
+            caller.open = open.map(|(size, handed)| Open {
+                size,
+                requested: handed,
+                handed,
+            });
+            if let Some(from) = cpu_from {
+                caller.cpu_from = Some((thread::current().id(), from));
+            }
         });
-        (Some((chunk, slot, handed)), verdict)
     }
 
     fn terminated(&self) -> bool {
@@ -286,7 +337,13 @@ impl UntypedLoop {
             panic_ctx::restore(enclosing);
         }
         let now = Instant::now();
-        let mut callers = lock(&self.callers);
+        let mut guards: Vec<_> = self.callers.iter().map(|c| c.lock()).collect();
+        let mut more = lock(&self.more_callers);
+        let mut callers: Vec<&mut Caller> = guards
+            .iter_mut()
+            .map(|g| &mut **g)
+            .chain(more.iter_mut())
+            .collect();
         // The CPU clock only if a slot of this thread has its window open (a worker that left
         // early): the workers of a loop that ran to its end closed theirs at their last request.
         let me = thread::current().id();
@@ -314,6 +371,8 @@ impl UntypedLoop {
             })
             .collect();
         drop(callers);
+        drop(more);
+        drop(guards);
         let Ending::Report {
             memory,
             mode,
@@ -426,7 +485,7 @@ pub(crate) enum Panics {
 /// | `DLS_EndLoop(info, iIters, iTime)` | [`Loop::finish`] → [`LoopStats`] (`iterates`, `work_time_s`, `report`) |
 ///
 /// On the threads backend a `Loop` is `Sync`: several threads may pull chunks from it (that is
-/// what [`Runtime::doall`](crate::Runtime::doall) does over rayon's pool); each thread is a worker slot of its own. On MPI
+/// what [`Runtime::doall`](crate::Runtime::doall) does over its pool); each thread is a worker slot of its own. On MPI
 /// every rank pulls its own chunks, from one thread per rank.
 ///
 /// Dropping a loop without calling [`finish`](Loop::finish) finishes it (so MPI never hangs),
@@ -523,7 +582,7 @@ impl<I: LoopIndex> Loop<I> {
             panic_ctx::leave_loop(self.core.id);
             return (None, verdict);
         };
-        panic_ctx::enter_chunk(ChunkCtx {
+        panic_ctx::enter_chunk_of(self.core.id, slot, || ChunkCtx {
             loop_id: self.core.id,
             loop_name: self.core.name.clone(),
             first_bits: self.first.to_bits(),
@@ -545,6 +604,37 @@ impl<I: LoopIndex> Loop<I> {
             )),
             verdict,
         )
+    }
+
+    /// The iterates of `chunk` (claimed by the worker itself, `runtime/loops/claimed.rs`), with
+    /// the panic context of worker `slot` set as [`next_chunk_in`](Self::next_chunk_in) sets it.
+    #[inline]
+    pub(crate) fn claimed_range(
+        &self,
+        chunk: Chunk,
+        slot: usize,
+        panics: Panics,
+    ) -> ChunkRange<'_, I> {
+        panic_ctx::enter_chunk_of(self.core.id, slot, || ChunkCtx {
+            loop_id: self.core.id,
+            loop_name: self.core.name.clone(),
+            first_bits: self.first.to_bits(),
+            format: format_index::<I>,
+            worker: slot,
+            caught: panics == Panics::Catch,
+        });
+        ChunkRange {
+            first: self.first,
+            start: chunk.start,
+            next: chunk.start,
+            end: chunk.start + chunk.size,
+            _loop: PhantomData,
+        }
+    }
+
+    /// The loop has no more chunks for this thread (a worker that claimed its own).
+    pub(crate) fn left(&self) {
+        panic_ctx::leave_loop(self.core.id);
     }
 
     /// `DLS_Terminated`: true once every iterate has been handed out (threads, and the scheduler

@@ -3,6 +3,7 @@
 //! (`worker.rs`), a loop in progress (`handle.rs`), the chunk-source seam (`source.rs`), index
 //! ranges and panic contexts.
 
+pub(crate) mod claimed;
 pub(crate) mod engine;
 pub(crate) mod handle;
 pub mod options;

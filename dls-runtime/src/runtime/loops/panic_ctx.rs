@@ -73,6 +73,9 @@ thread_local! {
     static CTX: RefCell<Option<ChunkCtx>> = const { RefCell::new(None) };
     /// The loop whose partial results this thread is combining (a merge function may panic).
     static COMBINING: RefCell<Option<std::sync::Arc<str>>> = const { RefCell::new(None) };
+    /// Whether the thread is combining now (the name in `COMBINING` may stay after a merge, for
+    /// the next merge under the same name).
+    static COMBINING_ACTIVE: Cell<bool> = const { Cell::new(false) };
     static OFFSET: Cell<u64> = const { Cell::new(0) };
     /// The message of a panic raised in this thread's current iterate that has not yet left it:
     /// the iterate may still catch it (`catch_unwind` in user code) and go on.
@@ -90,6 +93,25 @@ pub(crate) fn enter_chunk(ctx: ChunkCtx) {
         set_process_ctx(Some(ctx.clone()));
     }
     CTX.with(|c| *c.borrow_mut() = Some(ctx));
+}
+
+/// [`enter_chunk`] for worker `worker` of loop `loop_id`, making the context with `make` only
+/// when the thread's context is of another loop (or another worker): a worker's next chunk of
+/// the same loop costs no clone of the loop's name (an atomic count that every worker of the
+/// loop would write, chunk after chunk).
+#[inline]
+pub(crate) fn enter_chunk_of(loop_id: u64, worker: usize, make: impl FnOnce() -> ChunkCtx) {
+    if !MPI_ACTIVE.load(Ordering::Relaxed) {
+        let same = CTX.with(|c| {
+            c.borrow()
+                .as_ref()
+                .is_some_and(|ctx| ctx.loop_id == loop_id && ctx.worker == worker)
+        });
+        if same {
+            return;
+        }
+    }
+    enter_chunk(make());
 }
 
 /// Under MPI, the chunk this process executes (a rank runs one iterate at a time) and, in
@@ -115,7 +137,11 @@ fn process_iterate() -> Option<(Arc<str>, String)> {
 #[inline]
 pub(crate) fn set_offset(offset: u64) {
     OFFSET.with(|o| o.set(offset));
-    PROCESS_OFFSET.store(offset, Ordering::Relaxed);
+    // Only an MPI rank names its iterate to other threads: on the threads backend every worker
+    // would write this one word at every iterate.
+    if MPI_ACTIVE.load(Ordering::Relaxed) {
+        PROCESS_OFFSET.store(offset, Ordering::Relaxed);
+    }
 }
 
 /// The current chunk ended normally (not by unwinding): a panic raised in one of its iterates
@@ -135,16 +161,36 @@ fn take_pending() -> Option<String> {
 /// Marks this thread as combining the partial results of loop `name` until the guard is dropped,
 /// so that a panic of a merge function names the loop.
 pub(crate) fn combining(name: impl Into<std::sync::Arc<str>>) -> Combining {
-    let before = COMBINING.with(|c| c.replace(Some(name.into())));
-    Combining { before }
+    let names = merges_of(name.into());
+    let active = merging();
+    Combining {
+        _active: active,
+        _names: names,
+    }
 }
 
 /// See [`combining`].
 pub(crate) struct Combining {
+    // Dropped in this order: the merge ends, then the name goes.
+    _active: Merging,
+    _names: MergesOf,
+}
+
+/// Names loop `name` for this thread's merges until the guard is dropped; each merge is then
+/// marked by [`merging`] alone, which writes one flag of the thread (a worker that merges every
+/// chunk's value pays no more per chunk).
+pub(crate) fn merges_of(name: std::sync::Arc<str>) -> MergesOf {
+    MergesOf {
+        before: COMBINING.with(|c| c.replace(Some(name))),
+    }
+}
+
+/// See [`merges_of`].
+pub(crate) struct MergesOf {
     before: Option<std::sync::Arc<str>>,
 }
 
-impl Drop for Combining {
+impl Drop for MergesOf {
     fn drop(&mut self) {
         let before = self.before.take();
         let _ = COMBINING.try_with(|c| {
@@ -155,8 +201,31 @@ impl Drop for Combining {
     }
 }
 
+/// Marks this thread as merging (under the name [`merges_of`] gave) until the guard is dropped.
+#[inline]
+pub(crate) fn merging() -> Merging {
+    Merging {
+        was: COMBINING_ACTIVE.with(|a| a.replace(true)),
+    }
+}
+
+/// See [`merging`].
+pub(crate) struct Merging {
+    was: bool,
+}
+
+impl Drop for Merging {
+    #[inline]
+    fn drop(&mut self) {
+        let _ = COMBINING_ACTIVE.try_with(|a| a.set(self.was));
+    }
+}
+
 /// The loop whose results this thread is combining, if any.
 fn combining_now() -> Option<std::sync::Arc<str>> {
+    if !COMBINING_ACTIVE.try_with(|a| a.get()).unwrap_or(false) {
+        return None;
+    }
     COMBINING
         .try_with(|c| c.try_borrow().ok().and_then(|c| c.clone()))
         .ok()

@@ -41,8 +41,9 @@ use std::time::Instant;
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
+use crate::runtime::sched::claim::{Claimed, Claims};
 use crate::runtime::sched::reporting::{Next, ReportingScheduler};
-use crate::runtime::sync::lock;
+use crate::runtime::sync::{lock, Padded};
 use crate::runtime::tolerance::reexecution::Verdict;
 use crate::runtime::tolerance::split::SplitCell;
 use crate::runtime::tolerance::Tolerance;
@@ -107,6 +108,19 @@ pub(crate) trait ChunkSource: Send + Sync {
     fn tolerance(&self) -> Option<&dyn Tolerance> {
         None
     }
+
+    /// The chunks its workers claim themselves, while they do (`runtime/sched/claim.rs`: a
+    /// fixed-size technique on threads); `None` for every other source.
+    fn claims(&self) -> Option<&Claims> {
+        None
+    }
+
+    /// Whether [`next`](Self::next) answers without waiting (no lock another worker may hold,
+    /// no message): the worker then takes the request's time as the chunk's start, one clock
+    /// read per chunk.
+    fn answers_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// What one worker (or one process) did in a loop: chunks, iterates and work time.
@@ -140,8 +154,10 @@ const POLL_STOP: std::time::Duration = std::time::Duration::from_millis(20);
 /// nested inside an iterate, which run on one thread).
 pub(crate) struct SharedSource {
     scheduler: Mutex<ReportingScheduler>,
-    /// Per slot: the ordinal of a chunk it holds that became redundant (0: none).
-    cancelled: Vec<AtomicU64>,
+    /// Per slot: the ordinal of a chunk it holds that became redundant (0: none). Its worker
+    /// reads it after every iterate: each on lines of its own, so that no write near it (another
+    /// slot's, or an allocation next to it) moves the line away from the reader.
+    cancelled: Vec<Padded<AtomicU64>>,
     /// Workers waiting for a late chunk or the end of the loop (re-execution).
     changed: Condvar,
     p: usize,
@@ -153,6 +169,13 @@ pub(crate) struct SharedSource {
     /// Whether the scheduler arms the cells: a re-executing loop that splits. The others' workers
     /// neither claim through the cells nor read them.
     splitting: AtomicBool,
+    /// A fixed-size technique's chunks claimed with one atomic add (`runtime/sched/claim.rs`),
+    /// with the workers' logs; folded into `scheduler` at the loop's end.
+    claims: Option<Claims>,
+    /// Whether chunks are claimed through `claims`: set for a fixed-size technique, cleared
+    /// before the first chunk by re-execution and restarts, which need the scheduler's state
+    /// at every chunk.
+    claiming: AtomicBool,
 }
 
 impl SharedSource {
@@ -171,10 +194,25 @@ impl SharedSource {
         for (slot, cell) in splits.iter().enumerate() {
             scheduler.set_split_cell(slot, cell.clone());
         }
+        let claims = scheduler
+            .fixed_chunk()
+            .filter(|_| !crate::runtime::observe::delay::chunk_delayed())
+            .map(|c| {
+                Claims::new(
+                    c,
+                    n,
+                    p,
+                    scheduler.chunk_map_max(),
+                    scheduler.origin(),
+                    scheduler.done_counter(),
+                )
+            });
         Ok(SharedSource {
+            claiming: AtomicBool::new(claims.is_some()),
+            claims,
             splits,
             scheduler: Mutex::new(scheduler),
-            cancelled: (0..p).map(|_| AtomicU64::new(0)).collect(),
+            cancelled: (0..p).map(|_| Padded(AtomicU64::new(0))).collect(),
             changed: Condvar::new(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
@@ -190,6 +228,27 @@ impl ChunkSource for SharedSource {
         finished: Option<ChunkTiming>,
         now: Instant,
     ) -> (Option<Chunk>, Verdict) {
+        let mut finished = finished;
+        if let Some(claims) = self.claims() {
+            let stop = self.stop.load(Ordering::Relaxed);
+            let cell = self
+                .splitting
+                .load(Ordering::Relaxed)
+                .then(|| &*self.splits[slot % self.p]);
+            match claims.next(slot, finished, now, stop, cell) {
+                Claimed::Chunk(c) => return (Some(c), Verdict::Keep),
+                Claimed::Done => return (None, Verdict::Keep),
+                Claimed::Tail { recorded } => {
+                    // Every chunk is out in a re-executing loop: the scheduler takes over
+                    // (copies, splits, verdicts), holding every worker's unfinished chunk.
+                    claims.hand_over(&mut lock(&self.scheduler));
+                    self.claiming.store(false, Ordering::Relaxed);
+                    if recorded {
+                        finished = None;
+                    }
+                }
+            }
+        }
         let rank = slot % self.p;
         let mut scheduler = lock(&self.scheduler);
         if self.stop.load(Ordering::Relaxed) {
@@ -220,7 +279,18 @@ impl ChunkSource for SharedSource {
     }
 
     fn terminated(&self) -> bool {
+        if let Some(claims) = self.claims() {
+            return claims.all_out() || self.stop.load(Ordering::Relaxed);
+        }
         lock(&self.scheduler).remaining() == 0 || self.stop.load(Ordering::Relaxed)
+    }
+
+    fn answers_at_once(&self) -> bool {
+        self.claims().is_some()
+    }
+
+    fn claims(&self) -> Option<&Claims> {
+        SharedSource::claims(self)
     }
 
     fn workers(&self) -> usize {
@@ -245,8 +315,19 @@ impl ChunkSource for SharedSource {
         cpu: Vec<(usize, f64)>,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
-        let mut scheduler = lock(&self.scheduler);
         let now = Instant::now();
+        if let Some(claims) = self.claims().filter(|c| !c.handed_over()) {
+            for (s, t) in open {
+                claims.hand_in_open(s, t, now);
+            }
+            let mut scheduler = lock(&self.scheduler);
+            claims.fold_into(&mut scheduler);
+            for (s, c) in cpu {
+                scheduler.add_cpu(s % self.p, c);
+            }
+            return report.map(|(name, started)| scheduler.report(name, started));
+        }
+        let mut scheduler = lock(&self.scheduler);
         for (s, t) in open {
             scheduler.hand_in(s % self.p, t, now);
         }
@@ -269,8 +350,21 @@ impl ChunkSource for SharedSource {
     }
 }
 
+impl SharedSource {
+    /// The atomic hand-out, while the loop uses it.
+    #[inline]
+    fn claims(&self) -> Option<&Claims> {
+        self.claims
+            .as_ref()
+            .filter(|_| self.claiming.load(Ordering::Relaxed))
+    }
+}
+
 impl Tolerance for SharedSource {
     fn reexecute(&self, split: bool) {
+        if let Some(claims) = &self.claims {
+            claims.tail_to_scheduler();
+        }
         let mut scheduler = lock(&self.scheduler);
         scheduler.reexecute();
         scheduler.set_split(split);
@@ -278,6 +372,7 @@ impl Tolerance for SharedSource {
     }
 
     fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {
+        self.claiming.store(false, Ordering::Relaxed);
         Ok(lock(&self.scheduler).restore(finished)?)
     }
 
@@ -290,7 +385,7 @@ impl Tolerance for SharedSource {
     }
 
     fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
-        Some(&self.cancelled[slot % self.p])
+        Some(&*self.cancelled[slot % self.p])
     }
 
     fn split_cell(&self, slot: usize) -> Option<&SplitCell> {

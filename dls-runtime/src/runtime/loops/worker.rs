@@ -150,6 +150,11 @@ pub(crate) struct Apart<'a, T, Id, C> {
     pub(crate) combine: &'a C,
     pub(crate) initial: Option<T>,
     pub(crate) checkpoints: Checkpointing<'a>,
+    /// Where a worker that claimed its own chunks handed over to the scheduler
+    /// (`runtime/loops/claimed.rs`): the value of its last chunk, awaiting its verdict, and the
+    /// ordinal of that chunk (the hand-outs so far). Default: nothing, 0.
+    pub(crate) resume: Option<(T, u64, u64)>,
+    pub(crate) ordinal: u64,
 }
 
 fn drive_apart_with<I, T, Id, B, C>(
@@ -171,11 +176,16 @@ where
         combine,
         initial,
         mut checkpoints,
+        resume,
+        ordinal: handed_before,
     } = apart;
     #[cfg(test)]
     probe::APART.lock().unwrap().push(lp.name().to_string());
     let mut kept: Option<T> = initial;
-    let mut pending: Option<(T, u64, u64)> = None;
+    let mut pending: Option<(T, u64, u64)> = resume;
+    // The loop's name for a merge's panic message, set once (each chunk's merge only marks
+    // itself as one).
+    let _merges = panic_ctx::merges_of(lp.core().name.clone());
     let source = lp.core().source();
     // Messages looked for at claims (`ChunkSource::at_claim`), and when last, over chunks: a
     // chunk shorter than the interval does not reset it.
@@ -185,7 +195,7 @@ where
     // The ordinal of the chunk in hand (the scheduler names redundant chunks by it), and how
     // often to ask whether it became redundant: every `stride` iterates, adapted so that the
     // question is asked every 0.2-1 ms (threads) or 5-20 ms (MPI) whatever the iterates' length.
-    let mut ordinal = 0u64;
+    let mut ordinal = handed_before;
     let mut stride = 1u32;
     let mut countdown = 1u32;
     let mut last_check = Instant::now();
@@ -201,7 +211,7 @@ where
                 kept = Some(match kept.take() {
                     Some(k) => {
                         // A panic here names the merge, not the iterate of the chunk just handed.
-                        let _combining = panic_ctx::combining(lp.core().name.clone());
+                        let _combining = panic_ctx::merging();
                         if panics == Panics::Unwind {
                             combine(k, part)
                         } else {
@@ -248,9 +258,10 @@ where
         // Where the scheduler runs in this process, the chunk's iterates are claimed in batches
         // through the slot's cell, so that it can split the chunk for an idle worker
         // (`runtime/tolerance/split.rs`), batches adapted to 20-80 µs; `executed` is where the chunk ended.
+        // (A chunk of one iterate cannot be split: it runs without claims.)
         let cell = tolerance
             .and_then(|t| t.split_cell(worker))
-            .filter(|_| size <= split::MAX_SPLIT);
+            .filter(|_| (2..=split::MAX_SPLIT).contains(&size));
         let mut executed = size;
         // Claims start at one iterate in every chunk (it may hold dearer iterates than the last)
         // and grow from there.

@@ -386,6 +386,13 @@ pub(crate) fn body() -> Option<Delay> {
     d
 }
 
+/// Whether a chunk delay is set: it models the scheduler's time per chunk, spent one chunk at a
+/// time, so such a loop's chunks are handed out by the scheduler, never claimed by the workers
+/// (`runtime/sched/claim.rs`), which would spend them side by side.
+pub(crate) fn chunk_delayed() -> bool {
+    active().chunk.is_some()
+}
+
 /// Spends the chunk delay, if any (where the scheduler hands out a chunk).
 #[inline]
 pub(crate) fn chunk_served() {

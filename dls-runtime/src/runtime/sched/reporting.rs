@@ -96,6 +96,9 @@ pub(crate) struct ReportingScheduler {
     /// Per slot with a cell: its chunk's start, how far its holder had claimed, and when that
     /// was first seen, while its chunk is about to end (see [`ABOUT_TO_END`]).
     progress: Vec<Option<(u64, u64, Instant)>>,
+    /// Every fresh chunk was claimed without this scheduler (`runtime/sched/claim.rs`): the
+    /// technique hands out no more.
+    claimed_all: bool,
 }
 
 /// How long a holder of this process whose chunk is about to end (less than [`SPLIT_MIN`] left
@@ -177,6 +180,7 @@ impl ReportingScheduler {
             split_asks: Vec::new(),
             split_off: std::collections::VecDeque::new(),
             progress: vec![None; p],
+            claimed_all: false,
         })
     }
 
@@ -195,6 +199,77 @@ impl ReportingScheduler {
         Ok(())
     }
 
+    /// The size of every chunk but the last when they may be claimed with one atomic add
+    /// (`runtime/sched/claim.rs`): a fixed-size technique
+    /// ([`ChunkScheduler::fixed_chunk`](crate::ChunkScheduler::fixed_chunk)) in a loop that is not
+    /// restarted, before any chunk is handed out.
+    pub(crate) fn fixed_chunk(&self) -> Option<u64> {
+        if self.holes.is_some() || !self.chunk_map.is_empty() || self.chunk_map_dropped > 0 {
+            return None;
+        }
+        self.sched.fixed_chunk()
+    }
+
+    /// P: the ranks (threads) the loop is scheduled over.
+    pub(crate) fn workers(&self) -> usize {
+        self.ranks.len()
+    }
+
+    /// The clock of the chunk times (`chunk_ends`).
+    pub(crate) fn origin(&self) -> Instant {
+        self.origin
+    }
+
+    /// The most chunks the map lists.
+    pub(crate) fn chunk_map_max(&self) -> usize {
+        self.chunk_map_max
+    }
+
+    /// `rank`'s chunks claimed without this scheduler (`runtime/sched/claim.rs`): their count,
+    /// iterates and work time.
+    pub(crate) fn add_claimed(&mut self, rank: usize, chunks: u64, iterates: u64, work_s: f64) {
+        let r = &mut self.ranks[rank];
+        r.chunks += chunks;
+        r.iterates += iterates;
+        r.work_time_s += work_s;
+    }
+
+    /// The listed chunks claimed without this scheduler, in hand-out order, each with its rank
+    /// and `[arrival, work]` (NaN: not finished, its timing to come), and how many more were not
+    /// listed.
+    pub(crate) fn add_claimed_map(
+        &mut self,
+        listed: impl Iterator<Item = (Chunk, usize, [f64; 2])>,
+        dropped: u64,
+    ) {
+        for (chunk, rank, ends) in listed {
+            if ends[0].is_nan() {
+                self.open[rank].push(self.chunk_map.len());
+            }
+            self.chunk_map.push([chunk.start, chunk.size, rank as u64]);
+            self.chunk_ends.push(ends);
+        }
+        self.chunk_map_dropped += dropped;
+    }
+
+    /// The loop's tail begins after chunks were claimed without this scheduler: every chunk is
+    /// out; `rank` holds `open` (handed at the time given), unfinished, having been handed
+    /// `chunks` in all. From here on the scheduler serves the rank's requests as if it had
+    /// handed those chunks out itself (re-execution copies them, a split may split them).
+    pub(crate) fn claimed_all(&mut self, rank: usize, chunks: u64, open: &[(Chunk, Instant)]) {
+        self.claimed_all = true;
+        if self.reexecute {
+            self.ledger
+                .handed_elsewhere(rank, chunks - open.len() as u64);
+            for &(chunk, handed) in open {
+                self.ledger.handed(rank, chunk, handed);
+            }
+        }
+        if let Some(&(chunk, handed)) = open.last() {
+            self.holding[rank] = Some((handed, chunk.size));
+        }
+    }
+
     /// Iterates restored from checkpoints.
     pub(crate) fn restored(&self) -> u64 {
         self.restored
@@ -205,6 +280,9 @@ impl ReportingScheduler {
     fn next_fresh(&mut self, rank: usize) -> Option<Chunk> {
         if let Some(c) = self.pieces.pop_front() {
             return Some(c);
+        }
+        if self.claimed_all {
+            return None;
         }
         let c = self.sched.next_chunk(rank)?;
         let Some(holes) = &self.holes else {
@@ -641,7 +719,12 @@ impl ReportingScheduler {
 
     /// Iterates not yet handed out.
     pub(crate) fn remaining(&self) -> u64 {
-        self.sched.remaining()
+        let fresh = if self.claimed_all {
+            0
+        } else {
+            self.sched.remaining()
+        };
+        fresh
             + self.pieces.iter().map(|c| c.size).sum::<u64>()
             + self.split_off.iter().map(|c| c.size).sum::<u64>()
     }

@@ -228,6 +228,13 @@ impl Ledger {
         self.completed = None;
     }
 
+    /// `worker` was handed `count` chunks that this ledger did not see (claimed with an atomic
+    /// add before the loop's tail, `runtime/sched/claim.rs`, all finished and confirmed): the
+    /// ordinal of its next hand-out counts them.
+    pub(crate) fn handed_elsewhere(&mut self, worker: usize, count: u64) {
+        self.handouts[worker] += count;
+    }
+
     /// The chunk `worker` holds and when it was handed out, if it is a whole chunk of its own
     /// that nobody copies and that is not confirmed: one that may be split (`runtime/tolerance/split.rs`).
     pub(crate) fn whole_held(&self, worker: usize) -> Option<(Instant, Chunk)> {

@@ -1,0 +1,225 @@
+//! Whether a gathered vector is written only at the loop's own index, so that on threads each
+//! iterate may write its element in place (issue 29: a `gather(out)` element then costs what a
+//! plain write costs). Decided on the syntax, conservatively: the loop runs over a range, its
+//! pattern is a plain name `i` (not `mut i`), and in the body
+//!
+//! - every use of the vector's name is `out[i]` or `out[i as usize]` (then anything on the
+//!   element: `out[i][j] = …`, `out[i].push(…)`, `&mut out[i]`);
+//! - neither name is bound again (by `let`, a pattern, a closure parameter or an inner `for`);
+//! - the vector's name appears in no macro's tokens, and the index's only in the standard
+//!   formatting and assertion macros (whose arguments are expressions that cannot rebind it).
+//!
+//! Distinct iterates then touch distinct elements, each its own; an iterate runs once where the
+//! runtime writes in place (threads, without re-execution, checkpoints or a check: see
+//! `Loop::writes_in_place` in the runtime), so no element is touched by two threads. Anything
+//! else keeps the log of writes and its checks.
+
+use proc_macro2::TokenTree;
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, Ident, Pat};
+
+use crate::source::LoopSource;
+
+/// Macros whose arguments are expressions and format strings only: the index's name in them is
+/// a read, never a new binding.
+const READING_MACROS: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "panic",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "unreachable",
+    "todo",
+    "unimplemented",
+];
+
+/// Whether `var` (a gathered vector) is written in place by the loop `pat in source { body }`.
+pub(crate) fn writes_at_the_index(
+    source: &LoopSource,
+    pat: &Pat,
+    body: &Block,
+    var: &Ident,
+) -> bool {
+    let LoopSource::Range(_) = source else {
+        return false;
+    };
+    let Pat::Ident(p) = pat else {
+        return false;
+    };
+    if p.by_ref.is_some() || p.mutability.is_some() || p.subpat.is_some() {
+        return false;
+    }
+    let mut uses = Uses {
+        var,
+        index: &p.ident,
+        ok: true,
+    };
+    uses.visit_block(body);
+    uses.ok
+}
+
+struct Uses<'a> {
+    var: &'a Ident,
+    index: &'a Ident,
+    ok: bool,
+}
+
+impl Uses<'_> {
+    /// `e` is the loop's index, possibly `as usize` and in parentheses.
+    fn is_the_index(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) => p.qself.is_none() && p.path.is_ident(self.index),
+            Expr::Paren(p) => self.is_the_index(&p.expr),
+            Expr::Cast(c) => {
+                matches!(&*c.ty, syn::Type::Path(t) if t.qself.is_none() && t.path.is_ident("usize"))
+                    && self.is_the_index(&c.expr)
+            }
+            _ => false,
+        }
+    }
+
+    fn is_the_var(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.var))
+    }
+}
+
+impl<'ast> Visit<'ast> for Uses<'_> {
+    fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
+        if self.is_the_var(&e.expr) {
+            if !self.is_the_index(&e.index) {
+                self.ok = false;
+            }
+            // The index expression is the loop's name: nothing more to look at.
+            return;
+        }
+        visit::visit_expr_index(self, e);
+    }
+
+    fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+        // The vector's name anywhere but as the base of `out[i]`.
+        if e.qself.is_none() && e.path.is_ident(self.var) {
+            self.ok = false;
+        }
+        visit::visit_expr_path(self, e);
+    }
+
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        if p.ident == *self.var || p.ident == *self.index {
+            self.ok = false;
+        }
+        visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let reading = m
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| READING_MACROS.contains(&s.ident.to_string().as_str()));
+        if mentions(m.tokens.clone(), self.var)
+            || (!reading && mentions(m.tokens.clone(), self.index))
+        {
+            self.ok = false;
+        }
+    }
+}
+
+/// Whether `name` appears among `tokens`, at any depth.
+fn mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
+    tokens.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == *name,
+        TokenTree::Group(g) => mentions(g.stream(), name),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn in_place(for_loop: syn::ExprForLoop) -> bool {
+        let source = crate::source::classify(&for_loop.expr).unwrap();
+        let out: Ident = parse_quote!(out);
+        writes_at_the_index(&source, &for_loop.pat, &for_loop.body, &out)
+    }
+
+    #[test]
+    fn writes_at_the_loops_index_are_in_place() {
+        assert!(in_place(parse_quote!(for i in 0..n {
+            out[i] = 2 * i;
+        })));
+        assert!(in_place(parse_quote!(for i in 0..n {
+            out[i as usize] += f(i);
+        })));
+        assert!(in_place(parse_quote!(for i in 0..n {
+            out[i][0] = 1.0;
+            out[(i)].push(3);
+        })));
+        assert!(in_place(parse_quote!(for i in 0..n {
+            let x = out[i] * 2.0;
+            println!("{i} {x}");
+            out[i] = x;
+        })));
+    }
+
+    #[test]
+    fn anything_else_keeps_the_log() {
+        // Another element, a whole-vector use, a rebinding, a macro, a collection loop.
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            out[i + 1] = 1;
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            out[i] = out.len();
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            let s = &out;
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            let i = i / 2;
+            out[i] = 1;
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            for i in 0..3 {
+                out[i] = 1;
+            }
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            if let Some(i) = g() {
+                out[i] = 1;
+            }
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            (0..3).for_each(|i| out[i] = 1);
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            println!("{:?}", out);
+            out[i] = 1;
+        })));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            my_macro!(i);
+            out[i] = 1;
+        })));
+        assert!(!in_place(parse_quote!(for mut i in 0..n {
+            out[i] = 1;
+        })));
+        assert!(!in_place(parse_quote!(
+            for (i, x) in v.iter().enumerate() {
+                out[i] = *x;
+            }
+        )));
+        assert!(!in_place(parse_quote!(for i in 0..n {
+            out[i as u32] = 1;
+        })));
+    }
+}
