@@ -163,7 +163,7 @@ impl Pool {
         let until = Instant::now() + s.spin;
         let mut spins = 0u32;
         while s.running.load(Ordering::Acquire) != 0 {
-            if s.spin.is_zero() || Instant::now() >= until {
+            if s.spin.is_zero() || (spins % 64 == 63 && Instant::now() >= until) {
                 let mut guard = lock(&s.lock);
                 s.starter_asleep.store(true, Ordering::SeqCst);
                 while s.running.load(Ordering::SeqCst) != 0 {
@@ -239,7 +239,7 @@ fn next_ticket(s: &Shared, seen: u64) -> Option<u64> {
         if s.shutdown.load(Ordering::Relaxed) {
             return None;
         }
-        if s.spin.is_zero() || Instant::now() >= until {
+        if s.spin.is_zero() || (spins % 64 == 63 && Instant::now() >= until) {
             break;
         }
         spins = spins.wrapping_add(1);

@@ -26,6 +26,16 @@ pub const DEFAULT_STACK: usize = 8 << 20;
 /// apart then start without waking a sleeping thread (OpenMP runtimes do the same).
 pub(crate) const SPIN: Duration = Duration::from_micros(200);
 
+/// The machine's available parallelism, read once (it reads cgroup files).
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
 /// `threads` workers: the calling thread and a pool of the other `threads - 1`.
 pub(crate) struct ThreadsBackend {
     /// Workers 1, 2, …; none for one thread.
@@ -41,9 +51,7 @@ impl ThreadsBackend {
     /// iterate that recurses deeply in the serial program does not overflow a worker's stack);
     /// worker 0 is the thread that starts each loop, with its own stack, as the serial loop.
     pub(crate) fn new(threads: Option<usize>, stack: Option<usize>) -> Result<Self, DlsError> {
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
+        let cores = cores();
         let threads = threads.unwrap_or(cores);
         let pool = if threads > 1 {
             // With more threads than cores a watching thread would hold a core that a thread

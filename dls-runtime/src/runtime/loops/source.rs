@@ -147,6 +147,9 @@ impl Tally {
     }
 }
 
+/// How long a worker waiting for a late chunk watches for a change before it sleeps.
+const WATCH: std::time::Duration = std::time::Duration::from_micros(100);
+
 /// The longest a worker waiting for a late chunk sleeps before it looks at the stop flag.
 const POLL_STOP: std::time::Duration = std::time::Duration::from_millis(20);
 
@@ -160,6 +163,10 @@ pub(crate) struct SharedSource {
     cancelled: Vec<Padded<AtomicU64>>,
     /// Workers waiting for a late chunk or the end of the loop (re-execution).
     changed: Condvar,
+    /// Counts the notifications of `changed`: what a waiting worker watches before it sleeps.
+    changes: AtomicU64,
+    /// Whether a waiting worker watches before it sleeps (the threads fit the cores).
+    watch: bool,
     p: usize,
     /// Raised when a panic left an iterate (threads backend, the worker loop): no more chunks are
     /// handed out.
@@ -214,6 +221,8 @@ impl SharedSource {
             scheduler: Mutex::new(scheduler),
             cancelled: (0..p).map(|_| Padded(AtomicU64::new(0))).collect(),
             changed: Condvar::new(),
+            changes: AtomicU64::new(0),
+            watch: p > 1 && p <= crate::runtime::backend::threads::cores(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
             splitting: AtomicBool::new(false),
@@ -261,19 +270,50 @@ impl ChunkSource for SharedSource {
             self.cancelled[w].store(ordinal, Ordering::Relaxed);
         }
         if scheduler.unconfirmed() < confirmed {
+            self.changes.fetch_add(1, Ordering::Release);
             self.changed.notify_all();
         }
         while let Next::Wait(at) = next {
+            // Watched for a while before sleeping (when the threads fit the cores): the loop's
+            // last chunks end microseconds apart, and waking a sleeping thread costs tens of
+            // microseconds (a loop of a few iterates spent most of its time there).
+            let seen = self.changes.load(Ordering::Acquire);
+            if self.watch {
+                drop(scheduler);
+                let until = at.min(Instant::now() + WATCH);
+                let mut spins = 0u32;
+                while self.changes.load(Ordering::Acquire) == seen
+                    && !self.stop.load(Ordering::Relaxed)
+                {
+                    spins = spins.wrapping_add(1);
+                    if spins % 64 == 0 {
+                        if Instant::now() >= until {
+                            break;
+                        }
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
+                }
+                scheduler = lock(&self.scheduler);
+            }
             let now = Instant::now();
-            scheduler = self
-                .changed
-                .wait_timeout(scheduler, at.saturating_duration_since(now).min(POLL_STOP))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            if self.changes.load(Ordering::Acquire) == seen && now < at {
+                scheduler = self
+                    .changed
+                    .wait_timeout(scheduler, at.saturating_duration_since(now).min(POLL_STOP))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
             if self.stop.load(Ordering::Relaxed) {
                 return (None, verdict);
             }
+            let confirmed = scheduler.unconfirmed();
             next = scheduler.serve_at(rank, None, Instant::now()).0;
+            if scheduler.unconfirmed() < confirmed {
+                self.changes.fetch_add(1, Ordering::Release);
+                self.changed.notify_all();
+            }
         }
         (next.chunk(), verdict)
     }
