@@ -320,7 +320,10 @@ impl<'a> Loop<'a> {
             let options = self.options()?;
             let (identity, combine) = coded::<T, W, _, _>(identity, combine);
             let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
-            crate::current()?.run(&options, range, identity, body, combine)
+            // The statistics are dropped here: no CPU clocks for them (a report still reads them).
+            crate::current()?
+                .without_cpu_clock()
+                .run(&options, range, identity, body, combine)
         };
         or_exit(self.name, run()).0.into_inner()
     }

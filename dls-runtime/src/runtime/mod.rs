@@ -162,6 +162,10 @@ pub struct Runtime {
     reexecute: Option<bool>,
     /// Splitting of chunks in progress for idle workers (`with_split`).
     split: Option<bool>,
+    /// Whether this handle's loops read each worker's CPU clock (a system call at a worker's
+    /// first chunk and after its last) for the report's `cpu_time_s` when no report is printed:
+    /// off for `#[par_doall]` loops, whose statistics nobody reads unless `DLS_REPORT` prints them.
+    cpu_clock: bool,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -204,6 +208,7 @@ pub fn init() -> Result<Runtime, DlsError> {
             reduction: None,
             reexecute: None,
             split: None,
+            cpu_clock: true,
         });
     }
     let launched = Launch::detect(|k| std::env::var(k).ok());
@@ -288,6 +293,7 @@ pub fn current() -> Result<Runtime, DlsError> {
             reduction: None,
             reexecute: None,
             split: None,
+            cpu_clock: true,
         });
     }
     // The lazy runtime first: it exists only if the launcher check below passed when it was
@@ -331,6 +337,7 @@ pub fn is_root() -> bool {
             reduction: None,
             reexecute: None,
             split: None,
+            cpu_clock: true,
         })
         .rank()
             == 0;
@@ -377,6 +384,7 @@ impl Runtime {
             reduction: None,
             reexecute: None,
             split: None,
+            cpu_clock: true,
         };
         if let Some(i) = &rt.shared.settings.inject {
             let p = rt.workers();
@@ -516,6 +524,7 @@ impl Runtime {
             reduction: Some(strategy),
             reexecute: self.reexecute,
             split: self.split,
+            cpu_clock: self.cpu_clock,
         }
     }
 
@@ -536,7 +545,21 @@ impl Runtime {
             reduction: self.reduction,
             reexecute: Some(on),
             split: self.split,
+            cpu_clock: self.cpu_clock,
         }
+    }
+
+    /// This handle, whose loops read the workers' CPU clocks only when the loop's report is
+    /// printed (`DLS_REPORT`): for loops whose statistics the caller drops (`#[par_doall]`).
+    pub(crate) fn without_cpu_clock(&self) -> Runtime {
+        let mut rt = self.clone();
+        rt.cpu_clock = false;
+        rt
+    }
+
+    /// Whether loops on this handle with report mode `mode` read the workers' CPU clocks.
+    pub(crate) fn reads_cpu_clock(&self, mode: &ReportMode) -> bool {
+        self.cpu_clock || *mode != ReportMode::Off
     }
 
     /// Whether a loop on this runtime runs each iterate exactly once in this process's threads,
@@ -592,6 +615,7 @@ impl Runtime {
             reduction: self.reduction,
             reexecute: self.reexecute,
             split: Some(on),
+            cpu_clock: self.cpu_clock,
         }
     }
 

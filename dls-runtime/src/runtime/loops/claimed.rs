@@ -80,6 +80,7 @@ where
     let mut last: Option<(u64, Instant)> = None;
     let mut pending: Option<(T, u64, u64)> = None;
     let mut cpu_from: Option<f64> = None;
+    let reads_cpu = lp.core().reads_cpu_clock();
     let merge = |acc: T, part: T, keep: &Keep<'_, Id, C>| -> Result<T, Failure> {
         let Keep::Apart { combine, .. } = keep else {
             return Ok(acc);
@@ -121,7 +122,7 @@ where
             Claimed::Chunk(c) => c,
             Claimed::Done => {
                 lp.left();
-                let cpu_s = match (cpu_from, cpu_clock::thread_cpu_s()) {
+                let cpu_s = match (cpu_from, cpu_from.and_then(|_| cpu_clock::thread_cpu_s())) {
                     (Some(from), Some(to)) => (to - from).max(0.0),
                     _ => 0.0,
                 };
@@ -141,7 +142,7 @@ where
             }
         };
         tally.chunks += 1;
-        if cpu_from.is_none() {
+        if cpu_from.is_none() && reads_cpu {
             cpu_from = cpu_clock::thread_cpu_s();
         }
         // A nanosecond after the request, as `UntypedLoop::next` does for a source that answers

@@ -134,12 +134,13 @@ impl Runtime {
         } else {
             History::Skip
         };
+        let cpu = self.reads_cpu_clock(&mode);
         let ending = Ending::Report {
             memory: Box::new(self.clone()),
             mode,
             history,
         };
-        UntypedLoop::new(name.into(), technique, n, source, ending)
+        UntypedLoop::new(name.into(), technique, n, source, ending).with_cpu_clock(cpu)
     }
 
     /// Starts a loop over the ranks of `comm` (any communicator: a group of ranks, or the

@@ -124,6 +124,9 @@ pub(crate) struct UntypedLoop {
     auto: Mutex<Option<crate::report::AutoReport>>,
     /// A loop's checkpoints, for its report.
     checkpoint: Mutex<Option<CheckpointReport>>,
+    /// Whether workers read their CPU clocks (a system call at their first chunk and after
+    /// their last) for the report's `cpu_time_s`.
+    cpu: bool,
     /// The progress display (`DLS_PROGRESS`), on the process that schedules the loop; stopped
     /// when the loop finishes (or is dropped).
     progress: Mutex<Option<Progress>>,
@@ -175,7 +178,19 @@ impl UntypedLoop {
             auto: Mutex::new(None),
             checkpoint: Mutex::new(None),
             progress: Mutex::new(None),
+            cpu: true,
         }
+    }
+
+    /// Whether the workers read their CPU clocks (default: they do).
+    pub(crate) fn with_cpu_clock(mut self, on: bool) -> Self {
+        self.cpu = on;
+        self
+    }
+
+    /// Whether the workers read their CPU clocks.
+    pub(crate) fn reads_cpu_clock(&self) -> bool {
+        self.cpu
     }
 
     /// Shows the loop's progress as `mode` says, if this process schedules the loop (see
@@ -219,7 +234,7 @@ impl UntypedLoop {
         // its last request, not around every chunk: each read makes the kernel settle the
         // thread's time slice, which on a busy machine moves preemptions to chunk boundaries
         // and so out of the work times (measured: twice the idle time under oversubscription).
-        let cpu_now = if chunk.is_none() {
+        let cpu_now = if chunk.is_none() && self.cpu {
             cpu_clock::thread_cpu_s()
         } else {
             None
@@ -242,7 +257,7 @@ impl UntypedLoop {
                 return (None, verdict);
             };
             caller.tally.chunks += 1;
-            if caller.cpu_from.is_none() && caller.tally.chunks == 1 {
+            if self.cpu && caller.cpu_from.is_none() && caller.tally.chunks == 1 {
                 caller.cpu_from = cpu_clock::thread_cpu_s().map(|c| (thread::current().id(), c));
             }
             caller.open = Some(Open {
