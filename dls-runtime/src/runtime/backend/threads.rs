@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::runtime::backend::pool::Pool;
+use crate::runtime::backend::pool::{cores, Pool};
 
 use crate::runtime::backend::platform::{Backend, LoopStart, Platform};
 use crate::runtime::error::DlsError;
@@ -25,16 +25,6 @@ pub const DEFAULT_STACK: usize = 8 << 20;
 /// before it sleeps, when the threads fit the cores: the loops of a time loop a few microseconds
 /// apart then start without waking a sleeping thread (OpenMP runtimes do the same).
 pub(crate) const SPIN: Duration = Duration::from_micros(200);
-
-/// The machine's available parallelism, read once (it reads cgroup files).
-pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    })
-}
 
 /// `threads` workers: the calling thread and a pool of the other `threads - 1`.
 pub(crate) struct ThreadsBackend {

@@ -222,7 +222,7 @@ impl SharedSource {
             cancelled: (0..p).map(|_| Padded(AtomicU64::new(0))).collect(),
             changed: Condvar::new(),
             changes: AtomicU64::new(0),
-            watch: p > 1 && p <= crate::runtime::backend::threads::cores(),
+            watch: p > 1 && p <= crate::runtime::backend::pool::cores(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
             splitting: AtomicBool::new(false),
