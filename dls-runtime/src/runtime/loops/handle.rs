@@ -288,6 +288,21 @@ impl UntypedLoop {
     /// The slot of the calling thread (the explicit API): the one it took before, else the first
     /// free one, else a new one.
     fn thread_slot(&self) -> usize {
+        thread_local! {
+            /// The last loop this thread pulled a chunk of through the explicit API, and its
+            /// slot there: the next request of the same loop needs no look-up.
+            static LAST: std::cell::Cell<(u64, usize)> = const { std::cell::Cell::new((0, 0)) };
+        }
+        let (id, slot) = LAST.with(|l| l.get());
+        if id == self.id {
+            return slot;
+        }
+        let slot = self.look_up_thread_slot();
+        LAST.with(|l| l.set((self.id, slot)));
+        slot
+    }
+
+    fn look_up_thread_slot(&self) -> usize {
         let me = thread::current().id();
         let mut threads = lock(&self.threads);
         if let Some(s) = threads.iter().position(|t| *t == Some(me)) {
