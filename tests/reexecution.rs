@@ -79,6 +79,34 @@ fn every_iterate_counts_once_with_stalls_for_every_technique() {
     }
 }
 
+/// The sum of `0..n` by `technique`, iterates of 10 µs, iterate 100 stalling its worker for
+/// `pause` the first time it runs.
+fn stuck_sum(
+    rt: &Runtime,
+    name: &str,
+    technique: &str,
+    n: u64,
+    pause: Duration,
+) -> (u64, dls::LoopStats) {
+    let first = AtomicBool::new(true);
+    rt.doall_reduce(
+        name,
+        0..n,
+        technique.parse().unwrap(),
+        || 0u64,
+        |i, s| {
+            if i == 100 && first.swap(false, Ordering::Relaxed) {
+                std::thread::sleep(pause);
+            }
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_micros(10) {}
+            *s += i;
+        },
+        |a, b| a + b,
+    )
+    .unwrap()
+}
+
 /// A worker stuck for a long time in one iterate: the others execute a copy of its chunk, the
 /// copy counts, and the stuck worker's work is discarded when it comes back.
 #[test]
@@ -86,26 +114,8 @@ fn a_stuck_worker_is_covered_by_a_copy_and_its_work_discarded() {
     let rt = Runtime::threads(3, Settings::default()).unwrap();
     let n = 3_000u64;
     let pause = Duration::from_millis(600);
-    // Iterates take 10 µs; iterate 100 stalls its worker for 600 ms.
-    let first = AtomicBool::new(true);
     let started = Instant::now();
-    let (v, stats) = rt
-        .doall_reduce(
-            "stuck",
-            0..n,
-            "fac2".parse().unwrap(),
-            || 0u64,
-            |i, s| {
-                if i == 100 && first.swap(false, Ordering::Relaxed) {
-                    std::thread::sleep(pause);
-                }
-                let t = Instant::now();
-                while t.elapsed() < Duration::from_micros(10) {}
-                *s += i;
-            },
-            |a, b| a + b,
-        )
-        .unwrap();
+    let (v, stats) = stuck_sum(&rt, "stuck", "fac2", n, pause);
     let wall = started.elapsed();
     assert_eq!(v, n * (n - 1) / 2);
     let rx = stats.report.reexecution.clone().unwrap();
@@ -133,25 +143,7 @@ fn a_stuck_worker_is_covered_by_a_copy_and_its_work_discarded() {
 fn a_stuck_claimed_chunk_is_covered_by_a_copy_and_its_work_discarded() {
     let rt = Runtime::threads(3, Settings::default()).unwrap();
     let n = 2_000u64;
-    let pause = Duration::from_millis(500);
-    let first = AtomicBool::new(true);
-    let (v, stats) = rt
-        .doall_reduce(
-            "stuck ss",
-            0..n,
-            "ss".parse().unwrap(),
-            || 0u64,
-            |i, s| {
-                if i == 100 && first.swap(false, Ordering::Relaxed) {
-                    std::thread::sleep(pause);
-                }
-                let t = Instant::now();
-                while t.elapsed() < Duration::from_micros(10) {}
-                *s += i;
-            },
-            |a, b| a + b,
-        )
-        .unwrap();
+    let (v, stats) = stuck_sum(&rt, "stuck ss", "ss", n, Duration::from_millis(500));
     assert_eq!(v, n * (n - 1) / 2);
     let rx = stats.report.reexecution.clone().unwrap();
     assert!(rx.copies >= 1, "{rx:?}");

@@ -22,7 +22,7 @@ use crate::runtime::loops::handle::{Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::loops::source::Tally;
-use crate::runtime::loops::worker::Failure;
+use crate::runtime::loops::worker::{run_chunk, Failure};
 use crate::runtime::observe::cpu_clock;
 use crate::runtime::sched::claim::{Claimed, Claims};
 use crate::ChunkTiming;
@@ -154,28 +154,7 @@ where
             Keep::Apart { identity, .. } => Some(identity()),
         };
         let target = part.as_mut().unwrap_or(&mut acc);
-        if panics == Panics::Unwind {
-            for i in range {
-                body(i, target);
-            }
-        } else {
-            let mut current: Option<I> = None;
-            let result = catch_unwind(AssertUnwindSafe(|| {
-                for i in range {
-                    current = Some(i);
-                    body(i, &mut *target);
-                }
-            }));
-            if let Err(payload) = result {
-                lp.abort();
-                return Err(Failure {
-                    merging: false,
-                    worker: slot,
-                    iterate: current.map(|i| i.to_string()).unwrap_or_default(),
-                    message: payload_text(payload.as_ref()),
-                });
-            }
-        }
+        run_chunk(lp, slot, panics, range, |i| body(i, &mut *target))?;
         if let Some(part) = part {
             pending = Some((part, chunk.start, chunk.size));
         }

@@ -45,50 +45,48 @@ where
     B: FnMut(I, &mut T),
 {
     while let Some((chunk, worker)) = lp.next_chunk_in(slot, panics) {
-        let delay = delay::body();
-        if panics == Panics::Unwind {
-            match delay {
-                None => {
-                    for i in chunk {
-                        body(i, acc);
-                    }
-                }
-                Some(d) => {
-                    for i in chunk {
-                        d.wait(1);
-                        body(i, acc);
-                    }
-                }
-            }
-            continue;
-        }
-        let mut current: Option<I> = None;
-        let result = catch_unwind(AssertUnwindSafe(|| match delay {
-            None => {
-                for i in chunk {
-                    current = Some(i);
-                    body(i, &mut *acc);
-                }
-            }
-            Some(d) => {
-                for i in chunk {
-                    current = Some(i);
-                    d.wait(1);
-                    body(i, &mut *acc);
-                }
-            }
-        }));
-        if let Err(payload) = result {
-            lp.abort();
-            return Err(Failure {
-                merging: false,
-                worker,
-                iterate: current.map(|i| i.to_string()).unwrap_or_default(),
-                message: payload_text(payload.as_ref()),
-            });
+        match delay::body() {
+            None => run_chunk(lp, worker, panics, chunk, |i| body(i, acc))?,
+            Some(d) => run_chunk(lp, worker, panics, chunk, |i| {
+                d.wait(1);
+                body(i, acc);
+            })?,
         }
     }
     Ok(())
+}
+
+/// Runs the iterates of one chunk of `lp` as `worker`, `each` for every one. With
+/// [`Panics::Catch`] (threads backend) a panicking iterate stops the loop for every worker and
+/// comes back as a [`Failure`] naming it; with [`Panics::Unwind`] it unwinds.
+#[inline]
+pub(crate) fn run_chunk<I: LoopIndex>(
+    lp: &Loop<I>,
+    worker: usize,
+    panics: Panics,
+    iterates: impl Iterator<Item = I>,
+    mut each: impl FnMut(I),
+) -> Result<(), Failure> {
+    if panics == Panics::Unwind {
+        iterates.for_each(each);
+        return Ok(());
+    }
+    let mut current: Option<I> = None;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        for i in iterates {
+            current = Some(i);
+            each(i);
+        }
+    }));
+    result.map_err(|payload| {
+        lp.abort();
+        Failure {
+            merging: false,
+            worker,
+            iterate: current.map(|i| i.to_string()).unwrap_or_default(),
+            message: payload_text(payload.as_ref()),
+        }
+    })
 }
 
 /// A re-executing worker asks whether its chunk became redundant about this often: (no more
