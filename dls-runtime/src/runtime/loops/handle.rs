@@ -243,7 +243,7 @@ impl UntypedLoop {
         // at the request's time: one clock read per chunk. The chunk starts a nanosecond after
         // the request that ended the previous one, so that the report's chunk times, in seconds,
         // keep a worker's chunks apart whatever the rounding.
-        let handed = if self.source.answers_at_once() {
+        let handed = if self.source.claims().is_some() {
             now + std::time::Duration::from_nanos(1)
         } else {
             Instant::now()

@@ -110,16 +110,12 @@ pub(crate) trait ChunkSource: Send + Sync {
     }
 
     /// The chunks its workers claim themselves, while they do (`runtime/sched/claim.rs`: a
-    /// fixed-size technique on threads); `None` for every other source.
+    /// fixed-size technique on threads); `None` for every other source. A source with claims
+    /// also answers [`next`](Self::next) without waiting (no lock another worker may hold, no
+    /// message): the worker then takes the request's time as the chunk's start, one clock read
+    /// per chunk.
     fn claims(&self) -> Option<&Claims> {
         None
-    }
-
-    /// Whether [`next`](Self::next) answers without waiting (no lock another worker may hold,
-    /// no message): the worker then takes the request's time as the chunk's start, one clock
-    /// read per chunk.
-    fn answers_at_once(&self) -> bool {
-        false
     }
 }
 
@@ -323,10 +319,6 @@ impl ChunkSource for SharedSource {
             return claims.all_out() || self.stop.load(Ordering::Relaxed);
         }
         lock(&self.scheduler).remaining() == 0 || self.stop.load(Ordering::Relaxed)
-    }
-
-    fn answers_at_once(&self) -> bool {
-        self.claims().is_some()
     }
 
     fn claims(&self) -> Option<&Claims> {
