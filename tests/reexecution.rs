@@ -349,3 +349,36 @@ fn loops_without_a_result_or_with_shared_variables_never_repeat_an_iterate() {
         assert_eq!(sum, 399 * 400 / 2);
     }
 }
+
+/// Sleeps 200 ms the first time `here` holds.
+fn stall_once(first: &AtomicBool, here: bool) {
+    if here && first.swap(false, Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[dls::parallel]
+fn ss_sum_with_a_stuck_iterate(n: u64, stuck: u64, first: &AtomicBool) -> u64 {
+    let mut sum = 0u64;
+    #[par_doall(schedule = "ss", reduce(+: sum))]
+    for i in 0..n {
+        stall_once(first, i == stuck);
+        sum += i;
+    }
+    sum
+}
+
+/// A `#[par_doall]` self-scheduling loop without `DLS_REPORT` reads the clock at some claims
+/// only (`runtime/loops/claimed.rs`, `ClaimClock`): with an iterate stuck early, in the middle
+/// or last (then in the loop's tail, which the scheduler takes over with the chunks' hand-out
+/// times as last read), every iterate still counts once.
+#[test]
+fn an_untimed_claimed_loop_with_a_stuck_iterate_counts_every_iterate_once() {
+    for n in [1u64, 13, 600, 100_000] {
+        for stuck in [0, n / 2, n - 1] {
+            let first = AtomicBool::new(true);
+            let sum = ss_sum_with_a_stuck_iterate(n, stuck, &first);
+            assert_eq!(sum, n * (n - 1) / 2, "n = {n}, stuck iterate {stuck}");
+        }
+    }
+}

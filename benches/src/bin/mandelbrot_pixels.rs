@@ -13,6 +13,11 @@
 //! mpirun --oversubscribe -np 2 target/release/mandelbrot_pixels 5 af awf-b fac2
 //! ```
 //!
+//! The pseudo-techniques `macro-ss` and `macro-fac2` run the same loop written with
+//! `#[par_doall(schedule = "ss")]` (`"fac2"`) and `reduce(+: total)`, as a user writes it: its
+//! statistics dropped, no report asked for (the rows `ss` and `fac2` are the explicit API's
+//! `doall_reduce`, which returns them).
+//!
 //! `profile` instead prints the iterate times for `dls compare --iterate-time file:PATH`.
 //!
 //! Arguments: the number of rounds (default 5), then the techniques (default: all of
@@ -122,6 +127,30 @@ fn atomic_floor(w: u64, h: u64, threads: usize) -> u64 {
     })
 }
 
+/// The same pixels summed by `#[par_doall(schedule = "ss")]`, as a user writes it (its report
+/// not asked for: the `macro-ss` row; the `ss` row is the explicit API's `doall_reduce`, which
+/// returns the loop's statistics).
+#[dls::parallel]
+fn macro_ss(w: u64, h: u64) -> u64 {
+    let mut total = 0u64;
+    #[par_doall(schedule = "ss", reduce(+: total))]
+    for i in 0..w * h {
+        total += pixel(i, w, h);
+    }
+    total
+}
+
+/// The same with `schedule = "fac2"` (the `macro-fac2` row).
+#[dls::parallel]
+fn macro_fac2(w: u64, h: u64) -> u64 {
+    let mut total = 0u64;
+    #[par_doall(schedule = "fac2", reduce(+: total))]
+    for i in 0..w * h {
+        total += pixel(i, w, h);
+    }
+    total
+}
+
 /// The pseudo-techniques that run on threads only.
 const THREADS_ONLY: [&str; 3] = ["omp-dynamic1", "omp-guided", "atomic-floor"];
 
@@ -168,6 +197,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match name {
             "omp-dynamic1" => return Some(omp(w, h, threads, 1, &c_serials)),
             "omp-guided" => return Some(omp(w, h, threads, 2, &c_serials)),
+            "macro-ss" => {
+                return Some(Special {
+                    total: macro_ss(w, h),
+                    own_times: None,
+                })
+            }
+            "macro-fac2" => {
+                return Some(Special {
+                    total: macro_fac2(w, h),
+                    own_times: None,
+                })
+            }
             "atomic-floor" => {
                 return Some(Special {
                     total: atomic_floor(w, h, threads),

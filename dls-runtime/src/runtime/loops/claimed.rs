@@ -99,10 +99,17 @@ where
             }
         })
     };
+    let mut clock = ClaimClock::new(claims.timed());
     loop {
-        let now = Instant::now();
+        let (now, read) = clock.now();
         let finished = last.map(|(size, handed)| {
-            let took = now.saturating_duration_since(handed).as_secs_f64();
+            // Between two reads of the clock a chunk took no time; the chunk at a read took
+            // every chunk's since the last: the sums are the worker's times.
+            let took = if read {
+                now.saturating_duration_since(handed).as_secs_f64()
+            } else {
+                0.0
+            };
             ChunkTiming {
                 iterates: size,
                 work_s: took,
@@ -161,8 +168,104 @@ where
     }
 }
 
+/// The time of a claim. Where the loop's chunk times are read (its report), the clock is read
+/// at every claim. Elsewhere (a `#[par_doall]` loop without `DLS_REPORT`: [`Claims::untimed`])
+/// at every `stride`-th claim only, the stride doubling while the reads come less than
+/// [`CLOCK_GAP`]`.0` apart and back to 1 when more than `.1`: on cheap iterates a clock read
+/// (tens of nanoseconds) would be a large part of a chunk's cost, and on dear ones every claim
+/// still reads it. What the times are still for — the worker's work time (the re-execution
+/// ledger's pace, at the loop's tail), the progress count, when a chunk was handed — is then
+/// late by at most the gap's upper end while the chunks' cost stays, and by one stride's chunks
+/// when they turn dear (the next read sets the stride back to 1). A chunk's time is 0 between
+/// reads and every chunk's since the last read at a read, so a worker's summed time is its
+/// time. At the loop's tail the re-execution ledger may see a chunk handed out earlier than it
+/// was, and copy it sooner: a copy the original then beats is discarded (exactly once holds).
+struct ClaimClock {
+    exact: bool,
+    stride: u32,
+    left: u32,
+    last: Instant,
+}
+
+/// Reads of the clock closer than `.0` double the stride, further than `.1` set it to 1.
+const CLOCK_GAP: (Duration, Duration) = (Duration::from_micros(5), Duration::from_micros(50));
+/// The largest stride.
+const CLOCK_STRIDE_MAX: u32 = 256;
+
+impl ClaimClock {
+    fn new(exact: bool) -> ClaimClock {
+        ClaimClock {
+            exact,
+            stride: 1,
+            left: 0,
+            last: Instant::now(),
+        }
+    }
+
+    /// The time of this claim, and whether the clock was read for it (else: the last read's).
+    #[inline]
+    fn now(&mut self) -> (Instant, bool) {
+        if self.exact {
+            return (Instant::now(), true);
+        }
+        if self.left > 0 {
+            self.left -= 1;
+            return (self.last, false);
+        }
+        let now = Instant::now();
+        let gap = now.saturating_duration_since(self.last);
+        if gap < CLOCK_GAP.0 {
+            self.stride = (self.stride * 2).min(CLOCK_STRIDE_MAX);
+        } else if gap > CLOCK_GAP.1 {
+            self.stride = 1;
+        }
+        self.left = self.stride - 1;
+        self.last = now;
+        (now, true)
+    }
+}
+
 /// Which loops' workers claimed their chunks, by name (the engine's tests read it).
 #[cfg(test)]
 pub(crate) mod probe {
     pub(crate) static CLAIMED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An exact clock reads at every claim; a strided one reads at fewer claims on cheap chunks,
+    /// at every claim again once chunks take long, and the times it gives never run backwards.
+    #[test]
+    fn the_claim_clock_reads_less_often_only_while_chunks_are_cheap() {
+        let mut exact = ClaimClock::new(true);
+        assert!((0..100).all(|_| exact.now().1));
+
+        let mut clock = ClaimClock::new(false);
+        let mut last = clock.now().0;
+        let mut reads = 0;
+        for _ in 0..100_000 {
+            let (now, read) = clock.now();
+            assert!(now >= last);
+            last = now;
+            reads += usize::from(read);
+        }
+        assert!(reads < 10_000, "{reads} reads in 100,000 cheap claims");
+        assert!(clock.stride > 1);
+        // Chunks of 100 µs (more than the gap's upper end): back to a read at every claim at
+        // the next read, at most a stride later.
+        for _ in 0..=CLOCK_STRIDE_MAX {
+            let (_, _) = clock.now();
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_micros(100) {}
+        }
+        assert_eq!(clock.stride, 1);
+        assert!((0..5).all(|_| {
+            let read = clock.now().1;
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_micros(100) {}
+            read
+        }));
+    }
 }

@@ -113,6 +113,14 @@ impl Runtime {
             )
             .over_all_workers()
             .with_progress(self.shared.settings.progress);
+        // A loop whose report nobody reads (a `#[par_doall]` loop without `DLS_REPORT`, its
+        // statistics dropped) and that `auto` does not measure lists no chunk map and times no
+        // chunk: its workers' claims write no map entry and seldom read the clock.
+        if auto.is_none() && !lp.reads_cpu_clock() {
+            if let Some(claims) = lp.source().claims() {
+                claims.untimed();
+            }
+        }
         if let Some(a) = auto {
             lp.note_auto(a);
         }

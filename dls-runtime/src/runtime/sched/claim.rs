@@ -37,8 +37,11 @@ pub(crate) struct Claims {
     next: Padded<AtomicU64>,
     /// One log per worker slot.
     slots: Box<[Padded<SlotLock<SlotLog>>]>,
-    /// Chunks with `k` below this are listed in the chunk map (`DLS_CHUNK_MAP`).
-    map_max: u64,
+    /// Chunks with `k` below this are listed in the chunk map (`DLS_CHUNK_MAP`; 0 once
+    /// [`untimed`](Self::untimed)).
+    map_max: AtomicU64,
+    /// Whether anybody reads the chunks' times (cleared by [`untimed`](Self::untimed)).
+    timed: AtomicBool,
     /// The scheduler's clock for the chunk times.
     origin: Instant,
     /// The progress display's count of iterates of finished chunks.
@@ -73,7 +76,8 @@ pub(crate) struct SlotLog {
     iterates: u64,
     work_s: f64,
     unreported: u64,
-    reported_at: Option<Instant>,
+    /// When its iterates are next added to the progress count.
+    report_due: Option<Instant>,
     /// Folded into the scheduler, whose the slot's requests are now.
     handed_over: bool,
 }
@@ -99,7 +103,8 @@ impl Claims {
             slots: (0..slots.max(1))
                 .map(|_| Padded(SlotLock::new(SlotLog::default())))
                 .collect(),
-            map_max: map_max as u64,
+            map_max: AtomicU64::new(map_max as u64),
+            timed: AtomicBool::new(true),
             origin,
             done,
             tail: AtomicBool::new(false),
@@ -109,6 +114,20 @@ impl Claims {
     /// `c`: the size of every chunk but the last.
     pub(crate) fn size(&self) -> u64 {
         self.size
+    }
+
+    /// Nobody reads this loop's chunk map or its chunks' times (a `#[par_doall]` loop without
+    /// `DLS_REPORT`, before any chunk is claimed): no chunk is listed, so a worker's claim
+    /// writes no map entry, and the workers may read the clock at some claims only
+    /// ([`timed`](Self::timed)).
+    pub(crate) fn untimed(&self) {
+        self.map_max.store(0, Ordering::Relaxed);
+        self.timed.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the loop's chunk times are read (its report): then every claim reads the clock.
+    pub(crate) fn timed(&self) -> bool {
+        self.timed.load(Ordering::Relaxed)
     }
 
     /// The loop re-executes: its tail goes to the scheduler (before any chunk is claimed).
@@ -168,7 +187,7 @@ impl Claims {
             cell.arm(chunk.size);
         }
         log.chunks += 1;
-        let listed = (k < self.map_max).then(|| {
+        let listed = (k < self.map_max.load(Ordering::Relaxed)).then(|| {
             log.listed.push((k, [f64::NAN; 2]));
             log.listed.len() - 1
         });
@@ -195,13 +214,11 @@ impl Claims {
         log.iterates += t.iterates;
         log.work_s += t.work_s;
         log.unreported += t.iterates;
-        let due = log.reported_at.map_or(true, |at| {
-            now.saturating_duration_since(at) >= PROGRESS_EVERY
-        });
+        let due = log.report_due.map_or(true, |at| now >= at);
         if due {
             self.done.fetch_add(log.unreported, Ordering::Relaxed);
             log.unreported = 0;
-            log.reported_at = Some(now);
+            log.report_due = Some(now + PROGRESS_EVERY);
         }
     }
 
