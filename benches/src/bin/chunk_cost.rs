@@ -1,7 +1,10 @@
 //! The cost of one chunk (issue 29): self-scheduling (`ss`, one iterate per chunk) over cheap
 //! iterates, as nanoseconds per iterate, beside the serial loop and the floor of a hand-written
 //! loop on std threads that claims one iterate at a time with a `fetch_add` (what OpenMP's
-//! `schedule(dynamic,1)` does), in the same run. Each of `rounds` rounds runs the three ways once
+//! `schedule(dynamic,1)` does), in the same run: dls both through the explicit API
+//! (`doall_reduce`, which returns the loop's statistics: every chunk timed and mapped) and as a
+//! user writes it (`#[par_doall]` without `DLS_REPORT`: no chunk map, the clock read at some
+//! claims only). Each of `rounds` rounds runs the four ways once
 //! (paired); the medians over rounds are printed, and per-chunk costs (time per iterate minus the
 //! serial loop's, times the workers).
 //!
@@ -25,6 +28,17 @@ fn work(i: u64) -> f64 {
         x = x * 1.000_001 + 0.5;
     }
     x
+}
+
+/// The same loop as a user writes it: `#[par_doall(schedule = "ss")]`, no report asked for.
+#[dls::parallel]
+fn macro_ss(n: u64) -> f64 {
+    let mut sum = 0.0f64;
+    #[par_doall(schedule = "ss", reduce(+: sum))]
+    for i in 0..n {
+        sum += work(black_box(i));
+    }
+    sum
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -87,7 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(sum)
     };
     let want = serial();
-    let mut times = [Vec::new(), Vec::new(), Vec::new()];
+    let mut times = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..rounds {
         let t = Instant::now();
         black_box(serial());
@@ -98,7 +112,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let got_dls = dls_loop()?;
         times[2].push(t.elapsed().as_secs_f64());
-        for (way, v) in [("floor", got), ("dls", got_dls)] {
+        let t = Instant::now();
+        let got_macro = macro_ss(black_box(n));
+        times[3].push(t.elapsed().as_secs_f64());
+        for (way, v) in [
+            ("floor", got),
+            ("dls", got_dls),
+            ("#[par_doall]", got_macro),
+        ] {
             if (v - want).abs() > 1e-6 * want.abs() {
                 return Err(format!("{way}: sum {v}, serial {want}").into());
             }
@@ -109,7 +130,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| way | ns per iterate (median) | per-chunk cost, ns (x workers, minus serial) |");
     println!("|---|---|---|");
     println!("| serial loop | {:.1} | |", per(m[0]));
-    for (name, t) in [("fetch_add floor (std threads)", m[1]), ("dls ss", m[2])] {
+    for (name, t) in [
+        ("fetch_add floor (std threads)", m[1]),
+        ("dls ss (doall_reduce: statistics returned)", m[2]),
+        ("dls ss (#[par_doall], no report asked)", m[3]),
+    ] {
         println!(
             "| {name} | {:.1} | {:.1} |",
             per(t),
