@@ -67,6 +67,39 @@ pub fn technique(schedule: &str) -> Result<Technique, DlsError> {
     text.parse::<Technique>().map_err(DlsError::Technique)
 }
 
+/// The most schedule texts a thread keeps parsed.
+const PARSED_MAX: usize = 8;
+
+thread_local! {
+    /// The schedule texts this thread parsed last, with their techniques: a loop inside a time
+    /// loop parses its schedule once, not at every run (a parse and its validation cost about
+    /// a tenth of a small loop's fixed cost).
+    static PARSED: std::cell::RefCell<Vec<(String, Technique)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`technique`], remembered per thread for the last [`PARSED_MAX`] texts (errors are not kept).
+fn parsed(schedule: &str) -> Result<Technique, DlsError> {
+    let known = PARSED.with(|p| {
+        p.borrow()
+            .iter()
+            .find(|(text, _)| text == schedule)
+            .map(|(_, t)| t.clone())
+    });
+    if let Some(t) = known {
+        return Ok(t);
+    }
+    let t = technique(schedule)?;
+    PARSED.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() >= PARSED_MAX {
+            p.remove(0);
+        }
+        p.push((schedule.to_string(), t.clone()));
+    });
+    Ok(t)
+}
+
 /// Prints `error: <reason>` to stderr and exits with status 1: how every error of generated code
 /// ends the program.
 pub use crate::interior::{interior, FoundInterior, NoInterior, Probe};
@@ -274,7 +307,7 @@ impl<'a> Loop<'a> {
 
     /// The runtime's options of this loop.
     fn options(&self) -> Result<LoopOptions, DlsError> {
-        let mut options = LoopOptions::new(self.name, technique(self.schedule)?);
+        let mut options = LoopOptions::new(self.name, parsed(self.schedule)?);
         if let Some(s) = self.reduction {
             options = options.reduction(s.parse()?);
         }

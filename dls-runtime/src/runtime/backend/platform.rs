@@ -33,18 +33,29 @@ pub enum Backend {
 }
 
 /// What identifies a loop's start, which every MPI rank must agree on before the loop runs.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) struct LoopStart<'a> {
     /// The loop's name (its source location, or the name the program gave).
     pub name: &'a str,
     /// Its number of iterates.
     pub n: u64,
-    /// Its first index, as text.
-    pub first: String,
+    /// Its first index, as text (made only where a backend needs it: the ranks' agreement).
+    pub first: &'a dyn Fn() -> String,
     /// What kind of loop it is, in words (with its result type): an explicit loop, a `doall`, a
-    /// loop with a result, a checked loop.
-    pub kind: String,
+    /// loop with a result, a checked loop (made only where a backend needs it).
+    pub kind: &'a dyn Fn() -> String,
+}
+
+impl std::fmt::Debug for LoopStart<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoopStart")
+            .field("name", &self.name)
+            .field("n", &self.n)
+            .field("first", &(self.first)())
+            .field("kind", &(self.kind)())
+            .finish()
+    }
 }
 
 /// A backend of the runtime.

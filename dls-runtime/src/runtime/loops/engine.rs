@@ -70,7 +70,7 @@ impl Runtime {
         name: &str,
         range: R,
         technique: Technique,
-        kind: impl FnOnce() -> String,
+        kind: impl Fn() -> String,
     ) -> Result<(Loop<R::Index>, Placement), DlsError> {
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
@@ -79,21 +79,24 @@ impl Runtime {
             // workers run a loop: this thread alone, no report.
             let source = Box::new(SharedSource::new(&technique, n, 1, None)?);
             let lp = self
-                .untyped(name, technique, n, source, ReportMode::Off)
+                .untyped(name, technique, n, source, ReportMode::Off, false)
                 .nested_in(panic_ctx::save());
             return Ok((Loop::new(first, lp), Placement::Nested));
         }
         self.shared.platform.may_start_here()?;
         let p = self.workers();
-        let at = crate::runtime::backend::platform::LoopStart {
-            name,
-            n,
-            first: if n == 0 {
+        let first_text = || {
+            if n == 0 {
                 "(none: empty)".into()
             } else {
                 first.to_string()
-            },
-            kind: kind(),
+            }
+        };
+        let at = crate::runtime::backend::platform::LoopStart {
+            name,
+            n,
+            first: &first_text,
+            kind: &kind,
         };
         let (technique, auto) = if technique.kind.entry().selects {
             let (t, a) = self.resolve_auto(&at, p, &technique);
@@ -110,6 +113,7 @@ impl Runtime {
                 n,
                 source,
                 self.shared.settings.report.clone(),
+                auto.is_some(),
             )
             .over_all_workers()
             .with_progress(self.shared.settings.progress);
@@ -128,7 +132,8 @@ impl Runtime {
     }
 
     /// A loop of this runtime over `source`, reporting to `mode`; a loop over more than one
-    /// worker (or process) is one more time step of its name's history.
+    /// worker (or process) is one more time step of its name's history. `auto`: the technique
+    /// is `auto`'s choice, whose run `auto` measures.
     fn untyped(
         &self,
         name: &str,
@@ -136,6 +141,7 @@ impl Runtime {
         n: u64,
         source: Box<dyn ChunkSource>,
         mode: ReportMode,
+        auto: bool,
     ) -> UntypedLoop {
         let history = if source.workers() > 1 || source.exchange().is_some() {
             History::Record
@@ -143,10 +149,21 @@ impl Runtime {
             History::Skip
         };
         let cpu = self.reads_cpu_clock(&mode);
-        let ending = Ending::Report {
-            memory: Box::new(self.clone()),
-            mode,
-            history,
+        // Nobody reads the report of a loop in this process whose statistics its caller drops
+        // (a `#[par_doall]` loop without `DLS_REPORT`), whose technique learns nothing across
+        // loops (AWF's history) and that `auto` does not measure: it ends without one.
+        let read = cpu
+            || auto
+            || source.exchange().is_some()
+            || technique.kind.entry().learns_across_loops;
+        let ending = if read {
+            Ending::Report {
+                memory: Box::new(self.clone()),
+                mode,
+                history,
+            }
+        } else {
+            Ending::Quiet
         };
         UntypedLoop::new(name.into(), technique, n, source, ending).with_cpu_clock(cpu)
     }
@@ -193,6 +210,7 @@ impl Runtime {
             n,
             source,
             self.shared.settings.report.clone(),
+            false,
         );
         Ok(Loop::new(first, lp))
     }

@@ -257,8 +257,8 @@ impl Step {
             name: at.name.to_string(),
             n: at.n,
             technique: technique.to_string(),
-            first: at.first.clone(),
-            kind: at.kind.clone(),
+            first: (at.first)(),
+            kind: (at.kind)(),
         }
     }
 
