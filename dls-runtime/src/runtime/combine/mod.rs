@@ -567,9 +567,7 @@ pub(crate) mod tests {
             }
         };
         for p in 2..=4 {
-            let serial = (0..p)
-                .filter_map(part)
-                .fold(HashMap::new(), |a, b| add(a, b));
+            let serial = (0..p).filter_map(part).fold(HashMap::new(), add);
             for s in ALL {
                 let got = on_ranks(p, |x| {
                     combine_partials("l", s, None, Some(x), [part(x.rank())], &HashMap::new, &add)
