@@ -195,8 +195,7 @@ fn across_processes<T: Wire>(
                         merge_s * 1e6
                     )
                 };
-                drop(local);
-                return all_gather(x, mine, &lens, folder);
+                return all_gather(x, mine, &lens, local, folder);
             }
             report.why = if total > AUTO_ALLGATHER_BYTES {
                 format!(
@@ -224,9 +223,8 @@ fn across_processes<T: Wire>(
     match chosen {
         Strategy::AllGather => {
             let mine = wire::encode(&local)?;
-            drop(local);
             let lens = x.all_lengths(mine.len() as u64);
-            all_gather(x, mine, &lens, folder)
+            all_gather(x, mine, &lens, local, folder)
         }
         Strategy::Master => master(x, local, folder),
         Strategy::Pipeline => pipeline_pairs(x, local, folder),
@@ -244,18 +242,44 @@ fn all_gather<T: Wire>(
     x: &dyn Exchange,
     mine: Vec<u8>,
     lens: &[u64],
+    local: Option<T>,
     folder: &mut Folder<'_, T>,
 ) -> Result<Option<T>, DlsError> {
-    // This process's value travels as bytes and is read back from them like the others', so
-    // that the value and its bytes are not both held while the others' arrive: a big gather then
-    // needs about twice its size per process, not P + 2 times (`benches/src/bin/gather_rss.rs`).
+    // The others' values are read from their bytes one at a time, each folded as it arrives, so
+    // that no process holds all P values at once. This process's own value is folded at its
+    // place in rank order as it is, not read back from its bytes: decoding a value costs about
+    // as much as building it (a 150,000-key map: 38 ms, against 3 ms to encode it;
+    // `benches/src/bin/map_merge.rs`), and every value round-trips through [`Wire`] exactly.
+    let me = x.rank();
+    let mut local = local;
+    let mut from = 0;
     let mut total = None;
     x.each_process_of(mine, lens, &mut |bytes| {
-        let theirs = folder.read(bytes)?;
+        let theirs = if from == me {
+            local.take()
+        } else {
+            folder.read(bytes)?
+        };
+        from += 1;
         total = folder.fold(total.take(), theirs);
         Ok(())
     })?;
     Ok(total)
+}
+
+/// The total, on every process, from `root`, which holds it (`total` elsewhere: `None`); the root
+/// keeps its own value instead of reading back the bytes it broadcast.
+fn from_root<T: Wire>(
+    x: &dyn Exchange,
+    root: usize,
+    total: Option<T>,
+) -> Result<Option<T>, DlsError> {
+    if x.rank() == root {
+        x.broadcast(root, Some(wire::encode(&total)?));
+        Ok(total)
+    } else {
+        wire::decode(&x.broadcast(root, None))
+    }
 }
 
 /// Rank 0 receives the others' values in rank order, combines them and broadcasts the total.
@@ -270,12 +294,12 @@ fn master<T: Wire>(
             let theirs = folder.read(&x.receive(r))?;
             acc = folder.fold(acc, theirs);
         }
-        Some(wire::encode(&acc)?)
+        acc
     } else {
         x.send(0, &wire::encode(&local)?);
         None
     };
-    wire::decode(&x.broadcast(0, total))
+    from_root(x, 0, total)
 }
 
 /// A binomial tree in rank order: at level k (1, 2, 4, …) rank r with r mod 2k = k sends its
@@ -301,12 +325,7 @@ fn tree<T: Wire>(
         }
         k *= 2;
     }
-    let total = if r == 0 {
-        Some(wire::encode(&acc)?)
-    } else {
-        None
-    };
-    wire::decode(&x.broadcast(0, total))
+    from_root(x, 0, acc)
 }
 
 /// The loop-end reduction of Kuntraruk, Pottenger & Ross's (2005) parallel pipeline, with one
@@ -349,12 +368,7 @@ fn pipeline_pairs<T: Wire>(
         }
         half *= 2;
     }
-    let total = if r == last {
-        Some(wire::encode(&acc)?)
-    } else {
-        None
-    };
-    wire::decode(&x.broadcast(last, total))
+    from_root(x, last, acc)
 }
 
 /// Every process's `value`, in rank order, on every process (collective; values travel
@@ -524,6 +538,44 @@ pub(crate) mod tests {
                         assert_eq!(v, &serial, "{s} P={p} rank {r}");
                     }
                     assert_ne!(report.strategy, "auto", "{s}: auto resolves");
+                }
+            }
+        }
+    }
+
+    /// Maps of counts, as `reduce(+)` combines them, equal the serial count on every rank under
+    /// every strategy at P = 2, 3, 4: with an empty map on rank 1 and no value on rank 2 (a rank
+    /// with no chunk), whether a rank's own value is folded as it is (allgather) or the root keeps
+    /// the total it broadcasts (master, tree, pipeline).
+    #[test]
+    fn maps_equal_the_serial_count_on_every_rank() {
+        let add = |a: HashMap<String, u64>, b: HashMap<String, u64>| {
+            crate::reduce::Operator::combine(&crate::reduce::Sum, a, b)
+        };
+        let part = |r: usize| -> Option<HashMap<String, u64>> {
+            match r {
+                1 => Some(HashMap::new()),
+                2 => None,
+                _ => Some(
+                    (0..300 + r as u64)
+                        .map(|k| (format!("k{}", k * (r as u64 + 1) % 500), k))
+                        .fold(HashMap::new(), |mut m, (key, n)| {
+                            *m.entry(key).or_default() += n;
+                            m
+                        }),
+                ),
+            }
+        };
+        for p in 2..=4 {
+            let serial = (0..p).filter_map(part).fold(HashMap::new(), add);
+            for s in ALL {
+                let got = on_ranks(p, |x| {
+                    combine_partials("l", s, None, Some(x), [part(x.rank())], &HashMap::new, &add)
+                        .unwrap()
+                        .0
+                });
+                for (r, v) in got.iter().enumerate() {
+                    assert_eq!(v, &serial, "{s} P={p} rank {r}");
                 }
             }
         }
