@@ -255,39 +255,44 @@ impl<T> GatherBuf<T> {
         }
         let elements = target.elements_mut();
         let len = elements.len();
-        let slot_of = |index: u64| usize::try_from(index).ok().filter(|&k| k < len);
-        // One bit per element: written by some iterate. Each iterate's writes to one element are
-        // one value (GatherSlot), so a second value is a second iterate.
-        let mut written = vec![0_u64; len.div_ceil(64)];
-        for (first, values) in &self.runs {
-            for index in (0..values.len() as u64).map(|k| first + k) {
-                if let Some(k) = slot_of(index) {
-                    let (word, bit) = (k / 64, 1_u64 << (k % 64));
-                    if written[word] & bit != 0 {
-                        return Err(GatherConflict::WrittenTwice { element: index });
-                    }
-                    written[word] |= bit;
-                }
+        // Each run holds distinct consecutive elements, one value per element (GatherSlot,
+        // GatherAccess), so an element is written by two iterates exactly where two runs
+        // overlap: the runs sorted by their first element, each must end before the next
+        // begins. Then a read conflicts where it falls in a run. (Elements past the vector's end
+        // are not checked: they are not written.)
+        let mut spans: Vec<(u64, u64)> = self
+            .runs
+            .iter()
+            .filter(|(_, values)| !values.is_empty())
+            .map(|(first, values)| (*first, first.saturating_add(values.len() as u64)))
+            .filter(|&(first, _)| first < len as u64)
+            .collect();
+        spans.sort_unstable();
+        let mut end = 0u64;
+        for (i, &(first, stop)) in spans.iter().enumerate() {
+            if i > 0 && first < end {
+                return Err(GatherConflict::WrittenTwice { element: first });
             }
+            end = end.max(stop.min(len as u64));
         }
         for &index in &self.reads {
-            if let Some(k) = slot_of(index) {
-                if written[k / 64] & (1_u64 << (k % 64)) != 0 {
-                    return Err(GatherConflict::ReadAndWritten { element: index });
-                }
+            let at = spans.partition_point(|&(first, _)| first <= index);
+            if at > 0 && index < spans[at - 1].1 && index < len as u64 {
+                return Err(GatherConflict::ReadAndWritten { element: index });
             }
         }
-        drop(written);
+        drop(spans);
+        let slot_of = |index: u64| usize::try_from(index).ok().filter(|&k| k < len);
         // The `gather` delay of DLS_DELAY, once per element written (see `runtime::delay`).
         if let Some(d) = crate::runtime::observe::delay::gather() {
             d.wait(self.len() as u64);
         }
         // Run by run, so that each run's memory is freed as soon as it is written.
         for (first, values) in self.runs {
-            for (index, value) in (first..).zip(values) {
-                if let Some(k) = slot_of(index) {
-                    elements[k] = value;
-                }
+            let Some(k) = slot_of(first) else { continue };
+            let fits = values.len().min(len - k);
+            for (slot, value) in elements[k..k + fits].iter_mut().zip(values) {
+                *slot = value;
             }
         }
         Ok(())
@@ -500,8 +505,20 @@ pub enum GatherAccess<'a, T> {
         /// The borrow of the [`Place`].
         place: std::marker::PhantomData<&'a Place<'a, T>>,
     },
-    /// Writes go to the worker's log.
-    Logged(GatherSlot<'a, T>),
+    /// Writes go to the worker's log. The macro made a [`Place`] only for a vector the body
+    /// uses as `out[i]` alone (the loop's index), so an iterate touches one element, its own,
+    /// which no other iterate reads or writes: its write is appended to the log's last run (a
+    /// chunk's iterates extend one run) without [`GatherSlot`]'s look-up of the iterate's
+    /// earlier writes or its record of reads, and a read before the write sees the vector as it
+    /// was before the loop.
+    Logged {
+        /// The vector as it was before the loop.
+        original: &'a [T],
+        /// The worker's log.
+        buf: &'a mut GatherBuf<T>,
+        /// This iterate's element once written: `(index, run, position in the run)`.
+        own: Option<(usize, usize, usize)>,
+    },
 }
 
 impl<T> std::fmt::Debug for GatherAccess<'_, T> {
@@ -510,7 +527,10 @@ impl<T> std::fmt::Debug for GatherAccess<'_, T> {
             GatherAccess::InPlace { len, .. } => {
                 f.debug_struct("InPlace").field("len", len).finish()
             }
-            GatherAccess::Logged(slot) => slot.fmt(f),
+            GatherAccess::Logged { original, .. } => f
+                .debug_struct("Logged")
+                .field("len", &original.len())
+                .finish_non_exhaustive(),
         }
     }
 }
@@ -534,7 +554,11 @@ impl<'a, T> GatherAccess<'a, T> {
                 place: std::marker::PhantomData,
             }
         } else {
-            GatherAccess::Logged(GatherSlot::new(place.view(), log))
+            GatherAccess::Logged {
+                original: place.view(),
+                buf: log,
+                own: None,
+            }
         }
     }
 }
@@ -559,7 +583,12 @@ impl<T> Index<usize> for GatherAccess<'_, T> {
                 // `Place`).
                 unsafe { &*ptr.add(index) }
             }
-            GatherAccess::Logged(slot) => &slot[index],
+            GatherAccess::Logged {
+                original, buf, own, ..
+            } => match *own {
+                Some((e, r, k)) if e == index => &buf.runs[r].1[k],
+                _ => &original[index],
+            },
         }
     }
 }
@@ -575,7 +604,34 @@ impl<T: Clone> IndexMut<usize> for GatherAccess<'_, T> {
                 // SAFETY: as in `index`.
                 unsafe { &mut *ptr.add(index) }
             }
-            GatherAccess::Logged(slot) => &mut slot[index],
+            GatherAccess::Logged {
+                original, buf, own, ..
+            } => {
+                if let Some((e, r, k)) = *own {
+                    if e == index {
+                        return &mut buf.runs[r].1[k];
+                    }
+                }
+                let value = original[index].clone();
+                let element = index as u64;
+                let runs = &mut buf.runs;
+                match runs.last_mut() {
+                    Some((first, values)) if *first + values.len() as u64 == element => {
+                        values.push(value)
+                    }
+                    last => {
+                        // The run before is complete: give back what its growth reserved.
+                        if let Some((_, values)) = last {
+                            values.shrink_to_fit();
+                        }
+                        runs.push((element, vec![value]));
+                    }
+                }
+                let r = runs.len() - 1;
+                let k = runs[r].1.len() - 1;
+                *own = Some((index, r, k));
+                &mut runs[r].1[k]
+            }
         }
     }
 }
