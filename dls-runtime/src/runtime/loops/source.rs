@@ -34,7 +34,7 @@
 //!   it. A loop started by a thread that executes no iterate while a loop over all workers runs
 //!   (a thread spawned inside an iterate) runs serially on that thread too (case 9a).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
@@ -161,6 +161,10 @@ pub(crate) struct SharedSource {
     changed: Condvar,
     /// Counts the notifications of `changed`: what a waiting worker watches before it sleeps.
     changes: AtomicU64,
+    /// Workers asleep on `changed` (changed under the scheduler's lock, like `changes`): a
+    /// change wakes them only when there are any (a condition variable's notification is a
+    /// system call, and a re-executing loop has one change per chunk).
+    sleeping: AtomicUsize,
     /// Whether a waiting worker watches before it sleeps (the threads fit the cores).
     watch: bool,
     p: usize,
@@ -218,6 +222,7 @@ impl SharedSource {
             cancelled: (0..p).map(|_| Padded(AtomicU64::new(0))).collect(),
             changed: Condvar::new(),
             changes: AtomicU64::new(0),
+            sleeping: AtomicUsize::new(0),
             watch: p > 1 && p <= crate::runtime::backend::pool::cores(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
@@ -266,8 +271,7 @@ impl ChunkSource for SharedSource {
             self.cancelled[w].store(ordinal, Ordering::Relaxed);
         }
         if scheduler.unconfirmed() < confirmed {
-            self.changes.fetch_add(1, Ordering::Release);
-            self.changed.notify_all();
+            self.changed_under_lock();
         }
         while let Next::Wait(at) = next {
             // Watched for a while before sleeping (when the threads fit the cores): the loop's
@@ -295,11 +299,13 @@ impl ChunkSource for SharedSource {
             }
             let now = Instant::now();
             if self.changes.load(Ordering::Acquire) == seen && now < at {
+                self.sleeping.fetch_add(1, Ordering::Relaxed);
                 scheduler = self
                     .changed
                     .wait_timeout(scheduler, at.saturating_duration_since(now).min(POLL_STOP))
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
+                self.sleeping.fetch_sub(1, Ordering::Relaxed);
             }
             if self.stop.load(Ordering::Relaxed) {
                 return (None, verdict);
@@ -307,8 +313,7 @@ impl ChunkSource for SharedSource {
             let confirmed = scheduler.unconfirmed();
             next = scheduler.serve_at(rank, None, Instant::now()).0;
             if scheduler.unconfirmed() < confirmed {
-                self.changes.fetch_add(1, Ordering::Release);
-                self.changed.notify_all();
+                self.changed_under_lock();
             }
         }
         (next.chunk(), verdict)
@@ -383,6 +388,16 @@ impl ChunkSource for SharedSource {
 }
 
 impl SharedSource {
+    /// A chunk was confirmed (called under the scheduler's lock): waiting workers see the change
+    /// (watchers by `changes`, sleepers by a notification, only if any sleeps: both counts are
+    /// changed under that lock, so a worker about to sleep either sees the change or is counted).
+    fn changed_under_lock(&self) {
+        self.changes.fetch_add(1, Ordering::Release);
+        if self.sleeping.load(Ordering::Relaxed) > 0 {
+            self.changed.notify_all();
+        }
+    }
+
     /// The atomic hand-out, while the loop uses it.
     #[inline]
     fn claims(&self) -> Option<&Claims> {
