@@ -12,12 +12,20 @@ use dls_runtime::Runtime;
 /// a random sample (the check's permutation); the last worker's values shifted by 40 (about 9
 /// standard errors of its mean: the values have sd ~4.3 over 100 values).
 fn run(workers: usize, mode: CheckMode) -> (f64, dls_runtime::report::CheckReport) {
+    run_with(workers, workers - 1, mode)
+}
+
+/// [`run`] with worker `faulty` shifted.
+fn run_with(
+    workers: usize,
+    faulty: usize,
+    mode: CheckMode,
+) -> (f64, dls_runtime::report::CheckReport) {
     let settings = Settings {
         check: Some(mode),
         ..Settings::default()
     };
     let rt = Runtime::threads(workers, settings).unwrap();
-    let faulty = workers - 1;
     let n = 100 * workers as u64;
     let options = LoopOptions::new("scale", "static".parse().unwrap()).check(Check {
         alpha: 0.01,
@@ -62,6 +70,22 @@ fn a_shifted_worker_among_16_and_64_is_named_and_repaired() {
             repaired, clean,
             "P = {workers}: the repaired result is the clean one"
         );
+    }
+}
+
+/// The repair when the suspect is worker 0, the thread that starts the loop: it takes no chunk
+/// of the rerun, which the pool's other threads do all of (they are not left out of a loop whose
+/// worker 0 returns at once).
+#[test]
+fn a_shifted_worker_0_is_repaired_by_the_others() {
+    let workers = 4;
+    let n = 100 * workers as u64;
+    let clean: f64 = (0..n).map(|i| ((i * 7919) % 15) as f64).sum();
+    for _ in 0..5 {
+        let (repaired, report) = run_with(workers, 0, CheckMode::Repair);
+        assert_eq!(report.suspect, Some(0), "{report:?}");
+        assert!(report.repaired, "{report:?}");
+        assert_eq!(repaired, clean, "the repaired result is the clean one");
     }
 }
 

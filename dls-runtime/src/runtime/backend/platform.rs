@@ -83,7 +83,10 @@ pub(crate) trait Platform: Send + Sync {
     /// Runs `worker(slot)` on this process's workers, in parallel, and waits for all: on at most
     /// `useful` of them (a loop of n iterates keeps at most n workers busy), and always on slot 0,
     /// which pulls chunks until none remain, so a worker that does not start loses nothing.
-    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), useful: usize);
+    /// `first_sees_the_end`: slot 0's worker returns only once the loop has no chunk left for
+    /// anyone (false when slot 0 takes no chunk: a check's repair), so a worker that has not
+    /// begun by then need not (the threads backend's pool then leaves it out).
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), useful: usize, first_sees_the_end: bool);
 
     /// True while the workers are taken by a running loop, so that a loop started now from a
     /// thread that executes no iterate (a thread spawned inside an iterate) could only wait for

@@ -37,6 +37,15 @@ pub(crate) fn cores() -> usize {
 
 /// Bits of the ticket that count the pool threads taking part (the rest is the generation).
 const HELPER_BITS: u32 = 24;
+/// The entry word's bit that closes a loop to threads that have not entered it.
+const ENTRY_CLOSED: u64 = 1 << HELPER_BITS;
+/// Where the entry word's generation begins.
+const ENTRY_GEN: u32 = HELPER_BITS + 1;
+
+/// A generation as the entry word holds it (its low bits: it wraps, as the ticket's does).
+fn entry_generation(generation: u64) -> u64 {
+    generation & ((1 << (64 - ENTRY_GEN)) - 1)
+}
 
 /// A job: worker `slot` of a loop, borrowed from the starting thread for the length of one
 /// [`Pool::run`].
@@ -48,10 +57,14 @@ struct Shared {
     ticket: Padded<AtomicU64>,
     /// The loop's job, written before the ticket that announces it.
     job: UnsafeCell<Option<Job>>,
-    /// Pool threads of the current loop that have not ended their worker yet.
-    running: Padded<AtomicUsize>,
+    /// Pool threads that took part in the current loop: `generation << ENTRY_GEN |` the
+    /// threads that entered it, with [`ENTRY_CLOSED`] once the starting thread ended its own
+    /// worker (a thread that has not entered by then does not: see [`Pool::run`]).
+    entry: Padded<AtomicU64>,
+    /// Pool threads of the current loop that ended their worker.
+    done: Padded<AtomicUsize>,
     /// Threads asleep (or about to sleep) waiting for a ticket, and the starting thread asleep
-    /// waiting for `running` to reach 0.
+    /// waiting for `done` to reach the loop's entered threads.
     sleepers: AtomicUsize,
     starter_asleep: AtomicBool,
     /// What sleepers sleep on.
@@ -66,9 +79,11 @@ struct Shared {
 }
 
 // SAFETY: `job` is written only by the starting thread (under `Pool::serial`) while no pool thread
-// reads it: before a ticket is published, every pool thread of the previous loop has ended its
-// worker (`running` is 0). Pool threads read it only after the ticket that announces it (Acquire
-// on the ticket, Release when it is published). The job it points to is `Sync`.
+// reads it: before a ticket is published, every pool thread that entered the previous loop has
+// ended its worker (`done` reached the count of the closed entry word), and a thread that did not
+// enter never reads it. Pool threads read it only after entering the loop of the ticket that
+// announces it (Acquire on the ticket and on the entry word, both written after the job). The
+// job it points to is `Sync`.
 unsafe impl Sync for Shared {}
 // SAFETY: as above; the raw pointer is only dereferenced under that protocol.
 unsafe impl Send for Shared {}
@@ -97,7 +112,8 @@ impl Pool {
         let shared = Arc::new(Shared {
             ticket: Padded(AtomicU64::new(0)),
             job: UnsafeCell::new(None),
-            running: Padded(AtomicUsize::new(0)),
+            entry: Padded(AtomicU64::new(0)),
+            done: Padded(AtomicUsize::new(0)),
             sleepers: AtomicUsize::new(0),
             starter_asleep: AtomicBool::new(false),
             lock: Mutex::new(()),
@@ -130,8 +146,11 @@ impl Pool {
 
     /// Runs `job(0)` on this thread and `job(1)`, …, `job(helpers)` on the pool (at most
     /// `self.helpers`), and returns once all have ended; a panic of any of them is raised here
-    /// after that.
-    pub(crate) fn run(&self, job: &(dyn Fn(usize) + Sync), helpers: usize) {
+    /// after that. With `close`, a pool thread that has not begun its `job(slot)` when `job(0)`
+    /// ends does not run it: the jobs of a loop's workers take chunks until none is left, and
+    /// once this thread's worker has seen the loop's end a late one would find none (a loop of a
+    /// few cheap iterates then costs no wait for a pool thread's wake-up).
+    pub(crate) fn run(&self, job: &(dyn Fn(usize) + Sync), helpers: usize, close: bool) {
         let helpers = helpers.min(self.helpers);
         if helpers == 0 {
             job(0);
@@ -146,8 +165,10 @@ impl Pool {
         };
         // SAFETY: no pool thread reads `job` now (see `Shared`).
         unsafe { *s.job.get() = Some(erased) };
-        s.running.store(helpers, Ordering::Relaxed);
+        s.done.store(0, Ordering::Relaxed);
         let generation = (s.ticket.load(Ordering::Relaxed) >> HELPER_BITS) + 1;
+        s.entry
+            .store(entry_generation(generation) << ENTRY_GEN, Ordering::Release);
         // SeqCst with the load of `sleepers` (and a sleeper's increment, then load of the
         // ticket): one of the two sees the other, so no thread sleeps through its loop.
         s.ticket
@@ -157,7 +178,14 @@ impl Pool {
             s.wake_pool.notify_all();
         }
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
-        self.wait_for_pool();
+        // Closed: a thread that has not entered stays out; wait for those that did. Without
+        // `close`, every helper enters: wait for all of them.
+        let entered = if close {
+            (s.entry.fetch_or(ENTRY_CLOSED, Ordering::AcqRel) & (ENTRY_CLOSED - 1)) as usize
+        } else {
+            helpers
+        };
+        self.wait_for_pool(entered);
         // SAFETY: every pool thread has ended the job.
         unsafe { *s.job.get() = None };
         if let Err(payload) = mine {
@@ -168,16 +196,16 @@ impl Pool {
         }
     }
 
-    /// Waits until the pool's threads have ended the current loop's workers.
-    fn wait_for_pool(&self) {
+    /// Waits until the `entered` pool threads of the current loop have ended their workers.
+    fn wait_for_pool(&self, entered: usize) {
         let s = &*self.shared;
         let until = Instant::now() + s.spin;
         let mut spins = 0u32;
-        while s.running.load(Ordering::Acquire) != 0 {
+        while s.done.load(Ordering::Acquire) != entered {
             if s.spin.is_zero() || (spins % 64 == 63 && Instant::now() >= until) {
                 let mut guard = lock(&s.lock);
                 s.starter_asleep.store(true, Ordering::SeqCst);
-                while s.running.load(Ordering::SeqCst) != 0 {
+                while s.done.load(Ordering::SeqCst) != entered {
                     guard = s
                         .wake_starter
                         .wait(guard)
@@ -214,11 +242,11 @@ fn pool_thread(s: &Shared, slot: usize) {
         };
         seen = ticket >> HELPER_BITS;
         let helpers = (ticket & ((1 << HELPER_BITS) - 1)) as usize;
-        if slot > helpers {
+        if slot > helpers || !enter(s, seen) {
             continue;
         }
-        // SAFETY: the ticket (Acquire) announced this job; it stays valid until this thread
-        // lowers `running` below.
+        // SAFETY: this thread entered the loop the ticket (Acquire) announced; its job stays
+        // valid until this thread raises `done` below.
         let job = unsafe { (*s.job.get()).expect("a ticket comes with its job") };
         // SAFETY: see above.
         let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*job)(slot) }));
@@ -228,10 +256,27 @@ fn pool_thread(s: &Shared, slot: usize) {
                 *first = Some(payload);
             }
         }
-        if s.running.fetch_sub(1, Ordering::SeqCst) == 1 && s.starter_asleep.load(Ordering::SeqCst)
-        {
+        s.done.fetch_add(1, Ordering::SeqCst);
+        if s.starter_asleep.load(Ordering::SeqCst) {
             let _guard = lock(&s.lock);
             s.wake_starter.notify_all();
+        }
+    }
+}
+
+/// Enters the loop of `generation` unless the starting thread closed it (or started another).
+fn enter(s: &Shared, generation: u64) -> bool {
+    let mut word = s.entry.load(Ordering::Acquire);
+    loop {
+        if word >> ENTRY_GEN != entry_generation(generation) || word & ENTRY_CLOSED != 0 {
+            return false;
+        }
+        match s
+            .entry
+            .compare_exchange_weak(word, word + 1, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => return true,
+            Err(now) => word = now,
         }
     }
 }
@@ -293,8 +338,19 @@ mod tests {
                 pool.run(
                     &|slot| {
                         hits[slot].fetch_add(1, Ordering::Relaxed);
+                        // Worker 0 waits for the others (a loop whose work they share).
+                        let t = Instant::now();
+                        while slot == 0
+                            && hits[1..=helpers]
+                                .iter()
+                                .any(|h| h.load(Ordering::Relaxed) == 0)
+                            && t.elapsed() < Duration::from_secs(5)
+                        {
+                            std::hint::spin_loop();
+                        }
                     },
                     helpers,
+                    true,
                 );
                 for (slot, h) in hits.iter().enumerate() {
                     let want = u64::from(slot <= helpers);
@@ -328,6 +384,7 @@ mod tests {
                     ended.fetch_add(1, Ordering::SeqCst);
                 },
                 2,
+                true,
             )
         }));
         let payload = result.unwrap_err();
@@ -335,11 +392,60 @@ mod tests {
         assert_eq!(ended.load(Ordering::SeqCst), 2, "workers 0 and 1 had ended");
         let hits = AtomicU64::new(0);
         pool.run(
-            &|_| {
+            &|slot| {
                 hits.fetch_add(1, Ordering::SeqCst);
+                while slot == 0 && hits.load(Ordering::SeqCst) < 3 {
+                    std::hint::spin_loop();
+                }
             },
             2,
+            true,
         );
         assert_eq!(hits.load(Ordering::SeqCst), 3);
+    }
+
+    /// Without `close` every worker runs once, also when worker 0 returns at once (a loop whose
+    /// worker 0 takes no chunk).
+    #[test]
+    fn without_close_every_worker_runs_even_when_worker_0_returns_at_once() {
+        let pool = Pool::new(3, 1 << 20, Duration::from_micros(200)).unwrap();
+        for round in 0..2000u64 {
+            let hits: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(0)).collect();
+            pool.run(
+                &|slot| {
+                    hits[slot].fetch_add(1, Ordering::Relaxed);
+                },
+                3,
+                false,
+            );
+            for (slot, h) in hits.iter().enumerate() {
+                assert_eq!(h.load(Ordering::Relaxed), 1, "round {round}, slot {slot}");
+            }
+        }
+    }
+
+    /// A pool thread that has not begun its worker when the starting thread's ends stays out of
+    /// that loop: each worker runs at most once per loop, worker 0 always, and the pool goes on
+    /// loop after loop (also when its threads sleep between loops).
+    #[test]
+    fn a_late_pool_thread_stays_out_of_an_ended_loop() {
+        for spin in [Duration::ZERO, Duration::from_micros(200)] {
+            let pool = Pool::new(3, 1 << 20, spin).unwrap();
+            for round in 0..5000u64 {
+                let hits: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(0)).collect();
+                pool.run(
+                    &|slot| {
+                        hits[slot].fetch_add(1, Ordering::Relaxed);
+                    },
+                    3,
+                    true,
+                );
+                assert_eq!(hits[0].load(Ordering::Relaxed), 1, "round {round}");
+                for h in &hits[1..] {
+                    let n = h.load(Ordering::Relaxed);
+                    assert!(n <= 1, "round {round}: a worker ran {n} times");
+                }
+            }
+        }
     }
 }

@@ -106,7 +106,12 @@ impl Platform for ThreadsBackend {
         )?))
     }
 
-    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), useful: usize) {
+    fn run_workers(
+        &self,
+        worker: &(dyn Fn(usize) + Sync),
+        useful: usize,
+        first_sees_the_end: bool,
+    ) {
         /// Counts the loop as running while the pool runs it (also when a panic unwinds).
         struct Running<'a>(&'a AtomicUsize);
         impl Drop for Running<'_> {
@@ -118,7 +123,11 @@ impl Platform for ThreadsBackend {
         let _running = Running(&self.running);
         match &self.pool {
             None => worker(0),
-            Some(pool) => pool.run(worker, self.threads.min(useful).saturating_sub(1)),
+            Some(pool) => pool.run(
+                worker,
+                self.threads.min(useful).saturating_sub(1),
+                first_sees_the_end,
+            ),
         }
     }
 

@@ -691,7 +691,13 @@ impl Runtime {
             Placement::Nested => worker(0),
             Placement::AllWorkers => {
                 let useful = usize::try_from(lp.len()).unwrap_or(usize::MAX);
-                self.shared.platform.run_workers(&worker, useful)
+                // Worker 0 ends with the loop unless it is the one that takes no chunk.
+                let first_sees_the_end = !(placement == Placement::AllWorkers
+                    && skip.is_some()
+                    && skip == Some(mpi_rank.unwrap_or(0)));
+                self.shared
+                    .platform
+                    .run_workers(&worker, useful, first_sees_the_end)
             }
         }
         let mut partials = Vec::with_capacity(slots.len());

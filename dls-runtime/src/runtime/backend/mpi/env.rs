@@ -133,7 +133,7 @@ impl Platform for MpiEnv {
         )))
     }
 
-    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), _useful: usize) {
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), _useful: usize, _first: bool) {
         worker(0);
     }
 
