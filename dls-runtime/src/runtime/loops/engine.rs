@@ -691,10 +691,13 @@ impl Runtime {
             Placement::Nested => worker(0),
             Placement::AllWorkers => {
                 let useful = usize::try_from(lp.len()).unwrap_or(usize::MAX);
-                // Worker 0 ends with the loop unless it is the one that takes no chunk.
+                // Worker 0 ends with the loop unless it is the one that takes no chunk. Under a
+                // merge delay (`DLS_DELAY`, a scalability test) every worker takes part, so that
+                // the merges of the workers' partial results are the ones the test perturbs.
                 let first_sees_the_end = !(placement == Placement::AllWorkers
                     && skip.is_some()
-                    && skip == Some(mpi_rank.unwrap_or(0)));
+                    && skip == Some(mpi_rank.unwrap_or(0)))
+                    && crate::runtime::observe::delay::active().merge.is_none();
                 self.shared
                     .platform
                     .run_workers(&worker, useful, first_sees_the_end)
