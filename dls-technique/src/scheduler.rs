@@ -351,6 +351,22 @@ impl ChunkScheduler {
         Some(self.technique.clamp_chunk(formula(&state), self.n).max(1))
     }
 
+    /// Whether [`record`](Self::record) can change the chunks handed out after it: true for the
+    /// adaptive techniques ([`Entry::adaptive`](crate::Entry)), whose chunks follow measured
+    /// times. For every other technique the next chunk is the same whether a timing was
+    /// recorded before it or after, so a scheduler may hand the chunk out first and record the
+    /// timing afterwards (the MPI service answers a request before its bookkeeping).
+    ///
+    /// ```
+    /// use dls_technique::{ChunkScheduler, Technique};
+    /// let ss = ChunkScheduler::new(&"ss".parse::<Technique>().unwrap(), 10, 2).unwrap();
+    /// let af = ChunkScheduler::new(&"af".parse::<Technique>().unwrap(), 10, 2).unwrap();
+    /// assert!(!ss.learns() && af.learns());
+    /// ```
+    pub fn learns(&self) -> bool {
+        self.technique.kind.entry().adaptive || self.local.is_some()
+    }
+
     /// Records the timing of a chunk executed by `rank`; adaptive techniques learn from it (see
     /// [`RankStats`] for the estimators). A timing with no iterates or a negative or non-finite
     /// time is ignored.

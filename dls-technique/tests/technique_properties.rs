@@ -260,3 +260,41 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// A technique that does not learn (`ChunkScheduler::learns` false) hands out the same
+    /// chunks whether the timings are recorded or not: a scheduler may answer a request before
+    /// it records the timing the request carried (the MPI service does).
+    #[test]
+    fn only_learning_techniques_size_chunks_from_timings(
+        n in 0u64..=5_000,
+        p in 1usize..=16,
+        k in knobs(),
+    ) {
+        for kind in Kind::ALL {
+            let text = spec(kind, p, &k);
+            let t: Technique = text.parse().unwrap();
+            let mut timed = ChunkScheduler::new(&t, n, p).unwrap();
+            if timed.learns() {
+                continue;
+            }
+            let mut blind = ChunkScheduler::new(&t, n, p).unwrap();
+            let mut i = 0u64;
+            loop {
+                let rank = (mix(k.seed ^ i) % p as u64) as usize;
+                let (a, b) = (timed.next_chunk(rank), blind.next_chunk(rank));
+                prop_assert_eq!(a, b, "{}", text);
+                let Some(c) = a else { break };
+                let work_s = 1e-6 * c.size as f64 * (1 + mix(k.seed ^ !i) % 50) as f64;
+                timed.record(rank, dls_technique::ChunkTiming {
+                    iterates: c.size,
+                    work_s,
+                    elapsed_s: work_s * 1.1,
+                });
+                i += 1;
+            }
+        }
+    }
+}

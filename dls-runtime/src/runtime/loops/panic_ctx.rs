@@ -90,7 +90,8 @@ static HOOK: Once = Once::new();
 /// Marks the current thread as executing a chunk of the loop `ctx`.
 pub(crate) fn enter_chunk(ctx: ChunkCtx) {
     if MPI_ACTIVE.load(Ordering::Relaxed) {
-        set_process_ctx(Some(ctx.clone()));
+        let set = set_process_ctx(Some(ctx.clone()));
+        PROCESS_SET_HERE.with(|s| s.set(set));
     }
     CTX.with(|c| *c.borrow_mut() = Some(ctx));
 }
@@ -101,15 +102,19 @@ pub(crate) fn enter_chunk(ctx: ChunkCtx) {
 /// loop would write, chunk after chunk).
 #[inline]
 pub(crate) fn enter_chunk_of(loop_id: u64, worker: usize, make: impl FnOnce() -> ChunkCtx) {
-    if !MPI_ACTIVE.load(Ordering::Relaxed) {
-        let same = CTX.with(|c| {
-            c.borrow()
-                .as_ref()
-                .is_some_and(|ctx| ctx.loop_id == loop_id && ctx.worker == worker)
-        });
-        if same {
-            return;
-        }
+    let same = CTX.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|ctx| ctx.loop_id == loop_id && ctx.worker == worker)
+    });
+    // Under MPI the process's context must be this thread's too: unchanged since this thread
+    // set it (no other thread's chunk, no loop's end in between), an MPI rank's next chunk
+    // costs neither the clones nor the lock.
+    if same
+        && (!MPI_ACTIVE.load(Ordering::Relaxed)
+            || PROCESS_SET_HERE.with(|s| s.get()) == PROCESS_SET.load(Ordering::Relaxed).max(1))
+    {
+        return;
     }
     enter_chunk(make());
 }
@@ -119,11 +124,25 @@ pub(crate) fn enter_chunk_of(loop_id: u64, worker: usize, make: impl FnOnce() ->
 /// iterate.
 static PROCESS_CTX: Mutex<Option<ChunkCtx>> = Mutex::new(None);
 static PROCESS_OFFSET: AtomicU64 = AtomicU64::new(0);
+/// The number of the last change of [`PROCESS_CTX`] (each [`set_process_ctx`] takes the next).
+static PROCESS_SET: AtomicU64 = AtomicU64::new(0);
 
-fn set_process_ctx(ctx: Option<ChunkCtx>) {
-    if let Ok(mut c) = PROCESS_CTX.lock() {
-        *c = ctx;
-    }
+thread_local! {
+    /// The number of the change of [`PROCESS_CTX`] that set this thread's context there (0:
+    /// none): while [`PROCESS_SET`] still has it, the process's context is this thread's.
+    static PROCESS_SET_HERE: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Sets the process's context; returns the number of this change (see [`PROCESS_SET`]; 0: not
+/// set, the lock being poisoned).
+fn set_process_ctx(ctx: Option<ChunkCtx>) -> u64 {
+    let Ok(mut c) = PROCESS_CTX.lock() else {
+        return 0;
+    };
+    *c = ctx;
+    let set = PROCESS_SET.load(Ordering::Relaxed) + 1;
+    PROCESS_SET.store(set, Ordering::Relaxed);
+    set
 }
 
 /// The iterate this process executes (MPI), for a panic raised in another thread.

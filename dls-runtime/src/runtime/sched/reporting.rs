@@ -492,12 +492,70 @@ impl ReportingScheduler {
         Some(Split::Soon)
     }
 
+    /// The first half of serving `rank` in a loop that does not re-execute: the answer to its
+    /// request, to send before the bookkeeping ([`settle`](Self::settle), which must follow
+    /// with the same `finished` and answer). Only a technique whose chunks follow measured times
+    /// learns `finished` here, before its next chunk is sized; no other technique's chunk
+    /// depends on it (`ChunkScheduler::learns`), so the request's answer waits for nothing but
+    /// the technique's next chunk. `None` in a re-executing loop, whose verdict and copies need
+    /// the whole hand-in first ([`serve_at`](Self::serve_at)).
+    pub(crate) fn answer_first(
+        &mut self,
+        rank: usize,
+        finished: Option<ChunkTiming>,
+    ) -> Option<Next> {
+        if self.reexecute {
+            return None;
+        }
+        if let Some(t) = finished {
+            if self.sched.learns() {
+                self.sched.record(rank, t);
+            }
+        }
+        Some(match self.next_fresh(rank) {
+            Some(chunk) => {
+                crate::runtime::observe::delay::chunk_served();
+                Next::Chunk(chunk)
+            }
+            None => Next::Done,
+        })
+    }
+
+    /// The second half of [`answer_first`](Self::answer_first), once the answer `next` is on
+    /// its way: `rank`'s finished chunk goes into the report (its timing arrived at `now`) and
+    /// the chunk handed out into the chunk map and the rank's holding.
+    pub(crate) fn settle(
+        &mut self,
+        rank: usize,
+        finished: Option<ChunkTiming>,
+        next: Next,
+        now: Instant,
+    ) {
+        debug_assert!(!self.reexecute);
+        if let Some(t) = finished {
+            if let Some(h) = self.holding.get_mut(rank) {
+                *h = None;
+            }
+            if !self.sched.learns() {
+                self.sched.record(rank, t);
+            }
+            self.note_finished(rank, t, false, now);
+        }
+        if let Next::Chunk(chunk) = next {
+            self.handed(rank, chunk, now);
+        }
+    }
+
     fn serve_unarmed(
         &mut self,
         rank: usize,
         finished: Option<ChunkTiming>,
         now: Instant,
     ) -> (Next, Verdict) {
+        if let Some(next) = self.answer_first(rank, finished) {
+            self.settle(rank, finished, next, now);
+            return (next, Verdict::Keep);
+        }
         let verdict = match finished {
             Some(t) => self.hand_in(rank, t, now),
             None => Verdict::Keep,
@@ -506,9 +564,6 @@ impl ReportingScheduler {
             crate::runtime::observe::delay::chunk_served();
             self.handed(rank, chunk, now);
             return (Next::Chunk(chunk), verdict);
-        }
-        if !self.reexecute {
-            return (Next::Done, verdict);
         }
         if let Some(chunk) = self.split_off.pop_front() {
             self.handed(rank, chunk, now);
@@ -645,6 +700,12 @@ impl ReportingScheduler {
     /// [`LoopReport::chunk_times`]); a copy of part of a chunk (re-execution) has no entry there.
     fn record(&mut self, rank: usize, t: ChunkTiming, copy: bool, now: Instant) {
         self.sched.record(rank, t);
+        self.note_finished(rank, t, copy, now);
+    }
+
+    /// What [`record`](Self::record) adds to the technique's own record: the chunk's end in the
+    /// chunk times and the rank's tally.
+    fn note_finished(&mut self, rank: usize, t: ChunkTiming, copy: bool, now: Instant) {
         let open = &mut self.open[rank];
         if !copy && !open.is_empty() {
             // The rank's oldest open chunk of this size: one slot per rank, so normally its only

@@ -457,29 +457,43 @@ impl Service {
         let slot = rank as usize - first;
         match Request::decode(buf) {
             Some(Request::Next(timing)) => {
-                let (next, verdict) = {
-                    let mut core = lock(core);
+                let mut core = lock(core);
+                if let Some(next) = core.answer_first(slot, timing) {
+                    // A loop that does not re-execute: the answer goes out first, the
+                    // bookkeeping (report, the next request's due time) follows while the
+                    // worker starts its chunk; no cancellation, ask to split or deferral.
+                    match next {
+                        Next::Chunk(c) => reply(comm, rank, Reply::Chunk(c, Verdict::Keep)),
+                        Next::Done => {
+                            book.active -= 1;
+                            reply(comm, rank, Reply::Done(Verdict::Keep));
+                        }
+                        Next::Wait(_) => unreachable!("only a re-executing loop defers"),
+                    }
+                    core.settle(slot, timing, next, Instant::now());
+                    self.expect(&core);
+                } else {
                     let before = core.unconfirmed();
-                    let served = core.serve_at(slot, timing, Instant::now());
+                    let (next, verdict) = core.serve_at(slot, timing, Instant::now());
                     send_cancels(comm, &mut core, first, &self.own_cancel);
                     if core.unconfirmed() < before {
                         self.changed.notify_all();
                     }
                     self.expect(&core);
-                    served
-                };
-                match next {
-                    Next::Chunk(c) => reply(comm, rank, Reply::Chunk(c, verdict)),
-                    Next::Done => {
-                        book.active -= 1;
-                        reply(comm, rank, Reply::Done(verdict));
+                    drop(core);
+                    match next {
+                        Next::Chunk(c) => reply(comm, rank, Reply::Chunk(c, verdict)),
+                        Next::Done => {
+                            book.active -= 1;
+                            reply(comm, rank, Reply::Done(verdict));
+                        }
+                        Next::Wait(at) => book.deferred.push(Deferred {
+                            rank,
+                            slot,
+                            verdict,
+                            at,
+                        }),
                     }
-                    Next::Wait(at) => book.deferred.push(Deferred {
-                        rank,
-                        slot,
-                        verdict,
-                        at,
-                    }),
                 }
             }
             Some(Request::Split { ordinal, s, limit }) => {
