@@ -251,8 +251,9 @@ mod tests {
             last = now;
             reads += usize::from(read);
         }
+        // (A preemption resets the stride to 1 for a few reads: the count, not the last
+        // stride, is what holds on a loaded machine.)
         assert!(reads < 10_000, "{reads} reads in 100,000 cheap claims");
-        assert!(clock.stride > 1);
         // Chunks of 100 µs (more than the gap's upper end): back to a read at every claim at
         // the next read, at most a stride later.
         for _ in 0..=CLOCK_STRIDE_MAX {

@@ -612,32 +612,15 @@ impl<I: LoopIndex> Loop<I> {
             panic_ctx::leave_loop(self.core.id);
             return (None, verdict);
         };
-        panic_ctx::enter_chunk_of(self.core.id, slot, || ChunkCtx {
-            loop_id: self.core.id,
-            loop_name: self.core.name.clone(),
-            first_bits: self.first.to_bits(),
-            format: format_index::<I>,
-            worker: slot,
-            caught: panics == Panics::Catch,
-        });
         (
-            Some((
-                ChunkRange {
-                    first: self.first,
-                    start: chunk.start,
-                    next: chunk.start,
-                    end: chunk.start + chunk.size,
-                    _loop: PhantomData,
-                },
-                slot,
-                handed,
-            )),
+            Some((self.claimed_range(chunk, slot, panics), slot, handed)),
             verdict,
         )
     }
 
-    /// The iterates of `chunk` (claimed by the worker itself, `runtime/loops/claimed.rs`), with
-    /// the panic context of worker `slot` set as [`next_chunk_in`](Self::next_chunk_in) sets it.
+    /// The iterates of `chunk` for worker `slot`, with that worker's panic context set: a chunk
+    /// from the source ([`next_chunk_in`](Self::next_chunk_in)) or one the worker claimed itself
+    /// (`runtime/loops/claimed.rs`).
     #[inline]
     pub(crate) fn claimed_range(
         &self,
