@@ -1,6 +1,7 @@
 //! The settings of one simulated loop.
 
 use super::error::SimError;
+use super::hand_out::HandOut;
 use super::iterate_time::IterateTimeModel;
 use super::service::ServiceModel;
 use super::speed::{RankSpeeds, Slowdown};
@@ -33,16 +34,21 @@ pub struct SimConfig {
     pub technique: Technique,
     /// N, iterates of the loop.
     pub n: u64,
-    /// P, ranks executing iterates (rank 0 also hosts the scheduler).
+    /// P, ranks executing iterates (rank 0 also hosts the scheduler). Under
+    /// [`HandOut::Hierarchical`] each rank runs k threads: the loop has P·k workers
+    /// ([`workers`](Self::workers)).
     pub p: usize,
     /// Time of each iterate at time factor 1. Default `const:1ms`.
     pub iterate_time: IterateTimeModel,
-    /// Per-rank time factors (3 = three times slower); empty means all 1.
+    /// Per-rank time factors (3 = three times slower); empty means all 1. Under
+    /// [`HandOut::Hierarchical`], one per worker (thread j of rank r is worker r·k + j).
     pub speeds: Vec<f64>,
-    /// Changes of rank speed during the loop.
+    /// Changes of rank speed during the loop (of a worker's under [`HandOut::Hierarchical`]).
     pub slowdowns: Vec<Slowdown>,
     /// When each rank reaches the loop, seconds after rank 0 starts it (its first request is
-    /// sent then); empty means all 0. Under mpirun a rank that leaves the code before the loop
+    /// sent then); empty means all 0. Under [`HandOut::Hierarchical`], one per worker: a thread
+    /// takes no chunk before its time, and a rank's first request leaves when its first thread
+    /// arrives. Under mpirun a rank that leaves the code before the loop
     /// a little later than rank 0 starts late (about 1–5 ms measured on 2 cores), and adaptive
     /// techniques then first measure rank 0 alone.
     ///
@@ -70,6 +76,23 @@ pub struct SimConfig {
     pub seed: u64,
     /// Whether requests are served one at a time by the scheduler (default) or each on its own.
     pub service: ServiceModel,
+    /// Who asks the scheduler for chunks: every worker for itself ([`HandOut::Central`], the
+    /// default) or each rank for a batch for its threads ([`HandOut::Hierarchical`]).
+    ///
+    /// ```
+    /// use dls_runtime::sim::{simulate, HandOut, SimConfig};
+    /// // SS on 4 ranks of 8 threads against 32 workers asking for themselves, h = 20 us.
+    /// let mut c = SimConfig::new("ss".parse().unwrap(), 4000, 32);
+    /// c.iterate_time = "exp:10us".parse().unwrap();
+    /// c.overhead_s = 20e-6;
+    /// let central = simulate(&c).unwrap().report.parallel_time_s;
+    /// c.p = 4;
+    /// c.hand_out = HandOut::threads(8);
+    /// let out = simulate(&c).unwrap();
+    /// assert_eq!(out.report.p, 32);
+    /// assert!(out.report.parallel_time_s < central / 4.0);
+    /// ```
+    pub hand_out: HandOut,
     /// Record every chunk in the report's `chunk_map` and its simulated start and end in
     /// `chunk_times` (memory grows with the chunk count).
     /// Default false.
@@ -98,6 +121,7 @@ impl SimConfig {
             latency_s: 0.0,
             seed: 1,
             service: ServiceModel::Serial,
+            hand_out: HandOut::Central,
             chunk_map: false,
         }
     }
@@ -127,6 +151,18 @@ impl SimConfig {
         self.technique.fill_from_model(&facts)
     }
 
+    /// Workers of the loop: P under central hand-out, P·k with k threads per rank (saturating).
+    ///
+    /// ```
+    /// let mut c = dls_runtime::sim::SimConfig::new("ss".parse().unwrap(), 10, 4);
+    /// assert_eq!(c.workers(), 4);
+    /// c.hand_out = dls_runtime::sim::HandOut::threads(16);
+    /// assert_eq!(c.workers(), 64);
+    /// ```
+    pub fn workers(&self) -> usize {
+        self.p.saturating_mul(self.hand_out.threads_per_rank())
+    }
+
     /// Checks every setting and resolves the rank speeds for this loop.
     ///
     /// ```
@@ -153,11 +189,47 @@ impl SimConfig {
                 )));
             }
         }
-        if !self.start_s.is_empty() && self.start_s.len() != self.p {
+        if let HandOut::Hierarchical(h) = self.hand_out {
+            // Thread events and rank events share the event queue's 20 bits of identity.
+            let ids = self.p.saturating_mul(h.threads.saturating_add(1));
+            if h.threads == 0 || ids > MAX_RANKS {
+                return Err(SimError::new(format!(
+                    "--hand-out: {} ranks of {} threads; the simulator takes 1 to {MAX_RANKS} \
+                     for p x (threads + 1)",
+                    self.p, h.threads
+                )));
+            }
+            for v in [h.chunk_cost_s, h.pop_cost_s] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(SimError::new(format!(
+                        "--hand-out: {v} is not allowed; give finite durations >= 0 (e.g. \
+                         threads:64:100ns:100ns)"
+                    )));
+                }
+            }
+            if self.split != super::SplitModel::Off {
+                return Err(SimError::new(
+                    "--split: splitting chunks in progress is not modelled with threads inside \
+                     ranks (--hand-out threads:K); use --hand-out central",
+                ));
+            }
+        }
+        let workers = self.workers();
+        if !self.start_s.is_empty() && self.start_s.len() != workers {
             return Err(SimError::new(format!(
-                "--starts: {} start times for {} ranks; give one per rank (e.g. 0,5ms)",
+                "--starts: {} start times for {} {}; give one per {} (e.g. 0,5ms)",
                 self.start_s.len(),
-                self.p
+                workers,
+                if self.hand_out == HandOut::Central {
+                    "ranks"
+                } else {
+                    "workers (ranks x threads)"
+                },
+                if self.hand_out == HandOut::Central {
+                    "rank"
+                } else {
+                    "worker"
+                }
             )));
         }
         if let Some(bad) = self.start_s.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
@@ -166,6 +238,6 @@ impl SimConfig {
             )));
         }
         self.iterate_time.check_len(self.n)?;
-        RankSpeeds::new(&self.speeds, &self.slowdowns, self.p, self.n)
+        RankSpeeds::new(&self.speeds, &self.slowdowns, workers, self.n)
     }
 }

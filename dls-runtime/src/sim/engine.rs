@@ -21,9 +21,39 @@
 //!    and takes the next chunk ([`ChunkScheduler::next_chunk`]).
 //! 4. The reply arrives at `s + h + L`; r executes the chunk: base work (the sum of the chunk's
 //!    iterate times) times r's time factor, with timed slowdowns applied exactly
-//!    ([`RankSpeeds::duration`]).
+//!    ([`RankSpeeds::duration`](super::RankSpeeds::duration)).
 //! 5. When the scheduler has no iterate left, the reply says so and r stops (that request still
 //!    costs `h` of server time).
+//!
+//! # Threads inside ranks
+//!
+//! Under [`HandOut::Hierarchical`] (`DLS_THREADS=k` under mpirun, as the runtime hands chunks
+//! out there) P ranks run k threads each: P·k workers, thread j of rank r being worker
+//! `r·k + j`, and the technique is computed over P·k workers. A rank keeps a local queue of
+//! chunks:
+//! 1. A thread that is free at `t` (at its start time, or when its chunk ends) takes the next
+//!    chunk from its rank's queue and starts it at `t + l` (`l` = [`Hierarchy::pop_cost_s`]).
+//!    If that pop leaves fewer than ⌈k/2⌉ chunks and no request of the rank is in flight, the
+//!    thread sends the rank's next request at `t + l` (a prefetch) and then starts its chunk.
+//! 2. A thread that finds the queue empty waits for the reply; if no request is in flight it
+//!    sends one at `t`. Waiting threads take the reply's chunks in the order they began to wait.
+//! 3. The request carries the timing of the rank's chunks finished since its previous request.
+//!    It reaches the scheduler after `L` (0 from rank 0, whose threads take part like any
+//!    rank's), which serves it like a single request (serial or parallel, from `s`), but in
+//!    `h + (m − 1)·c` for a batch of m chunks (`c` = [`Hierarchy::chunk_cost_s`]; `h` for an
+//!    empty batch): an adaptive technique records the timing for the rank's k slots in equal
+//!    shares (each slot ⌊I/k⌋ or ⌈I/k⌉ of the I iterates, and the same fraction of the work and
+//!    elapsed times), then the scheduler asks the technique for the next k chunks, one per slot
+//!    `r·k + j`, stopping when none is left. With local speeds (`local=1`, the default of AF and
+//!    AWF-B..E) the technique takes a timing for the slot's open chunk of the same size and
+//!    drops it otherwise, so a share that matches no chunk of its slot teaches nothing.
+//! 4. The reply reaches the rank at `s + h + (m − 1)·c + L` and its chunks join the queue. A rank
+//!    whose batch comes back empty is done: its threads stop once the queue is empty.
+//!
+//! A chunk's time is its base work times its worker's time factor, as above; a chunk's timing
+//! runs from the moment its thread began to look for it to its end. With k = 1 the only
+//! difference from central hand-out is the prefetch: a rank asks for its next chunk when it
+//! starts one.
 //!
 //! The makespan is the end of the last chunk. Events are kept in a 4-ary heap keyed by
 //! (time, sequence number): equal times are served first come, first served, so a run is
@@ -33,11 +63,14 @@
 use super::config::SimConfig;
 use super::error::SimError;
 use super::event_queue::{Arrival, EventQueue};
+use super::hand_out::HandOut;
 use super::outcome::SimOutcome;
 use super::service::ServiceModel;
-use super::speed::RankSpeeds;
 use super::split::{Running, SplitModel};
 use crate::{ChunkScheduler, ChunkTiming, LoopReport, RankReport};
+
+#[cfg(doc)]
+use super::hand_out::Hierarchy;
 
 /// Simulates one loop (see the [module documentation](self) for the model).
 ///
@@ -56,6 +89,9 @@ use crate::{ChunkScheduler, ChunkTiming, LoopReport, RankReport};
 /// ```
 pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     let speeds = config.validate()?;
+    if let HandOut::Hierarchical(hierarchy) = config.hand_out {
+        return super::hierarchy::simulate(config, hierarchy, speeds);
+    }
     let (n, p) = (config.n, config.p);
     let mut scheduler = ChunkScheduler::new(&config.technique, n, p)?;
     let mut sampler = config.iterate_time.sampler(n, config.seed);
@@ -225,7 +261,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         n,
         p,
         parallel_time_s: makespan,
-        lower_bound_s: lower_bound(&speeds, base_work, longest),
+        lower_bound_s: speeds.lower_bound(base_work, longest),
         ranks,
         chunk_map,
         chunk_times,
@@ -245,6 +281,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
         requests,
         scheduler_busy_s: requests as f64 * h,
         splits,
+        hand_out: HandOut::Central,
     })
 }
 
@@ -361,17 +398,4 @@ fn split_for(
         holder_saved_s: saved,
         map_index: run.map_index,
     })
-}
-
-/// max(total base work / total speed, longest iterate at the fastest speed), where a rank's
-/// speed is 1 / its smallest time factor over the loop.
-fn lower_bound(speeds: &RankSpeeds, base_work: f64, longest: f64) -> f64 {
-    let total_speed: f64 = (0..speeds.len()).map(|r| 1.0 / speeds.min_factor(r)).sum();
-    let fastest = (0..speeds.len())
-        .map(|r| speeds.min_factor(r))
-        .fold(f64::INFINITY, f64::min);
-    if total_speed <= 0.0 || !fastest.is_finite() {
-        return 0.0;
-    }
-    (base_work / total_speed).max(longest * fastest)
 }

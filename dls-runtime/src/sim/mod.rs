@@ -6,6 +6,8 @@
 //! from an [`IterateTimeModel`], rank heterogeneity from time factors and [`Slowdown`]s, and the
 //! result is a [`LoopReport`](crate::LoopReport) with the runtime's JSON field names plus a lower
 //! bound of the makespan. [`experiment`] reproduces Hummel, Schonberg & Flynn's comparison.
+//! [`HandOut`] chooses whether every worker asks the scheduler for its own chunks (the default) or
+//! ranks of k threads ask for batches of k chunks (threads inside ranks).
 //!
 //! ```
 //! use dls_runtime::sim::{simulate, SimConfig};
@@ -23,6 +25,8 @@ pub mod engine;
 mod error;
 mod event_queue;
 pub mod experiment;
+mod hand_out;
+mod hierarchy;
 mod iterate_time;
 mod measured;
 mod outcome;
@@ -37,6 +41,7 @@ pub use duration::{format_duration, parse_duration};
 pub use engine::simulate;
 pub use error::SimError;
 pub use experiment::{HsfGrid, HsfTable};
+pub use hand_out::{HandOut, Hierarchy};
 pub use iterate_time::{IterateSampler, IterateTimeModel};
 pub use measured::{measured_iterate_times, MeasuredTimes};
 pub use outcome::SimOutcome;

@@ -44,6 +44,11 @@ pub struct SimOutcome {
     pub scheduler_busy_s: f64,
     /// Chunks in progress split for an idle rank ([`SplitModel`](super::SplitModel)).
     pub splits: u64,
+    /// Who asked for chunks: each worker, or each rank for its threads
+    /// ([`HandOut`](super::HandOut)). Under hierarchical hand-out the report's `p` and `ranks`
+    /// count workers (thread j of rank r is worker r·k + j), `requests` counts batch requests and
+    /// `scheduler_busy_s` sums their service times.
+    pub hand_out: super::HandOut,
 }
 
 impl SimOutcome {
@@ -80,6 +85,17 @@ impl fmt::Display for SimOutcome {
             format_duration(self.latency_s),
             self.seed
         )?;
+        if let super::HandOut::Hierarchical(h) = self.hand_out {
+            writeln!(
+                f,
+                "hand-out         {} ranks x {} threads (batch requests; one more chunk {}, a \
+                 pop {})",
+                r.p / h.threads.max(1),
+                h.threads,
+                format_duration(h.chunk_cost_s),
+                format_duration(h.pop_cost_s)
+            )?;
+        }
         writeln!(f, "makespan         {}", secs(r.parallel_time_s))?;
         writeln!(
             f,

@@ -323,6 +323,19 @@ impl RankSpeeds {
             .product::<f64>();
         self.base[rank] * speedups
     }
+
+    /// max(total base work / total speed, longest iterate at the fastest speed), where a rank's
+    /// speed is 1 / its smallest time factor over the loop: the makespan's lower bound.
+    pub(crate) fn lower_bound(&self, base_work: f64, longest: f64) -> f64 {
+        let total_speed: f64 = (0..self.len()).map(|r| 1.0 / self.min_factor(r)).sum();
+        let fastest = (0..self.len())
+            .map(|r| self.min_factor(r))
+            .fold(f64::INFINITY, f64::min);
+        if total_speed <= 0.0 || !fastest.is_finite() {
+            return 0.0;
+        }
+        (base_work / total_speed).max(longest * fastest)
+    }
 }
 
 #[cfg(test)]
