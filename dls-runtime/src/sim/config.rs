@@ -64,8 +64,9 @@ pub struct SimConfig {
     /// ```
     pub start_s: Vec<f64>,
     /// How an idle rank splits a chunk in progress once every iterate has been handed out, as
-    /// the runtime does with re-execution (`DLS_SPLIT`): [`SplitModel::Mpi`] or
-    /// [`SplitModel::Threads`]. Default [`SplitModel::Off`] (the published techniques). Drawing
+    /// the runtime does with re-execution (`DLS_SPLIT`): [`SplitModel::Mpi`](super::SplitModel::Mpi)
+    /// or [`SplitModel::Threads`](super::SplitModel::Threads). Default
+    /// [`SplitModel::Off`](super::SplitModel::Off) (the published techniques). Drawing
     /// each chunk's iterate times costs memory in proportion to the chunks in progress.
     pub split: super::SplitModel,
     /// h: seconds of scheduling overhead per request (see [`ServiceModel`]). Default 0.
