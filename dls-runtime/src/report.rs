@@ -47,8 +47,14 @@ pub struct LoopReport {
     pub technique: String,
     /// Number of iterates.
     pub n: u64,
-    /// Number of ranks that executed iterates.
+    /// Number of ranks that executed iterates (all threads of all ranks under threads inside
+    /// ranks: see `threads_per_rank`).
     pub p: usize,
+    /// Under threads inside ranks (`DLS_THREADS=k` under mpirun): `k`, the threads of every rank;
+    /// `p` then counts every thread, and rank `r`'s threads are workers `r·k` to `r·k + k − 1`,
+    /// their figures the rank's in equal shares (its threads share its chunks). 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub threads_per_rank: usize,
     /// Wall-clock time of the loop (the makespan), seconds.
     pub parallel_time_s: f64,
     /// Simulator only: lower bound of the makespan, max(total work / total speed, longest iterate
@@ -623,6 +629,10 @@ pub fn aad(xs: impl IntoIterator<Item = f64>) -> f64 {
 
 /// For serde: omit a zero count.
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_usize(n: &usize) -> bool {
     *n == 0
 }
 

@@ -111,12 +111,13 @@ pub struct LoopStats {
 
 impl LoopStats {
     /// Stats of `rank` from the loop report; on the threads backend (`whole_process`) the sums
-    /// over all threads.
+    /// over all threads, and under threads inside ranks the sums over the rank's threads.
     pub(crate) fn from_report(report: LoopReport, rank: usize, whole_process: bool) -> Self {
+        let k = report.threads_per_rank.max(1);
         let mine = report
             .ranks
             .iter()
-            .filter(|r| whole_process || r.rank == rank);
+            .filter(|r| whole_process || r.rank / k == rank);
         let (mut iterates, mut work, mut chunks) = (0, 0.0, 0);
         for r in mine {
             iterates += r.iterates;

@@ -70,6 +70,45 @@ pub(crate) enum Reply {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Handout(pub Option<Chunk>);
 
+/// Scheduler → a rank with threads inside (`hybrid.rs`), with tag [`TAG_REPLY`]: the chunks
+/// of the rank's next batch, one for each of its threads while any is left; an empty batch ends
+/// the loop on the rank. Encoded as `[count, start, size, start, size, …]`: `1 + 2k` words at
+/// most for `k` threads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Batch;
+
+impl Batch {
+    /// The words of the longest batch for `k` threads.
+    pub(crate) fn words(k: usize) -> usize {
+        1 + 2 * k
+    }
+
+    pub(crate) fn encode(chunks: &[Chunk]) -> Vec<u64> {
+        let mut w = Vec::with_capacity(Self::words(chunks.len()));
+        w.push(chunks.len() as u64);
+        for c in chunks {
+            w.push(c.start);
+            w.push(c.size);
+        }
+        w
+    }
+
+    /// `None` for a malformed message (never sent by dls).
+    pub(crate) fn decode(w: &[u64]) -> Option<Vec<Chunk>> {
+        let count = usize::try_from(*w.first()?).ok()?;
+        let pairs = w.get(1..1 + 2 * count)?;
+        Some(
+            pairs
+                .chunks_exact(2)
+                .map(|p| Chunk {
+                    start: p[0],
+                    size: p[1],
+                })
+                .collect(),
+        )
+    }
+}
+
 const NEXT: u64 = 1;
 const LEAVE: u64 = 2;
 const SPLIT: u64 = 3;
