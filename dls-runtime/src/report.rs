@@ -161,6 +161,23 @@ impl Oversubscribed {
     /// assert_eq!(Oversubscribed::on_this_node(cores + 1, false).map(|o| o.cores), Some(cores));
     /// ```
     pub fn on_this_node(workers: usize, mpi: bool) -> Option<Oversubscribed> {
+        Oversubscribed::on_this_node_with(workers, mpi, 1)
+    }
+
+    /// [`on_this_node`](Self::on_this_node) where every rank runs `threads` workers (threads
+    /// inside ranks, `DLS_THREADS` under a launcher): the node's workers are its ranks times
+    /// `threads`.
+    ///
+    /// ```
+    /// use dls_runtime::report::Oversubscribed;
+    /// let cores = Oversubscribed::node_cores(false);
+    /// assert!(Oversubscribed::on_this_node_with(1, false, cores + 1).is_some());
+    /// ```
+    pub fn on_this_node_with(
+        workers: usize,
+        mpi: bool,
+        threads: usize,
+    ) -> Option<Oversubscribed> {
         let cores = Oversubscribed::node_cores(mpi);
         static LOCAL: OnceLock<Option<usize>> = OnceLock::new();
         let local = mpi
@@ -176,7 +193,8 @@ impl Oversubscribed {
                 })
             })
             .flatten()
-            .unwrap_or(workers);
+            .map_or(workers, |ranks| ranks * threads.max(1));
+        let local = if mpi { local } else { workers * threads.max(1) };
         (local > cores).then_some(Oversubscribed {
             workers: local,
             cores,

@@ -9,17 +9,22 @@
 //!
 //! - **The scheduler.** One [`ReportingScheduler`] on rank 0 over `P·k` slots (slot `r·k + j`
 //!   is thread share `j` of rank `r`): the technique computes every chunk as for `P·k` workers,
-//!   so SS hands a rank `k` iterates, FAC2 a rank `k` chunks of its current batch, and the
-//!   chunks shrink toward the end as they would for `P·k` threads. A batch request records the
-//!   rank's threads' chunks finished since its previous request, in equal shares over its
-//!   slots (the rank's speed, per iterate, is what the adaptive techniques learn: a rank whose
-//!   threads are slower gets smaller chunks), then serves the rank's `k` slots in order.
-//! - **The rank.** Its threads pop chunks from a local queue under a mutex (no message); the
-//!   thread whose pop leaves fewer than `⌈k/2⌉` chunks fetches the next batch (one request in
-//!   flight per rank) before it starts its own chunk; a thread that finds the queue empty while
-//!   a batch is on its way waits for it. An empty batch ends the loop on the rank. Rank 0 fetches
-//!   its batches from the scheduler directly, under its mutex; a service thread answers the
-//!   other ranks ([`serve`]).
+//!   so SS hands a rank `k` iterates in one batch, FAC2 a rank `k` chunks of its current batch,
+//!   and the chunks shrink toward the end as they would for `P·k` threads. A rank's chunks go to
+//!   its shares in turn; each chunk carries its share, and the rank reports each chunk's timing
+//!   to the share it was handed to, so adaptive techniques see each chunk's own time (a rank
+//!   whose threads are slower gets smaller chunks).
+//! - **The rank.** Its threads pop chunks from a local queue under a mutex (no message). How
+//!   many chunks the rank asks for, and when, follows what it measured: the time of a chunk
+//!   and of a request's round trip. While chunks are short beside a round trip (SS on cheap
+//!   iterates), the thread whose pop leaves fewer than the chunks that hide a round trip
+//!   (`⌈k × round trip / chunk time⌉`, at most `k`) asks for enough to fill the queue to that
+//!   depth, and starts its chunk while the reply travels. While they are long, a rank asks
+//!   only when a thread finds the queue empty, for that thread and the ones waiting: chunks
+//!   taken early are chunks other ranks cannot get (GSS hands out most of a loop in its first
+//!   chunks). The first request asks for `k` (every thread starts). An empty batch ends the
+//!   loop on the rank. Rank 0 takes its batches from the scheduler directly, under its mutex;
+//!   a service thread answers the other ranks ([`serve`]).
 //! - **The end.** `finish` gathers every rank's chunks not yet reported and its CPU time to
 //!   rank 0, which builds the report (`p` = all threads; `threads_per_rank` = k) and sends it to
 //!   every rank, as the one-thread MPI loop does.
@@ -32,7 +37,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mpi::collective::Root;
 use mpi::point_to_point::{Destination, Source};
@@ -41,7 +46,7 @@ use mpi::topology::Communicator;
 use super::backoff::{self, Backoff};
 use super::chunk_loop::share_report;
 use super::comm::LoopComm;
-use super::messages::{Batch, Request, REQUEST_WORDS, TAG_REPLY, TAG_REQUEST};
+use super::messages::{Batch, BatchRequest, TAG_REPLY, TAG_REQUEST};
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
@@ -51,17 +56,71 @@ use crate::runtime::sync::lock;
 use crate::runtime::tolerance::reexecution::Verdict;
 use crate::{Chunk, ChunkTiming, Technique};
 
+/// The weight of a new measurement in the rank's running means (chunk time, round trip).
+const NEW: f64 = 0.25;
+/// The shortest round trip the rank plans with (rank 0's batches cost a lock, not a message).
+const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
+
 /// What a rank's threads share: the chunks of its batches not yet taken, and what they finished
 /// since the rank's last request.
-#[derive(Default)]
 struct Local {
-    queue: VecDeque<Chunk>,
+    /// Chunks not yet taken, each with the thread share it was handed to.
+    queue: VecDeque<(Chunk, usize)>,
+    /// Per worker slot of this rank: the share of the chunk it runs.
+    running: Vec<Option<usize>>,
+    /// Per share: its chunks finished since the rank's last request.
+    unreported: Vec<Option<ChunkTiming>>,
     /// A thread of this rank is getting the next batch.
     fetching: bool,
+    /// Threads waiting for a batch.
+    waiting: usize,
     /// The scheduler sent an empty batch (or the rank left): no more chunks.
     done: bool,
-    /// The rank's chunks finished since its last request.
-    unreported: Option<ChunkTiming>,
+    /// No batch asked for yet.
+    first: bool,
+    /// Running means: seconds a chunk takes, seconds a request's round trip takes.
+    chunk_s: Option<f64>,
+    round_trip_s: f64,
+}
+
+impl Local {
+    fn new(k: usize) -> Local {
+        Local {
+            queue: VecDeque::new(),
+            running: vec![None; k],
+            unreported: vec![None; k],
+            fetching: false,
+            waiting: 0,
+            done: false,
+            first: true,
+            chunk_s: None,
+            round_trip_s: MIN_ROUND_TRIP.as_secs_f64(),
+        }
+    }
+
+    /// The chunks whose run hides one round trip of a request, for `k` threads: 0 while no chunk
+    /// has been timed (chunks are then taken as long ones: none is asked for early).
+    fn depth(&self, k: usize) -> usize {
+        match self.chunk_s {
+            Some(c) if c > 0.0 => ((k as f64 * self.round_trip_s / c).ceil() as usize).min(k),
+            Some(_) => k,
+            None => 0,
+        }
+    }
+
+    /// Whether a thread whose pop left the queue as it is should ask for the next batch now, and
+    /// for how many chunks.
+    fn ask_early(&self, k: usize) -> Option<usize> {
+        let depth = self.depth(k);
+        (!self.fetching && !self.done && self.queue.len() < depth)
+            .then(|| depth - self.queue.len())
+    }
+
+    /// Takes the rank's finished work per share, to send with a request.
+    fn take_unreported(&mut self) -> Vec<Option<ChunkTiming>> {
+        let k = self.unreported.len();
+        std::mem::replace(&mut self.unreported, vec![None; k])
+    }
 }
 
 /// Adds timing `t` to `acc`.
@@ -76,51 +135,48 @@ fn add(acc: &mut Option<ChunkTiming>, t: ChunkTiming) {
     a.elapsed_s += t.elapsed_s;
 }
 
-/// Share `j` of `k` of a rank's timing `t`: the iterates split as evenly as whole numbers allow,
-/// the seconds in equal parts; `None` for a share without iterates.
-fn share(t: ChunkTiming, j: usize, k: usize) -> Option<ChunkTiming> {
-    let k64 = k as u64;
-    let iterates = t.iterates / k64 + u64::from((j as u64) < t.iterates % k64);
-    (iterates > 0).then(|| ChunkTiming {
-        iterates,
-        work_s: t.work_s / k as f64,
-        elapsed_s: t.elapsed_s / k as f64,
-    })
-}
-
-/// Rank `rank`'s next batch from the scheduler: its finished work recorded in shares over its
-/// `k` slots, then one chunk for each slot while any is left.
-fn batch_of(
-    core: &mut ReportingScheduler,
-    rank: usize,
+/// Rank 0's scheduler: the technique over every thread, and where each rank's next chunk goes.
+struct Hand {
+    core: ReportingScheduler,
+    /// Per rank: the share its next chunk is handed to (its shares in turn).
+    turn: Vec<usize>,
     k: usize,
-    finished: Option<ChunkTiming>,
-    now: Instant,
-) -> Vec<Chunk> {
-    let mut chunks = Vec::with_capacity(k);
-    for j in 0..k {
-        let t = finished.and_then(|t| share(t, j, k));
-        if let Some(c) = core.serve_at(rank * k + j, t, now).0.chunk() {
-            chunks.push(c);
-        }
-    }
-    chunks
 }
 
-/// Rank `rank`'s work not yet reported, recorded in shares over its slots (at the loop's end).
-fn hand_in_shares(core: &mut ReportingScheduler, rank: usize, k: usize, t: ChunkTiming) {
-    let now = Instant::now();
-    for j in 0..k {
-        if let Some(s) = share(t, j, k) {
-            core.hand_in(rank * k + j, s, now);
+impl Hand {
+    /// Records rank `rank`'s finished work per share, then hands it up to `count` chunks.
+    fn batch(
+        &mut self,
+        rank: usize,
+        count: usize,
+        finished: &[Option<ChunkTiming>],
+        now: Instant,
+    ) -> Vec<(Chunk, usize)> {
+        let k = self.k;
+        for (j, t) in finished.iter().enumerate() {
+            if let Some(t) = t {
+                self.core.hand_in(rank * k + j, *t, now);
+            }
         }
+        let mut chunks = Vec::with_capacity(count);
+        for _ in 0..count.min(k) {
+            let j = self.turn[rank];
+            match self.core.serve_at(rank * k + j, None, now).0.chunk() {
+                Some(c) => {
+                    chunks.push((c, j));
+                    self.turn[rank] = (j + 1) % k;
+                }
+                None => break,
+            }
+        }
+        chunks
     }
 }
 
 enum Side {
     /// Rank 0: the scheduler (shared with the service thread).
     Scheduler {
-        core: Arc<Mutex<ReportingScheduler>>,
+        hand: Arc<Mutex<Hand>>,
         service: Mutex<Option<JoinHandle<()>>>,
     },
     /// Other ranks.
@@ -158,16 +214,20 @@ impl HybridLoop {
         }
         let comm = Arc::new(LoopComm(comm.duplicate()));
         let side = if rank == 0 {
-            let core = Arc::new(Mutex::new(core));
+            let hand = Arc::new(Mutex::new(Hand {
+                core,
+                turn: vec![0; size],
+                k,
+            }));
             let service = (size > 1).then(|| {
-                let (comm, core) = (comm.clone(), core.clone());
+                let (comm, hand) = (comm.clone(), hand.clone());
                 thread::Builder::new()
                     .name("dls-scheduler".into())
-                    .spawn(move || serve(&comm, &core, k))
+                    .spawn(move || serve(&comm, &hand, k))
                     .expect("dls: cannot start the scheduler's service thread")
             });
             Side::Scheduler {
-                core,
+                hand,
                 service: Mutex::new(service),
             }
         } else {
@@ -178,20 +238,30 @@ impl HybridLoop {
             rank,
             size,
             k,
-            local: Mutex::new(Local::default()),
+            local: Mutex::new(Local::new(k)),
             arrived: Condvar::new(),
             side,
         })
     }
 
-    /// The rank's next batch, handing in `finished` (its work since its previous request): from
-    /// the scheduler on rank 0, in a round trip elsewhere.
-    fn fetch(&self, finished: Option<ChunkTiming>, now: Instant) -> Vec<Chunk> {
-        match &self.side {
-            Side::Scheduler { core, .. } => batch_of(&mut lock(core), 0, self.k, finished, now),
+    /// Asks for `count` chunks (the rank's work since its previous request handed in) and puts
+    /// them in the queue: called with `local` locked and `fetching` set by the caller, which
+    /// the lock is released for while the request travels.
+    fn fetch<'a>(
+        &'a self,
+        mut local: std::sync::MutexGuard<'a, Local>,
+        count: usize,
+    ) -> std::sync::MutexGuard<'a, Local> {
+        local.first = false;
+        let finished = local.take_unreported();
+        drop(local);
+        let asked = Instant::now();
+        let batch = match &self.side {
+            Side::Scheduler { hand, .. } => lock(hand).batch(0, count, &finished, asked),
             Side::Worker => {
                 let root = self.comm.0.process_at_rank(0);
-                root.send_with_tag(&Request::Next(finished).encode()[..], TAG_REQUEST);
+                let request = BatchRequest { count, finished };
+                root.send_with_tag(&request.encode()[..], TAG_REQUEST);
                 let mut buf = vec![0u64; Batch::words(self.k)];
                 mpi::request::scope(|scope| {
                     backoff::complete(root.immediate_receive_into_with_tag(
@@ -204,20 +274,24 @@ impl HybridLoop {
                     panic!("dls: malformed batch from the scheduler: {buf:?} (internal error)")
                 })
             }
-        }
-    }
-
-    /// Whether a thread whose pop left `left` chunks should fetch the next batch now.
-    fn low(&self, left: usize) -> bool {
-        left < self.k.div_ceil(2)
+        };
+        let trip = asked.elapsed().max(MIN_ROUND_TRIP).as_secs_f64();
+        let mut local = lock(&self.local);
+        local.round_trip_s += NEW * (trip - local.round_trip_s);
+        local.done = batch.is_empty();
+        local.queue.extend(batch);
+        local.fetching = false;
+        self.arrived.notify_all();
+        local
     }
 }
 
 /// Rank 0's service thread: answers every other rank's batch requests until each was sent an
 /// empty batch (or left).
-fn serve(comm: &LoopComm, core: &Mutex<ReportingScheduler>, k: usize) {
+fn serve(comm: &LoopComm, hand: &Mutex<Hand>, k: usize) {
     let mut open = comm.0.size() as usize - 1;
     let mut wait = Backoff::default();
+    let mut words = vec![0u64; BatchRequest::words(k)];
     while open > 0 {
         let Some((msg, status)) = comm.0.any_process().immediate_matched_probe_with_tag(TAG_REQUEST)
         else {
@@ -225,54 +299,50 @@ fn serve(comm: &LoopComm, core: &Mutex<ReportingScheduler>, k: usize) {
             continue;
         };
         wait.reset();
-        let mut words = [0u64; REQUEST_WORDS];
         msg.matched_receive_into(&mut words[..]);
         let rank = status.source_rank() as usize;
-        match Request::decode(&words) {
-            Some(Request::Next(t)) => {
-                let chunks = batch_of(&mut lock(core), rank, k, t, Instant::now());
-                if chunks.is_empty() {
-                    open -= 1;
-                }
-                comm.0
-                    .process_at_rank(rank as i32)
-                    .send_with_tag(&Batch::encode(&chunks)[..], TAG_REPLY);
-            }
-            Some(Request::Leave(t)) => {
-                if let Some(t) = t {
-                    hand_in_shares(&mut lock(core), rank, k, t);
-                }
-                open -= 1;
-            }
-            _ => panic!("dls: malformed request from rank {rank}: {words:?} (internal error)"),
+        let request = BatchRequest::decode(&words, k).unwrap_or_else(|| {
+            panic!("dls: malformed request from rank {rank}: {words:?} (internal error)")
+        });
+        let chunks = lock(hand).batch(rank, request.count, &request.finished, Instant::now());
+        if request.count == 0 {
+            // The rank left the loop: no reply.
+            open -= 1;
+            continue;
         }
+        if chunks.is_empty() {
+            open -= 1;
+        }
+        comm.0
+            .process_at_rank(rank as i32)
+            .send_with_tag(&Batch::encode(&chunks)[..], TAG_REPLY);
     }
 }
 
 impl ChunkSource for HybridLoop {
     fn next(
         &self,
-        _slot: usize,
+        slot: usize,
         finished: Option<ChunkTiming>,
-        now: Instant,
+        _now: Instant,
     ) -> (Option<Chunk>, Verdict) {
         let mut local = lock(&self.local);
         if let Some(t) = finished {
-            add(&mut local.unreported, t);
+            if let Some(j) = local.running.get_mut(slot).and_then(Option::take) {
+                add(&mut local.unreported[j], t);
+                let c = local.chunk_s.get_or_insert(t.elapsed_s);
+                *c += NEW * (t.elapsed_s - *c);
+            }
         }
         loop {
-            if let Some(c) = local.queue.pop_front() {
-                if !local.fetching && !local.done && self.low(local.queue.len()) {
-                    // Ask for the next batch before the rank's threads run dry.
+            if let Some((c, j)) = local.queue.pop_front() {
+                if let Some(r) = local.running.get_mut(slot) {
+                    *r = Some(j);
+                }
+                if let Some(count) = local.ask_early(self.k) {
+                    // Ask for the next chunks before the rank's threads run dry.
                     local.fetching = true;
-                    let t = local.unreported.take();
-                    drop(local);
-                    let batch = self.fetch(t, now);
-                    let mut l = lock(&self.local);
-                    l.done = batch.is_empty();
-                    l.queue.extend(batch);
-                    l.fetching = false;
-                    self.arrived.notify_all();
+                    drop(self.fetch(local, count));
                 }
                 return (Some(c), Verdict::Keep);
             }
@@ -280,21 +350,22 @@ impl ChunkSource for HybridLoop {
                 return (None, Verdict::Keep);
             }
             if local.fetching {
+                local.waiting += 1;
                 local = self
                     .arrived
                     .wait(local)
                     .unwrap_or_else(|e| e.into_inner());
+                local.waiting -= 1;
                 continue;
             }
+            // For this thread, the ones waiting, and the chunks that hide a round trip.
+            let count = if local.first {
+                self.k
+            } else {
+                (1 + local.waiting + local.depth(self.k)).min(self.k)
+            };
             local.fetching = true;
-            let t = local.unreported.take();
-            drop(local);
-            let batch = self.fetch(t, now);
-            local = lock(&self.local);
-            local.done = batch.is_empty();
-            local.queue.extend(batch);
-            local.fetching = false;
-            self.arrived.notify_all();
+            local = self.fetch(local, count);
         }
     }
 
@@ -327,15 +398,16 @@ impl ChunkSource for HybridLoop {
     ) -> Option<LoopReport> {
         let (unreported, left) = {
             let mut l = lock(&self.local);
-            let mut t = l.unreported.take();
-            for (_, o) in open {
-                add(&mut t, o);
+            for (slot, t) in open {
+                if let Some(j) = l.running.get_mut(slot).and_then(Option::take) {
+                    add(&mut l.unreported[j], t);
+                }
             }
-            // Chunks of a batch no thread took (a loop finished early): handed back as not done.
+            // A loop finished before its last chunk (the explicit API): the rank leaves.
             let left = !l.done;
             l.done = true;
             l.queue.clear();
-            (t, left)
+            (l.take_unreported(), left)
         };
         let cpu_s: f64 = cpu.iter().map(|c| c.1).sum();
         let root = self.comm.0.process_at_rank(0);
@@ -345,22 +417,30 @@ impl ChunkSource for HybridLoop {
                     let _ = h.join();
                 }
             }
-            Side::Worker => {
-                if left {
-                    root.send_with_tag(&Request::Leave(None).encode()[..], TAG_REQUEST);
-                }
+            Side::Worker if left => {
+                // The rank did not get the empty batch: it tells the scheduler it leaves.
+                let request = BatchRequest {
+                    count: 0,
+                    finished: vec![None; self.k],
+                };
+                root.send_with_tag(&request.encode()[..], TAG_REQUEST);
             }
+            Side::Worker => {}
         }
-        // Every rank's unreported work and CPU time, to rank 0.
-        let mine = [
-            unreported.map_or(0, |t| t.iterates),
-            unreported.map_or(0.0, |t| t.work_s).to_bits(),
-            unreported.map_or(0.0, |t| t.elapsed_s).to_bits(),
-            cpu_s.to_bits(),
-        ];
-        let all = match &self.side {
-            Side::Scheduler { .. } => {
-                let mut all = vec![0u64; 4 * self.size];
+        // Every rank's work not yet reported and its CPU time, to rank 0 (the service thread
+        // has ended: a rank that got its empty batch sends no more requests).
+        let mine = {
+            let mut w = BatchRequest {
+                count: 0,
+                finished: unreported,
+            }
+            .encode();
+            w[1] = cpu_s.to_bits();
+            w
+        };
+        let built = match &self.side {
+            Side::Scheduler { hand, .. } => {
+                let mut all = vec![0u64; mine.len() * self.size];
                 mpi::request::scope(|scope| {
                     backoff::complete(root.immediate_gather_into_root(
                         scope,
@@ -368,7 +448,24 @@ impl ChunkSource for HybridLoop {
                         &mut all[..],
                     ))
                 });
-                Some(all)
+                let mut hand = lock(hand);
+                let now = Instant::now();
+                for (r, words) in all.chunks_exact(mine.len()).enumerate() {
+                    let cpu = f64::from_bits(words[1]);
+                    let mut words = words.to_vec();
+                    words[1] = 0;
+                    if let Some(b) = BatchRequest::decode(&words, self.k) {
+                        hand.batch(r, 0, &b.finished, now);
+                    }
+                    for j in 0..self.k {
+                        hand.core.add_cpu(r * self.k + j, cpu / self.k as f64);
+                    }
+                }
+                report.map(|(name, started)| {
+                    let mut r = hand.core.report(name, started);
+                    r.threads_per_rank = self.k;
+                    r
+                })
             }
             Side::Worker => {
                 mpi::request::scope(|scope| {
@@ -376,31 +473,6 @@ impl ChunkSource for HybridLoop {
                 });
                 None
             }
-        };
-        let built = match (&self.side, all) {
-            (Side::Scheduler { core, .. }, Some(all)) => {
-                let mut core = lock(core);
-                for (r, w) in all.chunks_exact(4).enumerate() {
-                    if w[0] > 0 {
-                        let t = ChunkTiming {
-                            iterates: w[0],
-                            work_s: f64::from_bits(w[1]),
-                            elapsed_s: f64::from_bits(w[2]),
-                        };
-                        hand_in_shares(&mut core, r, self.k, t);
-                    }
-                    let c = f64::from_bits(w[3]) / self.k as f64;
-                    for j in 0..self.k {
-                        core.add_cpu(r * self.k + j, c);
-                    }
-                }
-                report.map(|(name, started)| {
-                    let mut r = core.report(name, started);
-                    r.threads_per_rank = self.k;
-                    r
-                })
-            }
-            _ => None,
         };
         share_report(&root, self.rank == 0, report.is_some(), built)
     }
