@@ -47,8 +47,14 @@ pub struct LoopReport {
     pub technique: String,
     /// Number of iterates.
     pub n: u64,
-    /// Number of ranks that executed iterates.
+    /// Number of ranks that executed iterates (all threads of all ranks under threads inside
+    /// ranks: see `threads_per_rank`).
     pub p: usize,
+    /// Under threads inside ranks (`DLS_THREADS=k` under mpirun): `k`, the threads of every rank;
+    /// `p` then counts every thread, and rank `r`'s threads are workers `r·k` to `r·k + k − 1`,
+    /// their figures the rank's in equal shares (its threads share its chunks). 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub threads_per_rank: usize,
     /// Wall-clock time of the loop (the makespan), seconds.
     pub parallel_time_s: f64,
     /// Simulator only: lower bound of the makespan, max(total work / total speed, longest iterate
@@ -155,6 +161,23 @@ impl Oversubscribed {
     /// assert_eq!(Oversubscribed::on_this_node(cores + 1, false).map(|o| o.cores), Some(cores));
     /// ```
     pub fn on_this_node(workers: usize, mpi: bool) -> Option<Oversubscribed> {
+        Oversubscribed::on_this_node_with(workers, mpi, 1)
+    }
+
+    /// [`on_this_node`](Self::on_this_node) where every rank runs `threads` workers (threads
+    /// inside ranks, `DLS_THREADS` under a launcher): the node's workers are its ranks times
+    /// `threads`.
+    ///
+    /// ```
+    /// use dls_runtime::report::Oversubscribed;
+    /// let cores = Oversubscribed::node_cores(false);
+    /// assert!(Oversubscribed::on_this_node_with(1, false, cores + 1).is_some());
+    /// ```
+    pub fn on_this_node_with(
+        workers: usize,
+        mpi: bool,
+        threads: usize,
+    ) -> Option<Oversubscribed> {
         let cores = Oversubscribed::node_cores(mpi);
         static LOCAL: OnceLock<Option<usize>> = OnceLock::new();
         let local = mpi
@@ -170,7 +193,8 @@ impl Oversubscribed {
                 })
             })
             .flatten()
-            .unwrap_or(workers);
+            .map_or(workers, |ranks| ranks * threads.max(1));
+        let local = if mpi { local } else { workers * threads.max(1) };
         (local > cores).then_some(Oversubscribed {
             workers: local,
             cores,
@@ -623,6 +647,10 @@ pub fn aad(xs: impl IntoIterator<Item = f64>) -> f64 {
 
 /// For serde: omit a zero count.
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_usize(n: &usize) -> bool {
     *n == 0
 }
 

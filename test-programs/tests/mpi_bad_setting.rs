@@ -35,29 +35,3 @@ fn a_bad_setting_is_reported_once() {
         errors[0]
     );
 }
-
-/// `DLS_THREADS` under mpirun is rejected with an explanation, not silently ignored (every rank
-/// is one worker), in one message from rank 0.
-#[test]
-fn threads_under_mpirun_are_rejected() {
-    let job = mpi_common::mpirun_env(
-        2,
-        &["-x", "DLS_THREADS"],
-        &[("DLS_THREADS", "4")],
-        "two_level_macro",
-        &[],
-        Duration::from_secs(60),
-    );
-    assert!(!job.success, "exited 0\n{}", job.stderr);
-    let errors: Vec<&str> = job
-        .stderr
-        .lines()
-        .filter(|l| l.contains("DLS_THREADS"))
-        .collect();
-    assert_eq!(errors.len(), 1, "{}", job.stderr);
-    assert!(
-        errors[0].starts_with("error: DLS_THREADS=`4`") && errors[0].contains("mpirun -n"),
-        "{}",
-        errors[0]
-    );
-}

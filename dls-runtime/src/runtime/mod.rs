@@ -216,18 +216,7 @@ pub fn init() -> Result<Runtime, DlsError> {
         // MPI first: its initialisation compares every setting across the ranks, so that one
         // seen by some ranks only ends the job naming it, instead of those ranks failing alone
         // (or running differently). Then every rank parses the same values alike.
-        let platform = mpi_platform()?;
-        let settings = Settings::from_env()?;
-        if let Some(threads) = settings.threads {
-            // Never silently ignored: under mpirun every rank is one worker.
-            return Err(DlsError::Setting {
-                name: "DLS_THREADS",
-                value: threads.to_string(),
-                message: "under mpirun every rank is one worker, so DLS_THREADS does not apply: \
-                          unset it, and choose the number of workers with mpirun -n"
-                    .into(),
-            });
-        }
+        let (platform, settings) = mpi_platform()?;
         (settings, platform)
     } else {
         let settings = Settings::from_env()?;
@@ -253,14 +242,37 @@ fn use_mpi(launched: Option<&Launch>, mpi_built: bool) -> Result<bool, DlsError>
     }
 }
 
-/// The MPI backend: the one place a runtime is built on MPI.
+/// The MPI backend: the one place a runtime is built on MPI. MPI first: its initialisation
+/// compares every setting across the ranks, so that one seen by some ranks only ends the job
+/// naming it, instead of those ranks failing alone (or running differently); then every rank
+/// parses the same values alike. `DLS_THREADS` gives every rank that many worker threads
+/// (threads inside ranks, `backend/mpi/hybrid.rs`).
 #[cfg(feature = "mpi")]
-fn mpi_platform() -> Result<Box<dyn Platform>, DlsError> {
-    Ok(Box::new(backend::mpi::MpiEnv::init()?))
+fn mpi_platform() -> Result<(Box<dyn Platform>, Settings), DlsError> {
+    let env = backend::mpi::MpiEnv::init()?;
+    let settings = Settings::from_env()?;
+    let env = match settings.threads {
+        Some(k) => {
+            if let Some(dir) = &settings.checkpoint {
+                // Never a run that the user believes is checkpointed and is not.
+                return Err(DlsError::Setting {
+                    name: "DLS_CHECKPOINT",
+                    value: dir.display().to_string(),
+                    message: "checkpoints are not written yet by threads inside MPI ranks \
+                              (DLS_THREADS under a launcher): unset DLS_THREADS (one worker per \
+                              rank) to write checkpoints, or unset DLS_CHECKPOINT"
+                        .into(),
+                });
+            }
+            env.with_threads(k, settings.stack)?
+        }
+        None => env,
+    };
+    Ok((Box::new(env), settings))
 }
 
 #[cfg(not(feature = "mpi"))]
-fn mpi_platform() -> Result<Box<dyn Platform>, DlsError> {
+fn mpi_platform() -> Result<(Box<dyn Platform>, Settings), DlsError> {
     Err(DlsError::Mpi(
         "this program was built without the `mpi` feature of dls".into(),
     ))
@@ -470,7 +482,7 @@ impl Runtime {
     pub fn workers(&self) -> usize {
         match self.backend() {
             Backend::Threads { threads } => threads,
-            Backend::Mpi { size, .. } => size,
+            Backend::Mpi { size, threads, .. } => size * threads,
         }
     }
 

@@ -1,11 +1,12 @@
 //! Exactly-once check under mpirun (used by `test-programs/tests/mpi_exactly_once.rs`).
 //!
-//! For every technique and several loop sizes N (0, 1, P-1, P, P+1, 1000, 4099), runs the loop
+//! For every technique and several loop sizes N (0, 1, 13, 600, P-1, P, P+1, 1000, 4099), runs the loop
 //! twice — with `doall_reduce` and with the explicit `start_loop`/`next_chunk`/`finish` API — and
 //! checks on every rank that the count, the sum and the sum of squares of the executed indices
 //! equal those of 0..N, that the per-rank counts of the report add up to N and match what each
 //! rank executed, and (on rank 0) that the chunk map is a partition of 0..N. Also runs loops over
-//! other index types near their limits. Rank 0 prints `exactly-once OK` at the end.
+//! other index types near their limits. Rank 0 prints `exactly-once OK` at the end. With
+//! `DLS_THREADS=k` (threads inside ranks) P counts every thread of every rank.
 //!
 //! ```text
 //! cargo build --release -p test-programs --features mpi --bins
@@ -62,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rt = dls::init()?;
     let (rank, p) = (rt.rank(), rt.workers());
     let world = SimpleCommunicator::world();
-    let mut ns = vec![0u64, 1, p as u64 - 1, p as u64, p as u64 + 1, 1000, 4099];
+    let mut ns = vec![0u64, 1, 13, 600, p as u64 - 1, p as u64, p as u64 + 1, 1000, 4099];
     ns.sort();
     ns.dedup();
     let mut loops = 0;

@@ -58,6 +58,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "two_level_macro" => env!("CARGO_BIN_EXE_two_level_macro"),
         "explicit_api" => env!("CARGO_BIN_EXE_explicit_api"),
         "term_frequency" => env!("CARGO_BIN_EXE_term_frequency"),
+        "mandelbrot" => env!("CARGO_BIN_EXE_mandelbrot"),
         "hang" => env!("CARGO_BIN_EXE_hang"),
         "progress_loop" => env!("CARGO_BIN_EXE_progress_loop"),
         "mpi_stall" => env!("CARGO_BIN_EXE_mpi_stall"),

@@ -29,6 +29,8 @@ pub enum Backend {
         rank: usize,
         /// Number of ranks.
         size: usize,
+        /// Worker threads inside every rank (`DLS_THREADS` under a launcher; 1 without).
+        threads: usize,
     },
 }
 

@@ -554,7 +554,7 @@ impl Runtime {
             let source = lp.core().source();
             if let Some(x) = source.exchange().filter(|x| x.size() > 1) {
                 if source.local_slots() == 1 {
-                    self.pipeline_runs_without(lp.name(), x.rank());
+                    self.runs_without(lp.name(), x.rank(), Without::Pipeline);
                     let (value, reduction) = pipeline::run(&lp, x, &identity, &body, &combine)?;
                     lp.core().note_reduction(reduction);
                     return Ok((value, lp.finish()));
@@ -577,8 +577,13 @@ impl Runtime {
         // A result of no data (a zero-sized type: a `#[par_doall]` loop without `reduce` or
         // `gather`) has nothing for a copy to count: its iterates' effects are the body's own,
         // which a copy would repeat. Such a loop never re-executes (issue 27 case 3).
-        let reexecute =
+        let mut reexecute =
             with_result && std::mem::size_of::<T>() != 0 && self.effective_reexecution();
+        if reexecute && lp.core().source().tolerance().is_none() {
+            // Threads inside MPI ranks: no re-execution (said once when it was asked for).
+            self.runs_without(lp.name(), lp.core().source().rank(), Without::ThreadsInRanks);
+            reexecute = false;
+        }
         if reexecute {
             lp.core().reexecute(self.effective_split());
         }
@@ -791,13 +796,14 @@ impl Plain for Runtime {
 }
 
 impl Runtime {
-    /// A pipelined loop (`reduction = "pipeline"` under MPI) runs without re-execution and
-    /// checkpoints: when either is asked for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says
-    /// so at the loop's start, once per loop name, instead of dropping them silently.
-    fn pipeline_runs_without(&self, name: &str, rank: usize) {
+    /// A pipelined loop (`reduction = "pipeline"` under MPI) and a loop over threads inside MPI
+    /// ranks run without re-execution (and the pipeline without checkpoints): when one is asked
+    /// for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says so at the loop's start, once per
+    /// loop name, instead of dropping them silently.
+    fn runs_without(&self, name: &str, rank: usize, why: Without) {
         let settings = &self.shared.settings;
         let mut asked = Vec::new();
-        if settings.checkpoint.is_some() {
+        if settings.checkpoint.is_some() && why == Without::Pipeline {
             asked.push("checkpoints (DLS_CHECKPOINT)");
         }
         if settings.reexecute == Some(true) || self.reexecute == Some(true) {
@@ -812,13 +818,31 @@ impl Runtime {
             return;
         }
         said.push(name.to_string());
-        panic_ctx::say_line(&format!(
-            "dls: warning: loop `{name}` runs with reduction = \"pipeline\", which has no {}: \
-             they are off for this loop; choose another strategy (DLS_REDUCTION=tree, or \
-             reduction = \"tree\") to have them",
-            asked.join(" and ")
-        ));
+        let message = match why {
+            Without::Pipeline => format!(
+                "dls: warning: loop `{name}` runs with reduction = \"pipeline\", which has no {}: \
+                 they are off for this loop; choose another strategy (DLS_REDUCTION=tree, or \
+                 reduction = \"tree\") to have them",
+                asked.join(" and ")
+            ),
+            Without::ThreadsInRanks => format!(
+                "dls: warning: loop `{name}` runs on threads inside MPI ranks (DLS_THREADS under \
+                 a launcher), which have no {} yet: it is off for this loop; unset DLS_THREADS \
+                 (one worker per rank) to have it",
+                asked.join(" and ")
+            ),
+        };
+        panic_ctx::say_line(&message);
     }
+}
+
+/// Why a loop runs without re-execution that was asked for ([`Runtime::runs_without`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Without {
+    /// `reduction = "pipeline"` under MPI.
+    Pipeline,
+    /// Threads inside MPI ranks (`backend/mpi/hybrid.rs`).
+    ThreadsInRanks,
 }
 
 /// Where a loop's workers are.

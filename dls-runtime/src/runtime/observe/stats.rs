@@ -111,12 +111,13 @@ pub struct LoopStats {
 
 impl LoopStats {
     /// Stats of `rank` from the loop report; on the threads backend (`whole_process`) the sums
-    /// over all threads.
+    /// over all threads, and under threads inside ranks the sums over the rank's threads.
     pub(crate) fn from_report(report: LoopReport, rank: usize, whole_process: bool) -> Self {
+        let k = report.threads_per_rank.max(1);
         let mine = report
             .ranks
             .iter()
-            .filter(|r| whole_process || r.rank == rank);
+            .filter(|r| whole_process || r.rank / k == rank);
         let (mut iterates, mut work, mut chunks) = (0, 0.0, 0);
         for r in mine {
             iterates += r.iterates;
@@ -134,8 +135,8 @@ impl LoopStats {
 }
 
 /// A human-readable summary of a loop report (what `DLS_REPORT=1` prints): the loop's figures,
-/// then one line per worker ("worker" on threads, "rank" on MPI and in simulations) with its
-/// CPU time beside its work time when measured, and notes when the workers shared cores or ran
+/// then one line per worker ("worker" on threads, "rank" on MPI and in simulations; under threads
+/// inside ranks one per rank, its threads summed) with its CPU time beside its work time when measured, and notes when the workers shared cores or ran
 /// on a core for clearly less than their work time.
 ///
 /// ```
@@ -143,13 +144,23 @@ impl LoopStats {
 /// assert!(dls_runtime::runtime::stats::summary(&r).starts_with("dls: loop `l`"));
 /// ```
 pub fn summary(r: &LoopReport) -> String {
+    let p = if r.threads_per_rank > 0 {
+        format!(
+            "{} ({} ranks x {} threads)",
+            r.p,
+            r.p / r.threads_per_rank,
+            r.threads_per_rank
+        )
+    } else {
+        r.p.to_string()
+    };
     let mut s = format!(
         "dls: loop `{}` technique={} n={} p={}: parallel time {:.6} s, sequential cost {:.6} s, \
          efficiency {:.4}, AAD {:.4}, {} chunks\n",
         r.name,
         r.technique,
         r.n,
-        r.p,
+        p,
         r.parallel_time_s,
         r.sequential_cost_s,
         r.efficiency,
@@ -158,15 +169,28 @@ pub fn summary(r: &LoopReport) -> String {
     );
     let word = r.worker_word();
     let cpu_measured = r.ranks.iter().any(|k| k.cpu_time_s > 0.0);
-    for k in &r.ranks {
+    // Threads inside ranks: one line per rank, its threads' figures summed (the scheduler sees
+    // a rank's batches, not which of its threads ran each chunk).
+    let k = r.threads_per_rank.max(1);
+    for (rank, rows) in r.ranks.chunks(k).enumerate() {
+        let sum = |f: fn(&crate::report::RankReport) -> f64| rows.iter().map(f).sum::<f64>();
         let cpu = if cpu_measured {
-            format!(" (cpu {:.6} s)", k.cpu_time_s)
+            format!(" (cpu {:.6} s)", sum(|x| x.cpu_time_s))
         } else {
             String::new()
         };
+        let (who, number) = if r.threads_per_rank > 0 {
+            (format!("rank ({k} threads)"), rank)
+        } else {
+            (word.to_string(), rows[0].rank)
+        };
         s.push_str(&format!(
-            "dls:   {word} {:>4}: {:>10} iterates, work {:.6} s{cpu}, idle {:.6} s, {} chunks\n",
-            k.rank, k.iterates, k.work_time_s, k.idle_time_s, k.chunks
+            "dls:   {who} {number:>4}: {:>10} iterates, work {:.6} s{cpu}, idle {:.6} s, {} \
+             chunks\n",
+            rows.iter().map(|x| x.iterates).sum::<u64>(),
+            sum(|x| x.work_time_s),
+            sum(|x| x.idle_time_s),
+            rows.iter().map(|x| x.chunks).sum::<u64>(),
         ));
     }
     if r.combine_time_s > 0.0 {

@@ -310,12 +310,8 @@ impl MpiLoop {
     ) -> Option<LoopReport> {
         self.hand_in(open);
         let root = self.comm.0.process_at_rank(0);
-        let Some((name, started)) = report else {
-            broadcast_politely(&root, &mut 0u64);
-            return None;
-        };
-        match &self.side {
-            Side::Scheduler { core, computes, .. } => {
+        let built = match (&self.side, report) {
+            (Side::Scheduler { core, computes, .. }, Some((name, started))) => {
                 let mut cpu = vec![0.0f64; self.size];
                 mpi::request::scope(|scope| {
                     backoff::complete(root.immediate_gather_into_root(scope, &cpu_s, &mut cpu[..]))
@@ -326,34 +322,55 @@ impl MpiLoop {
                 for (r, c) in cpu.into_iter().enumerate().skip(first) {
                     core.add_cpu(r - first, c);
                 }
-                let mut report = core.report(name, started);
-                // The other ranks get the figures without the chunk map and chunk times (up to
-                // 10^6 entries each, `DLS_CHUNK_MAP`): set aside while serialising, not copied.
-                let map = std::mem::take(&mut report.chunk_map);
-                let times = std::mem::take(&mut report.chunk_times);
-                let mut bytes =
-                    serde_json::to_vec(&report).expect("dls: a loop report always serialises");
-                report.chunk_map = map;
-                report.chunk_times = times;
-                let mut len = bytes.len() as u64;
-                broadcast_politely(&root, &mut len);
-                broadcast_politely(&root, &mut bytes[..]);
-                Some(report)
+                Some(core.report(name, started))
             }
-            Side::Worker { .. } => {
+            (Side::Worker { .. }, Some(_)) => {
                 mpi::request::scope(|scope| {
                     backoff::complete(root.immediate_gather_into(scope, &cpu_s))
                 });
-                let mut len = 0u64;
-                broadcast_politely(&root, &mut len);
-                let mut bytes = vec![0u8; len as usize];
-                broadcast_politely(&root, &mut bytes[..]);
-                Some(
-                    serde_json::from_slice(&bytes)
-                        .expect("dls: the scheduler's loop report always deserialises"),
-                )
+                None
             }
-        }
+            _ => None,
+        };
+        share_report(&root, self.rank == 0, report.is_some(), built)
+    }
+}
+
+/// The end of `DLS_EndLoop` on every rank (collective): rank 0 sends the loop's report `built`
+/// to every rank, without the chunk map and chunk times, which stay on rank 0; without a report
+/// (`wanted` false: loops whose caller keeps its own tally) the broadcast is one word.
+pub(crate) fn share_report<R: Root>(
+    root: &R,
+    is_root: bool,
+    wanted: bool,
+    built: Option<LoopReport>,
+) -> Option<LoopReport> {
+    if !wanted {
+        broadcast_politely(root, &mut 0u64);
+        return None;
+    }
+    if is_root {
+        let mut report = built.expect("dls: rank 0 builds the loop's report (internal error)");
+        // The other ranks get the figures without the chunk map and chunk times (up to
+        // 10^6 entries each, `DLS_CHUNK_MAP`): set aside while serialising, not copied.
+        let map = std::mem::take(&mut report.chunk_map);
+        let times = std::mem::take(&mut report.chunk_times);
+        let mut bytes = serde_json::to_vec(&report).expect("dls: a loop report always serialises");
+        report.chunk_map = map;
+        report.chunk_times = times;
+        let mut len = bytes.len() as u64;
+        broadcast_politely(root, &mut len);
+        broadcast_politely(root, &mut bytes[..]);
+        Some(report)
+    } else {
+        let mut len = 0u64;
+        broadcast_politely(root, &mut len);
+        let mut bytes = vec![0u8; len as usize];
+        broadcast_politely(root, &mut bytes[..]);
+        Some(
+            serde_json::from_slice(&bytes)
+                .expect("dls: the scheduler's loop report always deserialises"),
+        )
     }
 }
 

@@ -6,8 +6,11 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 
 use super::agreement::agree;
 use super::chunk_loop::MpiLoop;
+use super::hybrid::HybridLoop;
 use super::messages::Step;
 use crate::runtime::backend::platform::{LoopStart, Platform};
+use crate::runtime::backend::pool::{cores, Pool};
+use crate::runtime::backend::threads::{DEFAULT_STACK, SPIN};
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::Panics;
 use crate::runtime::loops::panic_ctx;
@@ -22,6 +25,12 @@ pub(crate) struct MpiEnv {
     thread: std::thread::ThreadId,
     rank: usize,
     size: usize,
+    /// Threads inside every rank (`DLS_THREADS` under a launcher): `None` for one worker per
+    /// rank, the classic scheduler/worker loop (`chunk_loop.rs`); `Some(k)` for `k` workers per
+    /// rank sharing batches of chunks (`hybrid.rs`).
+    threads: Option<usize>,
+    /// Workers 1, 2, … of a rank with threads inside.
+    pool: Option<Pool>,
 }
 
 /// Open MPI's MCA parameter `mpi_yield_when_idle`, as an environment variable.
@@ -73,7 +82,38 @@ impl MpiEnv {
             thread: std::thread::current().id(),
             rank,
             size,
+            threads: None,
+            pool: None,
         })
+    }
+
+    /// Gives every rank `threads` workers (`DLS_THREADS` under a launcher; every rank has the
+    /// same value, the settings' agreement checked it): the thread that starts a loop and a pool
+    /// of `threads - 1` with stacks of `stack` bytes.
+    pub(crate) fn with_threads(
+        mut self,
+        threads: usize,
+        stack: Option<usize>,
+    ) -> Result<MpiEnv, DlsError> {
+        if threads > 1 {
+            // Ranks that share a node share its cores: a watching thread would hold one.
+            let spin = if threads <= cores() {
+                SPIN
+            } else {
+                std::time::Duration::ZERO
+            };
+            let pool = Pool::new(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin).map_err(
+                |e| {
+                    DlsError::Threads(format!(
+                        "rank {}: cannot start {threads} threads: {e}",
+                        self.rank
+                    ))
+                },
+            )?;
+            self.pool = Some(pool);
+        }
+        self.threads = Some(threads);
+        Ok(self)
     }
 }
 
@@ -83,6 +123,7 @@ impl Platform for MpiEnv {
         Backend::Mpi {
             rank: self.rank,
             size: self.size,
+            threads: self.threads.unwrap_or(1),
         }
     }
 
@@ -115,7 +156,12 @@ impl Platform for MpiEnv {
     ) -> Result<Box<dyn ChunkSource>, DlsError> {
         agree(&Step::start_loop(at, technique));
         let world = SimpleCommunicator::world();
-        Ok(Box::new(MpiLoop::start(&world, technique, at.n, weights)?))
+        match self.threads {
+            Some(k) => Ok(Box::new(HybridLoop::start(
+                &world, technique, at.n, k, weights,
+            )?)),
+            None => Ok(Box::new(MpiLoop::start(&world, technique, at.n, weights)?)),
+        }
     }
 
     fn may_start_here(&self) -> Result<(), DlsError> {
@@ -133,8 +179,11 @@ impl Platform for MpiEnv {
         )))
     }
 
-    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), _useful: usize, _first: bool) {
-        worker(0);
+    fn run_workers(&self, worker: &(dyn Fn(usize) + Sync), useful: usize, first: bool) {
+        match (&self.pool, self.threads) {
+            (Some(pool), Some(k)) => pool.run(worker, k.min(useful).saturating_sub(1), first),
+            _ => worker(0),
+        }
     }
 
     fn panics(&self) -> Panics {

@@ -70,9 +70,106 @@ pub(crate) enum Reply {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Handout(pub Option<Chunk>);
 
+/// A rank with threads inside (`hybrid.rs`) → the scheduler, with tag [`TAG_REQUEST`]: "give me
+/// `count` chunks" (0: the rank leaves the loop, no reply), with the timing of the rank's chunks
+/// finished since its previous request, per thread share `j` of the rank (scheduler slot
+/// `rank·k + j`; the sum where a share finished several). Encoded as `[kind, count, then per
+/// share: has, iterates, work bits, elapsed bits]`: `2 + 4k` words for `k` threads.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BatchRequest {
+    /// Chunks wanted (0: the rank leaves).
+    pub count: usize,
+    /// Per thread share of the rank: its finished work since the last request.
+    pub finished: Vec<Option<ChunkTiming>>,
+}
+
+impl BatchRequest {
+    /// The words of a request of a rank of `k` threads.
+    pub(crate) fn words(k: usize) -> usize {
+        2 + 4 * k
+    }
+
+    pub(crate) fn encode(&self) -> Vec<u64> {
+        let mut w = Vec::with_capacity(Self::words(self.finished.len()));
+        w.push(BATCH);
+        w.push(self.count as u64);
+        for t in &self.finished {
+            match t {
+                Some(t) => w.extend([1, t.iterates, t.work_s.to_bits(), t.elapsed_s.to_bits()]),
+                None => w.extend([0, 0, 0, 0]),
+            }
+        }
+        w
+    }
+
+    /// `None` for a malformed message (never sent by dls).
+    pub(crate) fn decode(w: &[u64], k: usize) -> Option<BatchRequest> {
+        if w.len() < Self::words(k) || w[0] != BATCH {
+            return None;
+        }
+        let finished = w[2..2 + 4 * k]
+            .chunks_exact(4)
+            .map(|q| {
+                (q[0] == 1).then(|| ChunkTiming {
+                    iterates: q[1],
+                    work_s: f64::from_bits(q[2]),
+                    elapsed_s: f64::from_bits(q[3]),
+                })
+            })
+            .collect();
+        Some(BatchRequest {
+            count: usize::try_from(w[1]).ok()?,
+            finished,
+        })
+    }
+}
+
+/// Scheduler → a rank with threads inside (`hybrid.rs`), with tag [`TAG_REPLY`]: the chunks
+/// of the rank's batch, each with the thread share `j` it was handed to; an empty batch ends the
+/// loop on the rank. Encoded as `[count, start, size, j, …]`: `1 + 3k` words at most.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Batch;
+
+impl Batch {
+    /// The words of the longest batch for `k` threads.
+    pub(crate) fn words(k: usize) -> usize {
+        1 + 3 * k
+    }
+
+    pub(crate) fn encode(chunks: &[(Chunk, usize)]) -> Vec<u64> {
+        let mut w = Vec::with_capacity(Self::words(chunks.len()));
+        w.push(chunks.len() as u64);
+        for (c, j) in chunks {
+            w.extend([c.start, c.size, *j as u64]);
+        }
+        w
+    }
+
+    /// `None` for a malformed message (never sent by dls).
+    pub(crate) fn decode(w: &[u64]) -> Option<Vec<(Chunk, usize)>> {
+        let count = usize::try_from(*w.first()?).ok()?;
+        let words = w.get(1..1 + 3 * count)?;
+        Some(
+            words
+                .chunks_exact(3)
+                .map(|q| {
+                    (
+                        Chunk {
+                            start: q[0],
+                            size: q[1],
+                        },
+                        q[2] as usize,
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
 const NEXT: u64 = 1;
 const LEAVE: u64 = 2;
 const SPLIT: u64 = 3;
+const BATCH: u64 = 4;
 const CHUNK: u64 = 1;
 const DONE: u64 = 2;
 /// Added to a reply's kind: the previous chunk is discarded.

@@ -59,6 +59,7 @@ mod backoff;
 mod chunk_loop;
 mod comm;
 mod env;
+mod hybrid;
 pub(crate) mod messages;
 mod service;
 

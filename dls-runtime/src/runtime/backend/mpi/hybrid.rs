@@ -1,0 +1,483 @@
+//! Threads inside every rank (hybrid MPI + threads, `DLS_THREADS=k` under a launcher): rank 0's
+//! scheduler hands a rank a **batch** of chunks, one for each of its threads, and the rank's
+//! threads share the batch through a local queue; the rank asks for its next batch before its
+//! threads run dry.
+//!
+//! This is the two-level strategy of Cariño & Banicescu (2007) at the node level, as in
+//! hierarchical DLS with MPI+OpenMP (Eleliemy & Ciorba): one scheduler over all `P·k` threads,
+//! one message per batch instead of one per chunk.
+//!
+//! - **The scheduler.** One [`ReportingScheduler`] on rank 0 over `P·k` slots (slot `r·k + j`
+//!   is thread share `j` of rank `r`): the technique computes every chunk as for `P·k` workers,
+//!   so SS hands a rank `k` iterates in one batch, FAC2 a rank `k` chunks of its current batch,
+//!   and the chunks shrink toward the end as they would for `P·k` threads. A rank's chunks go to
+//!   its shares in turn; each chunk carries its share, and the rank reports each chunk's timing
+//!   to the share it was handed to, so adaptive techniques see each chunk's own time (a rank
+//!   whose threads are slower gets smaller chunks).
+//! - **The rank.** Its threads pop chunks from a local queue under a mutex (no message). How
+//!   many chunks the rank asks for, and when, follows what it measured: the time of a chunk
+//!   and of a request's round trip. While chunks are short beside a round trip (SS on cheap
+//!   iterates), the thread whose pop leaves fewer than the chunks that hide a round trip
+//!   (`⌈k × round trip / chunk time⌉`, at most `k`) asks for enough to fill the queue to that
+//!   depth, and starts its chunk while the reply travels. While they are long, a rank asks
+//!   only when a thread finds the queue empty, for that thread and the ones waiting: chunks
+//!   taken early are chunks other ranks cannot get (GSS hands out most of a loop in its first
+//!   chunks). The first request asks for `k` (every thread starts). An empty batch ends the
+//!   loop on the rank. Rank 0 takes its batches from the scheduler directly, under its mutex;
+//!   a service thread answers the other ranks ([`serve`]).
+//! - **The end.** `finish` gathers every rank's chunks not yet reported and its CPU time to
+//!   rank 0, which builds the report (`p` = all threads; `threads_per_rank` = k) and sends it to
+//!   every rank, as the one-thread MPI loop does.
+//!
+//! Re-execution, splits, checkpoints and fault checks need the scheduler to follow each chunk
+//! to the thread that runs it: a loop that asks for them under threads inside ranks is refused
+//! with an error (`Runtime::reduce_impl`), not run without them.
+
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use mpi::collective::Root;
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::Communicator;
+
+use super::backoff::{self, Backoff};
+use super::chunk_loop::share_report;
+use super::comm::LoopComm;
+use super::messages::{Batch, BatchRequest, TAG_REPLY, TAG_REQUEST};
+use crate::report::LoopReport;
+use crate::runtime::combine::Exchange;
+use crate::runtime::error::DlsError;
+use crate::runtime::loops::source::ChunkSource;
+use crate::runtime::sched::reporting::ReportingScheduler;
+use crate::runtime::sync::lock;
+use crate::runtime::tolerance::reexecution::Verdict;
+use crate::{Chunk, ChunkTiming, Technique};
+
+/// The weight of a new measurement in the rank's running means (chunk time, round trip).
+const NEW: f64 = 0.25;
+/// The shortest round trip the rank plans with (rank 0's batches cost a lock, not a message).
+const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
+
+/// What a rank's threads share: the chunks of its batches not yet taken, and what they finished
+/// since the rank's last request.
+struct Local {
+    /// Chunks not yet taken, each with the thread share it was handed to.
+    queue: VecDeque<(Chunk, usize)>,
+    /// Per worker slot of this rank: the share of the chunk it runs.
+    running: Vec<Option<usize>>,
+    /// Per share: its chunks finished since the rank's last request.
+    unreported: Vec<Option<ChunkTiming>>,
+    /// A thread of this rank is getting the next batch.
+    fetching: bool,
+    /// Threads waiting for a batch.
+    waiting: usize,
+    /// The scheduler sent an empty batch (or the rank left): no more chunks.
+    done: bool,
+    /// No batch asked for yet.
+    first: bool,
+    /// Running means: seconds a chunk takes, seconds a request's round trip takes.
+    chunk_s: Option<f64>,
+    round_trip_s: f64,
+}
+
+impl Local {
+    fn new(k: usize) -> Local {
+        Local {
+            queue: VecDeque::new(),
+            running: vec![None; k],
+            unreported: vec![None; k],
+            fetching: false,
+            waiting: 0,
+            done: false,
+            first: true,
+            chunk_s: None,
+            round_trip_s: MIN_ROUND_TRIP.as_secs_f64(),
+        }
+    }
+
+    /// The chunks whose run hides one round trip of a request, for `k` threads: 0 while no chunk
+    /// has been timed (chunks are then taken as long ones: none is asked for early).
+    fn depth(&self, k: usize) -> usize {
+        match self.chunk_s {
+            Some(c) if c > 0.0 => ((k as f64 * self.round_trip_s / c).ceil() as usize).min(k),
+            Some(_) => k,
+            None => 0,
+        }
+    }
+
+    /// Whether a thread whose pop left the queue as it is should ask for the next batch now, and
+    /// for how many chunks.
+    fn ask_early(&self, k: usize) -> Option<usize> {
+        let depth = self.depth(k);
+        (!self.fetching && !self.done && self.queue.len() < depth)
+            .then(|| depth - self.queue.len())
+    }
+
+    /// Takes the rank's finished work per share, to send with a request.
+    fn take_unreported(&mut self) -> Vec<Option<ChunkTiming>> {
+        let k = self.unreported.len();
+        std::mem::replace(&mut self.unreported, vec![None; k])
+    }
+}
+
+/// Adds timing `t` to `acc`.
+fn add(acc: &mut Option<ChunkTiming>, t: ChunkTiming) {
+    let a = acc.get_or_insert(ChunkTiming {
+        iterates: 0,
+        work_s: 0.0,
+        elapsed_s: 0.0,
+    });
+    a.iterates += t.iterates;
+    a.work_s += t.work_s;
+    a.elapsed_s += t.elapsed_s;
+}
+
+/// Rank 0's scheduler: the technique over every thread, and where each rank's next chunk goes.
+struct Hand {
+    core: ReportingScheduler,
+    /// Per rank: the share its next chunk is handed to (its shares in turn).
+    turn: Vec<usize>,
+    k: usize,
+}
+
+impl Hand {
+    /// Records rank `rank`'s finished work per share, then hands it up to `count` chunks.
+    fn batch(
+        &mut self,
+        rank: usize,
+        count: usize,
+        finished: &[Option<ChunkTiming>],
+        now: Instant,
+    ) -> Vec<(Chunk, usize)> {
+        let k = self.k;
+        for (j, t) in finished.iter().enumerate() {
+            if let Some(t) = t {
+                self.core.hand_in(rank * k + j, *t, now);
+            }
+        }
+        let mut chunks = Vec::with_capacity(count);
+        for _ in 0..count.min(k) {
+            let j = self.turn[rank];
+            match self.core.serve_at(rank * k + j, None, now).0.chunk() {
+                Some(c) => {
+                    chunks.push((c, j));
+                    self.turn[rank] = (j + 1) % k;
+                }
+                None => break,
+            }
+        }
+        chunks
+    }
+}
+
+enum Side {
+    /// Rank 0: the scheduler (shared with the service thread).
+    Scheduler {
+        hand: Arc<Mutex<Hand>>,
+        service: Mutex<Option<JoinHandle<()>>>,
+    },
+    /// Other ranks.
+    Worker,
+}
+
+/// A loop over `P` ranks of `k` threads each, on this rank.
+pub(crate) struct HybridLoop {
+    comm: Arc<LoopComm>,
+    rank: usize,
+    size: usize,
+    k: usize,
+    local: Mutex<Local>,
+    /// Notified when a batch arrives (threads waiting with an empty queue).
+    arrived: Condvar,
+    side: Side,
+}
+
+impl HybridLoop {
+    /// `DLS_StartLoop` on `comm` with `k` threads on every rank (collective): validates the
+    /// technique on every rank, duplicates the communicator and, on rank 0, starts the service
+    /// thread.
+    pub(crate) fn start<C: Communicator>(
+        comm: &C,
+        technique: &Technique,
+        n: u64,
+        k: usize,
+        weights: Option<Vec<f64>>,
+    ) -> Result<HybridLoop, DlsError> {
+        let size = comm.size() as usize;
+        let rank = comm.rank() as usize;
+        let mut core = ReportingScheduler::new(technique, n, size * k)?;
+        if let Some(w) = weights {
+            core.set_weights(w)?;
+        }
+        let comm = Arc::new(LoopComm(comm.duplicate()));
+        let side = if rank == 0 {
+            let hand = Arc::new(Mutex::new(Hand {
+                core,
+                turn: vec![0; size],
+                k,
+            }));
+            let service = (size > 1).then(|| {
+                let (comm, hand) = (comm.clone(), hand.clone());
+                thread::Builder::new()
+                    .name("dls-scheduler".into())
+                    .spawn(move || serve(&comm, &hand, k))
+                    .expect("dls: cannot start the scheduler's service thread")
+            });
+            Side::Scheduler {
+                hand,
+                service: Mutex::new(service),
+            }
+        } else {
+            Side::Worker
+        };
+        Ok(HybridLoop {
+            comm,
+            rank,
+            size,
+            k,
+            local: Mutex::new(Local::new(k)),
+            arrived: Condvar::new(),
+            side,
+        })
+    }
+
+    /// Asks for `count` chunks (the rank's work since its previous request handed in) and puts
+    /// them in the queue: called with `local` locked and `fetching` set by the caller, which
+    /// the lock is released for while the request travels.
+    fn fetch<'a>(
+        &'a self,
+        mut local: std::sync::MutexGuard<'a, Local>,
+        count: usize,
+    ) -> std::sync::MutexGuard<'a, Local> {
+        local.first = false;
+        let finished = local.take_unreported();
+        drop(local);
+        let asked = Instant::now();
+        let batch = match &self.side {
+            Side::Scheduler { hand, .. } => lock(hand).batch(0, count, &finished, asked),
+            Side::Worker => {
+                let root = self.comm.0.process_at_rank(0);
+                let request = BatchRequest { count, finished };
+                root.send_with_tag(&request.encode()[..], TAG_REQUEST);
+                let mut buf = vec![0u64; Batch::words(self.k)];
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_receive_into_with_tag(
+                        scope,
+                        &mut buf[..],
+                        TAG_REPLY,
+                    ))
+                });
+                Batch::decode(&buf).unwrap_or_else(|| {
+                    panic!("dls: malformed batch from the scheduler: {buf:?} (internal error)")
+                })
+            }
+        };
+        let trip = asked.elapsed().max(MIN_ROUND_TRIP).as_secs_f64();
+        let mut local = lock(&self.local);
+        local.round_trip_s += NEW * (trip - local.round_trip_s);
+        local.done = batch.is_empty();
+        local.queue.extend(batch);
+        local.fetching = false;
+        self.arrived.notify_all();
+        local
+    }
+}
+
+/// Rank 0's service thread: answers every other rank's batch requests until each was sent an
+/// empty batch (or left).
+fn serve(comm: &LoopComm, hand: &Mutex<Hand>, k: usize) {
+    let mut open = comm.0.size() as usize - 1;
+    let mut wait = Backoff::default();
+    let mut words = vec![0u64; BatchRequest::words(k)];
+    while open > 0 {
+        let Some((msg, status)) = comm.0.any_process().immediate_matched_probe_with_tag(TAG_REQUEST)
+        else {
+            wait.wait();
+            continue;
+        };
+        wait.reset();
+        msg.matched_receive_into(&mut words[..]);
+        let rank = status.source_rank() as usize;
+        let request = BatchRequest::decode(&words, k).unwrap_or_else(|| {
+            panic!("dls: malformed request from rank {rank}: {words:?} (internal error)")
+        });
+        let chunks = lock(hand).batch(rank, request.count, &request.finished, Instant::now());
+        if request.count == 0 {
+            // The rank left the loop: no reply.
+            open -= 1;
+            continue;
+        }
+        if chunks.is_empty() {
+            open -= 1;
+        }
+        comm.0
+            .process_at_rank(rank as i32)
+            .send_with_tag(&Batch::encode(&chunks)[..], TAG_REPLY);
+    }
+}
+
+impl ChunkSource for HybridLoop {
+    fn next(
+        &self,
+        slot: usize,
+        finished: Option<ChunkTiming>,
+        _now: Instant,
+    ) -> (Option<Chunk>, Verdict) {
+        let mut local = lock(&self.local);
+        if let Some(t) = finished {
+            if let Some(j) = local.running.get_mut(slot).and_then(Option::take) {
+                add(&mut local.unreported[j], t);
+                let c = local.chunk_s.get_or_insert(t.elapsed_s);
+                *c += NEW * (t.elapsed_s - *c);
+            }
+        }
+        loop {
+            if let Some((c, j)) = local.queue.pop_front() {
+                if let Some(r) = local.running.get_mut(slot) {
+                    *r = Some(j);
+                }
+                if let Some(count) = local.ask_early(self.k) {
+                    // Ask for the next chunks before the rank's threads run dry.
+                    local.fetching = true;
+                    drop(self.fetch(local, count));
+                }
+                return (Some(c), Verdict::Keep);
+            }
+            if local.done {
+                return (None, Verdict::Keep);
+            }
+            if local.fetching {
+                local.waiting += 1;
+                local = self
+                    .arrived
+                    .wait(local)
+                    .unwrap_or_else(|e| e.into_inner());
+                local.waiting -= 1;
+                continue;
+            }
+            // For this thread, the ones waiting, and the chunks that hide a round trip.
+            let count = if local.first {
+                self.k
+            } else {
+                (1 + local.waiting + local.depth(self.k)).min(self.k)
+            };
+            local.fetching = true;
+            local = self.fetch(local, count);
+        }
+    }
+
+    fn terminated(&self) -> bool {
+        let l = lock(&self.local);
+        l.done && l.queue.is_empty()
+    }
+
+    fn workers(&self) -> usize {
+        self.size * self.k
+    }
+
+    fn local_slots(&self) -> usize {
+        self.k
+    }
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn stop_flag(&self) -> Option<&Arc<AtomicBool>> {
+        None
+    }
+
+    fn finish(
+        &self,
+        open: Vec<(usize, ChunkTiming)>,
+        cpu: Vec<(usize, f64)>,
+        report: Option<(&str, Instant)>,
+    ) -> Option<LoopReport> {
+        let (unreported, left) = {
+            let mut l = lock(&self.local);
+            for (slot, t) in open {
+                if let Some(j) = l.running.get_mut(slot).and_then(Option::take) {
+                    add(&mut l.unreported[j], t);
+                }
+            }
+            // A loop finished before its last chunk (the explicit API): the rank leaves.
+            let left = !l.done;
+            l.done = true;
+            l.queue.clear();
+            (l.take_unreported(), left)
+        };
+        let cpu_s: f64 = cpu.iter().map(|c| c.1).sum();
+        let root = self.comm.0.process_at_rank(0);
+        match &self.side {
+            Side::Scheduler { service, .. } => {
+                if let Some(h) = lock(service).take() {
+                    let _ = h.join();
+                }
+            }
+            Side::Worker if left => {
+                // The rank did not get the empty batch: it tells the scheduler it leaves.
+                let request = BatchRequest {
+                    count: 0,
+                    finished: vec![None; self.k],
+                };
+                root.send_with_tag(&request.encode()[..], TAG_REQUEST);
+            }
+            Side::Worker => {}
+        }
+        // Every rank's work not yet reported and its CPU time, to rank 0 (the service thread
+        // has ended: a rank that got its empty batch sends no more requests).
+        let mine = {
+            let mut w = BatchRequest {
+                count: 0,
+                finished: unreported,
+            }
+            .encode();
+            w[1] = cpu_s.to_bits();
+            w
+        };
+        let built = match &self.side {
+            Side::Scheduler { hand, .. } => {
+                let mut all = vec![0u64; mine.len() * self.size];
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_gather_into_root(
+                        scope,
+                        &mine[..],
+                        &mut all[..],
+                    ))
+                });
+                let mut hand = lock(hand);
+                let now = Instant::now();
+                for (r, words) in all.chunks_exact(mine.len()).enumerate() {
+                    let cpu = f64::from_bits(words[1]);
+                    let mut words = words.to_vec();
+                    words[1] = 0;
+                    if let Some(b) = BatchRequest::decode(&words, self.k) {
+                        hand.batch(r, 0, &b.finished, now);
+                    }
+                    for j in 0..self.k {
+                        hand.core.add_cpu(r * self.k + j, cpu / self.k as f64);
+                    }
+                }
+                report.map(|(name, started)| {
+                    let mut r = hand.core.report(name, started);
+                    r.threads_per_rank = self.k;
+                    r
+                })
+            }
+            Side::Worker => {
+                mpi::request::scope(|scope| {
+                    backoff::complete(root.immediate_gather_into(scope, &mine[..]))
+                });
+                None
+            }
+        };
+        share_report(&root, self.rank == 0, report.is_some(), built)
+    }
+
+    fn exchange(&self) -> Option<&dyn Exchange> {
+        Some(&*self.comm)
+    }
+}
