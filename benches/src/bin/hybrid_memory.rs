@@ -26,7 +26,11 @@ fn peak_mib() -> f64 {
 /// The input: `mb` MiB of bytes from a fixed recipe (every rank builds the same).
 fn input(mb: usize) -> Vec<u8> {
     (0..mb << 20)
-        .map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) as u8)
+        .map(|i| {
+            (i as u64)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(17) as u8
+        })
         .collect()
 }
 
