@@ -124,9 +124,9 @@ pub use dls_macros::{main, parallel};
 
 #[doc(inline)]
 pub use dls_runtime::{
-    checkpoint_key, current, init, inject, is_root, region, Backend, Chunk, ChunkRange,
-    ChunkScheduler, ChunkTiming, DlsError, Loop, LoopIndex, LoopRange, LoopReport, LoopStats,
-    RankReport, Runtime, Strategy, Technique, TechniqueError, Wire,
+    checkpoint_key, current, init, init_with_threads, inject, is_root, region, Backend, Chunk,
+    ChunkRange, ChunkScheduler, ChunkTiming, DlsError, Loop, LoopIndex, LoopRange, LoopReport,
+    LoopStats, RankReport, Runtime, Strategy, Technique, TechniqueError, Wire,
 };
 
 #[doc(inline)]

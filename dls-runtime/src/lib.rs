@@ -27,8 +27,8 @@ pub mod sim;
 pub use dls_technique as technique;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
-    checkpoint_key, current, init, inject, is_root, region, Backend, ChunkRange, DlsError, Loop,
-    LoopIndex, LoopRange, LoopStats, Runtime, Strategy, Wire,
+    checkpoint_key, current, init, init_with_threads, inject, is_root, region, Backend, ChunkRange,
+    DlsError, Loop, LoopIndex, LoopRange, LoopStats, Runtime, Strategy, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
 

@@ -173,11 +173,7 @@ impl Oversubscribed {
     /// let cores = Oversubscribed::node_cores(false);
     /// assert!(Oversubscribed::on_this_node_with(1, false, cores + 1).is_some());
     /// ```
-    pub fn on_this_node_with(
-        workers: usize,
-        mpi: bool,
-        threads: usize,
-    ) -> Option<Oversubscribed> {
+    pub fn on_this_node_with(workers: usize, mpi: bool, threads: usize) -> Option<Oversubscribed> {
         let cores = Oversubscribed::node_cores(mpi);
         static LOCAL: OnceLock<Option<usize>> = OnceLock::new();
         let local = mpi

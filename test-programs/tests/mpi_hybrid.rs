@@ -147,5 +147,8 @@ fn what_threads_inside_ranks_lack_is_said() {
         .matches("runs on threads inside MPI ranks")
         .count();
     assert_eq!(said, 1, "{job}");
-    assert!(job.stdout.contains("parallel image == serial image"), "{job}");
+    assert!(
+        job.stdout.contains("parallel image == serial image"),
+        "{job}"
+    );
 }

@@ -34,7 +34,9 @@
 //! **Backends.** *threads* (the default): the loop's scheduler state sits behind a mutex and the
 //! threads of the backend's pool pull chunks from it; `DLS_THREADS` sets the thread count. *MPI* (feature
 //! `mpi`, chosen when the program is launched by `mpirun`): scheduler/worker as in Cariño & Banicescu (2007) fig. 3.3,
-//! see the module docs of `runtime::mpi_backend` (built with the `mpi` feature).
+//! see the module docs of `runtime::mpi_backend` (built with the `mpi` feature); with
+//! `DLS_THREADS=k` every rank runs `k` threads, which share the batches of chunks rank 0 hands
+//! their rank (threads inside ranks, `runtime/backend/mpi/hybrid.rs`).
 //!
 //! **Nested loops.** A loop started inside an iterate of another loop (on the same thread) runs on
 //! that thread alone, with the same technique, and prints no report: on MPI the other ranks are
@@ -188,6 +190,9 @@ static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 /// - Launched with more than one process (or a launch whose size no variable gives) but built
 ///   without `mpi`: an error ([`DlsError::MpiNotBuilt`]) naming the variable and the lines to
 ///   add to `Cargo.toml`; dls never runs N independent copies of the program.
+///   With `DLS_THREADS=k`, every rank runs `k` worker threads (threads inside ranks: a rank gets
+///   a batch of chunks for its threads at a time, `backend/mpi/hybrid.rs`); without it, every
+///   rank is one worker.
 /// - Otherwise: the threads backend, `DLS_THREADS` threads (default: one per core).
 ///
 /// Reads `DLS_SCHEDULE`, `DLS_THREADS` and `DLS_REPORT` (see [`settings`]); a bad value is an
@@ -201,6 +206,26 @@ static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 /// assert_eq!(rt.backend(), again.backend());
 /// ```
 pub fn init() -> Result<Runtime, DlsError> {
+    init_impl(None)
+}
+
+/// [`init`] with `threads` worker threads, unless `DLS_THREADS` says otherwise: on the threads
+/// backend the process's workers, under a launcher (built with `mpi`) the threads inside every
+/// rank, as `DLS_THREADS=threads` would give. Every rank must pass the same number. A runtime
+/// already alive is returned as it is.
+///
+/// ```
+/// let rt = dls_runtime::init_with_threads(2).unwrap();
+/// if std::env::var_os("DLS_THREADS").is_none() {
+///     assert_eq!(rt.workers(), 2 * rt.size());
+/// }
+/// ```
+pub fn init_with_threads(threads: usize) -> Result<Runtime, DlsError> {
+    settings::parse_threads(&threads.to_string())?;
+    init_impl(Some(threads))
+}
+
+fn init_impl(threads: Option<usize>) -> Result<Runtime, DlsError> {
     let mut current = lock(&CURRENT);
     if let Some(shared) = current.upgrade() {
         return Ok(Runtime {
@@ -216,10 +241,11 @@ pub fn init() -> Result<Runtime, DlsError> {
         // MPI first: its initialisation compares every setting across the ranks, so that one
         // seen by some ranks only ends the job naming it, instead of those ranks failing alone
         // (or running differently). Then every rank parses the same values alike.
-        let (platform, settings) = mpi_platform()?;
+        let (platform, settings) = mpi_platform(threads)?;
         (settings, platform)
     } else {
-        let settings = Settings::from_env()?;
+        let mut settings = Settings::from_env()?;
+        settings.threads = settings.threads.or(threads);
         let platform: Box<dyn Platform> =
             Box::new(ThreadsBackend::new(settings.threads, settings.stack)?);
         (settings, platform)
@@ -245,12 +271,14 @@ fn use_mpi(launched: Option<&Launch>, mpi_built: bool) -> Result<bool, DlsError>
 /// The MPI backend: the one place a runtime is built on MPI. MPI first: its initialisation
 /// compares every setting across the ranks, so that one seen by some ranks only ends the job
 /// naming it, instead of those ranks failing alone (or running differently); then every rank
-/// parses the same values alike. `DLS_THREADS` gives every rank that many worker threads
-/// (threads inside ranks, `backend/mpi/hybrid.rs`).
+/// parses the same values alike. `DLS_THREADS` (else `threads`, from
+/// [`init_with_threads`]) gives every rank that many worker threads (threads inside ranks,
+/// `backend/mpi/hybrid.rs`).
 #[cfg(feature = "mpi")]
-fn mpi_platform() -> Result<(Box<dyn Platform>, Settings), DlsError> {
+fn mpi_platform(threads: Option<usize>) -> Result<(Box<dyn Platform>, Settings), DlsError> {
     let env = backend::mpi::MpiEnv::init()?;
-    let settings = Settings::from_env()?;
+    let mut settings = Settings::from_env()?;
+    settings.threads = settings.threads.or(threads);
     let env = match settings.threads {
         Some(k) => {
             if let Some(dir) = &settings.checkpoint {
@@ -272,7 +300,7 @@ fn mpi_platform() -> Result<(Box<dyn Platform>, Settings), DlsError> {
 }
 
 #[cfg(not(feature = "mpi"))]
-fn mpi_platform() -> Result<(Box<dyn Platform>, Settings), DlsError> {
+fn mpi_platform(_: Option<usize>) -> Result<(Box<dyn Platform>, Settings), DlsError> {
     Err(DlsError::Mpi(
         "this program was built without the `mpi` feature of dls".into(),
     ))

@@ -13,7 +13,7 @@
 //! | `DLS_CHECKPOINT` | a folder (created if missing; on a cluster, one every rank can reach) | checkpoint and restart of loops with a result (`doall_reduce`, `#[par_doall]`): every worker writes its confirmed result and the iterates in it there, every `DLS_CHECKPOINT_EVERY` and on SIGUSR1; a run with the same setting skips the iterates the newest checkpoints hold and restores their results; a restart whose fingerprint (binary, arguments, loop, range, result type, technique, `checkpoint_key`) differs is refused, and a run that ends retires its checkpoints. See `runtime::checkpoint` |
 //! | `DLS_CHECKPOINT_EVERY` | a duration: `60s`, `5min`, `500ms`, or seconds | the interval between two checkpoints of a worker (default 60 s) |
 //! | `DLS_DELAY` | comma-separated `<region>:<duration>[:spin\|sleep]`, the region `body`, `chunk`, `merge`, `gather` or the name of a `dls::region`, e.g. `body:20us,between:5ms:sleep` | synthetic delays for the scalability test (`dls scaltest`, Lyon & Kacker 1994): each named region gets slower by the duration per iterate, chunk, merge, gathered element or region entry (see `runtime::delay`; read once per process) |
-//! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun an error (every rank is one worker: choose them with `mpirun -n`) |
+//! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun (or another launcher) the worker threads inside every rank (default: none, every rank is one worker): rank 0 hands a rank a batch of chunks for its threads at a time (threads inside ranks; no re-execution there yet, and `DLS_CHECKPOINT` is refused with it) |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists with their times (default 1,000,000: 24 MB of chunk map and 16 MB of chunk times on the scheduler, 24 MB more in the report); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
 //! | `DLS_REPORT` | `1`/`on`/`true`/`yes`/`stderr`, `stdout`/`-`, `0`/`off`/`false`/`no`/empty, or a file path (with a `/` or an extension, e.g. `run.jsonl`) | a summary of every loop on stderr (or stdout), printed by rank 0; a path: rank 0 appends one JSON object per loop to that file (JSON Lines). Words are case-insensitive; any other value is an error |
@@ -58,7 +58,8 @@ pub const MIN_ALPHA: f64 = 1e-12;
 pub struct Settings {
     /// `DLS_SCHEDULE`: overrides the technique of every loop.
     pub schedule: Option<Technique>,
-    /// `DLS_THREADS`: worker threads of the threads backend.
+    /// `DLS_THREADS`: worker threads of the threads backend, or inside every rank under a
+    /// launcher.
     pub threads: Option<usize>,
     /// `DLS_REPORT`.
     pub report: ReportMode,

@@ -63,7 +63,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rt = dls::init()?;
     let (rank, p) = (rt.rank(), rt.workers());
     let world = SimpleCommunicator::world();
-    let mut ns = vec![0u64, 1, 13, 600, p as u64 - 1, p as u64, p as u64 + 1, 1000, 4099];
+    let mut ns = vec![
+        0u64,
+        1,
+        13,
+        600,
+        p as u64 - 1,
+        p as u64,
+        p as u64 + 1,
+        1000,
+        4099,
+    ];
     ns.sort();
     ns.dedup();
     let mut loops = 0;

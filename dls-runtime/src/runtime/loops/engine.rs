@@ -581,7 +581,11 @@ impl Runtime {
             with_result && std::mem::size_of::<T>() != 0 && self.effective_reexecution();
         if reexecute && lp.core().source().tolerance().is_none() {
             // Threads inside MPI ranks: no re-execution (said once when it was asked for).
-            self.runs_without(lp.name(), lp.core().source().rank(), Without::ThreadsInRanks);
+            self.runs_without(
+                lp.name(),
+                lp.core().source().rank(),
+                Without::ThreadsInRanks,
+            );
             reexecute = false;
         }
         if reexecute {

@@ -431,12 +431,11 @@ impl UntypedLoop {
             "threads"
         }
         .to_string();
-        report.oversubscribed =
-            crate::report::Oversubscribed::on_this_node_with(
-                report.p,
-                self.source.exchange().is_some(),
-                report.threads_per_rank,
-            );
+        report.oversubscribed = crate::report::Oversubscribed::on_this_node_with(
+            report.p,
+            self.source.exchange().is_some(),
+            report.threads_per_rank,
+        );
         let rank = self.source.rank();
         if rank == 0 {
             emit(&report, mode);

@@ -10,6 +10,7 @@
 //! | [`SharedSource`] | threads backend, loops nested in an iterate | a [`ReportingScheduler`] behind a mutex in this process, one slot per thread |
 //! | `mpi_backend::MpiLoop` | MPI, one-level loops and inner loops of a group | rank 0's scheduler, over the loop's communicator |
 //! | `mpi_backend::OuterRelay` | MPI, the outer loop of a two-level loop | the coordinator, relayed by the group leader to its group |
+//! | `mpi_backend::HybridLoop` | MPI with threads inside ranks (`DLS_THREADS` under a launcher) | rank 0's scheduler over every thread, a batch of chunks per request, shared by the rank's threads through a local queue |
 //!
 //! Backends are chosen in one place (`Runtime::from_parts` and the `Platform` trait in
 //! `runtime/backend/platform.rs`); everything else calls the trait's methods: one virtual call per chunk.
@@ -70,7 +71,8 @@ pub(crate) trait ChunkSource: Send + Sync {
     /// P: the workers (ranks or threads) the loop is scheduled over.
     fn workers(&self) -> usize;
 
-    /// Worker slots in this process (threads: P; MPI: 1).
+    /// Worker slots in this process (threads: P; MPI: 1; MPI with threads inside ranks: the
+    /// rank's threads).
     fn local_slots(&self) -> usize;
 
     /// This process's rank in the loop (0 when the loop runs in one process).

@@ -144,15 +144,9 @@ impl LoopStats {
 /// assert!(dls_runtime::runtime::stats::summary(&r).starts_with("dls: loop `l`"));
 /// ```
 pub fn summary(r: &LoopReport) -> String {
-    let p = if r.threads_per_rank > 0 {
-        format!(
-            "{} ({} ranks x {} threads)",
-            r.p,
-            r.p / r.threads_per_rank,
-            r.threads_per_rank
-        )
-    } else {
-        r.p.to_string()
+    let p = match r.p.checked_div(r.threads_per_rank) {
+        Some(ranks) => format!("{} ({ranks} ranks x {} threads)", r.p, r.threads_per_rank),
+        None => r.p.to_string(),
     };
     let mut s = format!(
         "dls: loop `{}` technique={} n={} p={}: parallel time {:.6} s, sequential cost {:.6} s, \

@@ -102,14 +102,13 @@ impl MpiEnv {
             } else {
                 std::time::Duration::ZERO
             };
-            let pool = Pool::new(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin).map_err(
-                |e| {
+            let pool =
+                Pool::new(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin).map_err(|e| {
                     DlsError::Threads(format!(
                         "rank {}: cannot start {threads} threads: {e}",
                         self.rank
                     ))
-                },
-            )?;
+                })?;
             self.pool = Some(pool);
         }
         self.threads = Some(threads);

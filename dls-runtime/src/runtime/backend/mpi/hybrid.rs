@@ -112,8 +112,7 @@ impl Local {
     /// for how many chunks.
     fn ask_early(&self, k: usize) -> Option<usize> {
         let depth = self.depth(k);
-        (!self.fetching && !self.done && self.queue.len() < depth)
-            .then(|| depth - self.queue.len())
+        (!self.fetching && !self.done && self.queue.len() < depth).then(|| depth - self.queue.len())
     }
 
     /// Takes the rank's finished work per share, to send with a request.
@@ -293,7 +292,10 @@ fn serve(comm: &LoopComm, hand: &Mutex<Hand>, k: usize) {
     let mut wait = Backoff::default();
     let mut words = vec![0u64; BatchRequest::words(k)];
     while open > 0 {
-        let Some((msg, status)) = comm.0.any_process().immediate_matched_probe_with_tag(TAG_REQUEST)
+        let Some((msg, status)) = comm
+            .0
+            .any_process()
+            .immediate_matched_probe_with_tag(TAG_REQUEST)
         else {
             wait.wait();
             continue;
@@ -351,10 +353,7 @@ impl ChunkSource for HybridLoop {
             }
             if local.fetching {
                 local.waiting += 1;
-                local = self
-                    .arrived
-                    .wait(local)
-                    .unwrap_or_else(|e| e.into_inner());
+                local = self.arrived.wait(local).unwrap_or_else(|e| e.into_inner());
                 local.waiting -= 1;
                 continue;
             }

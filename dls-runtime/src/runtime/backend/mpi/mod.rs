@@ -50,7 +50,14 @@
 //! promptly while the leader executes inner iterates. A leader relays its outer chunks to its
 //! group with `OuterRelay` (`relay.rs`, the `Handout` broadcast of `messages.rs`).
 //!
-//! **The seam.** `MpiLoop` and `OuterRelay` are chunk sources (`runtime/loops/source.rs`): the runtime
+//! **Threads inside ranks.** With `DLS_THREADS=k` under a launcher, every rank runs `k` worker
+//! threads (the calling thread and a pool, as on the threads backend) over a `HybridLoop`
+//! (`hybrid.rs`): rank 0's scheduler computes the chunks for all `P·k` threads and hands a rank
+//! a batch of them per request (`BatchRequest` and `Batch` in `messages.rs`); the rank's
+//! threads share the batch through a local queue, and the rank asks for more before they run
+//! dry while chunks are short beside a round trip.
+//!
+//! **The seam.** `MpiLoop`, `HybridLoop` and `OuterRelay` are chunk sources (`runtime/loops/source.rs`): the runtime
 //! and the group code call only the `ChunkSource` trait, and combine partial results through the
 //! `Exchange` that `LoopComm` implements (`comm.rs`, used by `runtime/combine/mod.rs`).
 
