@@ -27,33 +27,45 @@
 //!
 //! # Threads inside ranks
 //!
-//! Under [`HandOut::Hierarchical`] (`DLS_THREADS=k` under mpirun, as the runtime hands chunks
-//! out there) P ranks run k threads each: P·k workers, thread j of rank r being worker
-//! `r·k + j`, and the technique is computed over P·k workers. A rank keeps a local queue of
-//! chunks:
-//! 1. A thread that is free at `t` (at its start time, or when its chunk ends) takes the next
-//!    chunk from its rank's queue and starts it at `t + l` (`l` = [`Hierarchy::pop_cost_s`]).
-//!    If that pop leaves fewer than ⌈k/2⌉ chunks and no request of the rank is in flight, the
-//!    thread sends the rank's next request at `t + l` (a prefetch) and then starts its chunk.
-//! 2. A thread that finds the queue empty waits for the reply; if no request is in flight it
-//!    sends one at `t`. Waiting threads take the reply's chunks in the order they began to wait.
-//! 3. The request carries the timing of the rank's chunks finished since its previous request.
-//!    It reaches the scheduler after `L` (0 from rank 0, whose threads take part like any
-//!    rank's), which serves it like a single request (serial or parallel, from `s`), but in
-//!    `h + (m − 1)·c` for a batch of m chunks (`c` = [`Hierarchy::chunk_cost_s`]; `h` for an
-//!    empty batch): an adaptive technique records the timing for the rank's k slots in equal
-//!    shares (each slot ⌊I/k⌋ or ⌈I/k⌉ of the I iterates, and the same fraction of the work and
-//!    elapsed times), then the scheduler asks the technique for the next k chunks, one per slot
-//!    `r·k + j`, stopping when none is left. With local speeds (`local=1`, the default of AF and
-//!    AWF-B..E) the technique takes a timing for the slot's open chunk of the same size and
-//!    drops it otherwise, so a share that matches no chunk of its slot teaches nothing.
-//! 4. The reply reaches the rank at `s + h + (m − 1)·c + L` and its chunks join the queue. A rank
-//!    whose batch comes back empty is done: its threads stop once the queue is empty.
+//! Under [`HandOut::Hierarchical`] (`DLS_THREADS=k` under mpirun) P ranks run k threads each:
+//! P·k workers, thread j of rank r being worker `r·k + j`, and the technique is computed over
+//! P·k workers (slot `r·k + j` is share j of rank r). The rule is the runtime's
+//! (`runtime/backend/mpi/hybrid.rs`):
+//! 1. **The scheduler.** A rank's request asks for `count` chunks and carries, per share j, the
+//!    timing of the share's chunks finished since the rank's previous request (summed if there
+//!    are several). It reaches the scheduler after `L` (0 from rank 0, whose threads take part
+//!    like any rank's) and is served like a single request (serial or parallel, from `s`), in
+//!    `h + (m − 1)·c` for m chunks (`c` = [`Hierarchy::chunk_cost_s`]; `h` for none): an
+//!    adaptive technique records each share's timing for slot `r·k + j`, then the scheduler
+//!    takes up to `count` chunks (never more than k), handing them to the rank's shares in turn
+//!    (a cursor per rank, moved on per chunk), each chunk tagged with its share. The reply
+//!    reaches the rank at `s + h + (m − 1)·c + L` and its chunks join the rank's queue; an empty
+//!    reply ends the rank.
+//! 2. **What a rank measures.** The time a chunk takes (a running mean, weight 1/4 for each new
+//!    chunk, starting at the first chunk's; a chunk's time runs from the moment its thread began
+//!    to look for it to its end, so it includes any wait for a reply) and the round trip of a
+//!    request, from its sending to its reply's arrival (a running mean, weight 1/4, from 1 µs,
+//!    each measurement at least 1 µs). The depth, the chunks whose run hides a round trip, is 0
+//!    before the first chunk ends, then `min(k, ⌈k × round trip / chunk time⌉)`: at least 1.
+//! 3. **A thread free at `t`** (at its start time, or when its chunk ends; the chunk's timing
+//!    goes to its share) takes the next chunk from the queue, which costs `l`
+//!    ([`Hierarchy::pop_cost_s`]). If that pop leaves fewer chunks than the depth, no request of
+//!    the rank is in flight and the rank is not done, the thread asks at `t + l` for the depth's
+//!    missing chunks and starts its own chunk only when the reply arrives; otherwise it starts
+//!    it at `t + l`.
+//! 4. **A thread that finds the queue empty** waits for the request in flight, or, if none is,
+//!    sends one at `t` (for k chunks if it is the rank's first, else for itself, the threads
+//!    waiting and the depth, at most k) and waits. When a reply arrives the thread that asked
+//!    after its pop starts its chunk, the thread that asked with nothing to run looks at the
+//!    queue first, then the waiting threads in the order they began to wait; a thread that
+//!    finds it empty again waits for, or sends, the next request.
+//! 5. At the loop's end every rank's timings not yet reported reach the scheduler (they change
+//!    no chunk).
 //!
-//! A chunk's time is its base work times its worker's time factor, as above; a chunk's timing
-//! runs from the moment its thread began to look for it to its end. With k = 1 the only
-//! difference from central hand-out is the prefetch: a rank asks for its next chunk when it
-//! starts one.
+//! A chunk's time is its base work times its worker's time factor, as above. With k = 1 a rank
+//! asks for its first chunk as under central hand-out, and from its second on (depth 1) the
+//! thread that pops the rank's only chunk asks for the next one before it starts: one round trip
+//! per chunk, but each chunk handed out one chunk earlier.
 //!
 //! The makespan is the end of the last chunk. Events are kept in a 4-ary heap keyed by
 //! (time, sequence number): equal times are served first come, first served, so a run is

@@ -1,6 +1,6 @@
 //! How chunks reach the workers: every worker asks rank 0 for its own chunk (central), or a rank
-//! of several threads asks rank 0 for a batch of chunks, one per thread, and its threads take them
-//! from a local queue (hierarchical).
+//! of several threads asks rank 0 for up to one chunk per thread at once, and its threads take
+//! them from a local queue (hierarchical).
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,7 +33,8 @@ pub enum HandOut {
     #[default]
     Central,
     /// Threads inside ranks (`DLS_THREADS=k` under mpirun): [`SimConfig::p`](super::SimConfig::p)
-    /// ranks of `threads` threads each; a rank asks rank 0 for a batch of chunks at once and its
+    /// ranks of `threads` threads each; a rank asks rank 0 for up to k chunks at once, when and
+    /// as many as the runtime's rank does (by its measured chunk time and round trip), and its
     /// threads take them from a local queue.
     Hierarchical(Hierarchy),
 }
@@ -77,14 +78,13 @@ impl HandOut {
 /// ```
 /// let h = dls_runtime::sim::Hierarchy::new(5);
 /// assert_eq!((h.threads, h.chunk_cost_s, h.pop_cost_s), (5, 1e-7, 1e-7));
-/// assert_eq!(h.prefetch_below(), 3);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hierarchy {
     /// k, threads per rank (workers per rank); at least 1.
     pub threads: usize,
-    /// c, seconds of scheduler time for each chunk of a batch after the first: a batch of m
-    /// chunks is served in `h + (m − 1)·c`.
+    /// c, seconds of scheduler time for each chunk of a request after the first: a request
+    /// answered with m chunks is served in `h + (m − 1)·c`.
     pub chunk_cost_s: f64,
     /// l, seconds a thread spends taking one chunk from its rank's queue.
     pub pop_cost_s: f64,
@@ -109,17 +109,6 @@ impl Hierarchy {
             chunk_cost_s: Self::DEFAULT_COST_S,
             pop_cost_s: Self::DEFAULT_COST_S,
         }
-    }
-
-    /// ⌈k/2⌉: a thread whose pop leaves fewer chunks than this in the queue sends the rank's
-    /// next request, unless one is in flight.
-    ///
-    /// ```
-    /// assert_eq!(dls_runtime::sim::Hierarchy::new(1).prefetch_below(), 1);
-    /// assert_eq!(dls_runtime::sim::Hierarchy::new(64).prefetch_below(), 32);
-    /// ```
-    pub fn prefetch_below(&self) -> usize {
-        self.threads.div_ceil(2)
     }
 }
 

@@ -1,11 +1,13 @@
 //! The discrete-event loop of hierarchical hand-out: ranks of k threads, each rank asking rank 0
-//! for a batch of chunks and its threads taking them from a local queue. The timing model is in
-//! the [engine](super::engine) documentation ("Threads inside ranks").
+//! for chunks for its threads and its threads taking them from a local queue, as the runtime's
+//! threads inside MPI ranks do (`runtime/backend/mpi/hybrid.rs`). The timing model is in the
+//! [engine](super::engine) documentation ("Threads inside ranks").
 //!
 //! Two kinds of events share the event queue: a thread free at a time (id = its worker index
 //! `r·k + j`, below P·k), and a rank's message (id = P·k + r): its request arriving at the
 //! scheduler, then its reply arriving at the rank. A rank has at most one request in flight, so
-//! it has at most one message event; a thread has at most one event (none while it waits).
+//! it has at most one message event; a thread has at most one event (none while it waits for a
+//! reply, with its popped chunk or without).
 
 use std::collections::VecDeque;
 
@@ -18,45 +20,102 @@ use super::service::ServiceModel;
 use super::speed::RankSpeeds;
 use crate::{Chunk, ChunkScheduler, ChunkTiming, LoopReport, RankReport};
 
-/// A chunk handed to a rank, with its base work (drawn when the scheduler hands it out).
+/// The weight of a new measurement in a rank's running means (chunk time, round trip), as in the
+/// runtime.
+const NEW: f64 = 0.25;
+/// The shortest round trip a rank plans with, seconds, as in the runtime.
+const MIN_ROUND_TRIP_S: f64 = 1e-6;
+
+/// A chunk handed to a rank: its base work (drawn when the scheduler hands it out) and the
+/// thread share it was handed to.
 #[derive(Debug, Clone, Copy)]
 struct Handed {
     chunk: Chunk,
     work: f64,
+    share: usize,
 }
 
-/// Chunks a rank's threads finished: what a request reports.
-#[derive(Debug, Clone, Copy, Default)]
-struct Finished {
-    iterates: u64,
-    work_s: f64,
-    elapsed_s: f64,
+/// Adds timing `t` to `acc` (a share's chunks finished since the rank's last request).
+fn add(acc: &mut Option<ChunkTiming>, t: ChunkTiming) {
+    let a = acc.get_or_insert(ChunkTiming {
+        iterates: 0,
+        work_s: 0.0,
+        elapsed_s: 0.0,
+    });
+    a.iterates += t.iterates;
+    a.work_s += t.work_s;
+    a.elapsed_s += t.elapsed_s;
 }
 
-/// A rank's side of the hand-out.
-#[derive(Debug, Default)]
+/// A rank's side of the hand-out (the runtime's `Local`).
+#[derive(Debug)]
 struct Rank {
     /// Chunks received and not yet taken, in order.
     queue: VecDeque<Handed>,
-    /// Threads (worker indices) waiting for the reply, in the order they began to wait.
+    /// Threads (worker indices) waiting for the reply with nothing to run, in the order they
+    /// will look at the queue when it arrives (the thread that sent the request first).
     waiting: VecDeque<usize>,
+    /// The thread that sent the request in flight after its pop, with the chunk it popped: it
+    /// starts the chunk when the reply arrives.
+    holder: Option<(usize, Handed)>,
     /// A request of this rank is in flight (sent, its reply not yet received).
-    in_flight: bool,
+    fetching: bool,
     /// The request in flight has been served: its message event is now the reply.
     served: bool,
-    /// A batch came back empty: no chunk is left for this rank.
+    /// A reply came back empty: no chunk is left for this rank.
     done: bool,
-    /// Chunks finished since the previous request.
-    finished: Finished,
-    /// What the request in flight reports.
-    reported: Finished,
-    /// The batch on its way back.
+    /// No request sent yet.
+    first: bool,
+    /// When the request in flight was sent, and how many chunks it asks for.
+    sent_at: f64,
+    count: usize,
+    /// Running means: seconds a chunk takes (unknown before the first ends), seconds from a
+    /// request's sending to its reply's arrival.
+    chunk_s: Option<f64>,
+    round_trip_s: f64,
+    /// Per share: its chunks finished since the rank's last request.
+    unreported: Vec<Option<ChunkTiming>>,
+    /// What the request in flight reports, per share.
+    reported: Vec<Option<ChunkTiming>>,
+    /// The chunks on their way back.
     reply: Vec<Handed>,
+}
+
+impl Rank {
+    fn new(k: usize) -> Rank {
+        Rank {
+            queue: VecDeque::new(),
+            waiting: VecDeque::new(),
+            holder: None,
+            fetching: false,
+            served: false,
+            done: false,
+            first: true,
+            sent_at: 0.0,
+            count: 0,
+            chunk_s: None,
+            round_trip_s: MIN_ROUND_TRIP_S,
+            unreported: vec![None; k],
+            reported: vec![None; k],
+            reply: Vec::new(),
+        }
+    }
+
+    /// The chunks whose run hides one round trip, for `k` threads: 0 while no chunk has been
+    /// timed, else `min(k, ⌈k × round trip / chunk time⌉)` (`k` for chunks of no time).
+    fn depth(&self, k: usize) -> usize {
+        match self.chunk_s {
+            Some(c) if c > 0.0 => ((k as f64 * self.round_trip_s / c).ceil() as usize).min(k),
+            Some(_) => k,
+            None => 0,
+        }
+    }
 }
 
 /// A thread's chunk in progress.
 #[derive(Debug, Clone, Copy)]
 struct Running {
+    share: usize,
     iterates: u64,
     work_s: f64,
     /// When the thread began to look for this chunk.
@@ -69,7 +128,6 @@ struct Sim<'a> {
     speeds: RankSpeeds,
     k: usize,
     workers: usize,
-    prefetch_below: usize,
     pop_s: f64,
     queue: EventQueue,
     seq: u64,
@@ -97,29 +155,24 @@ impl Sim<'_> {
         self.seq += 1;
     }
 
-    /// Rank `r` sends its request at `at`, reporting its chunks finished since the last one.
-    fn send(&mut self, r: usize, at: f64) {
+    /// Rank `r` sends a request for `count` chunks at `at`, reporting its chunks finished since
+    /// its previous request.
+    fn send(&mut self, r: usize, at: f64, count: usize) {
         let arrives = at + self.latency(r);
         let rank = &mut self.ranks[r];
-        rank.in_flight = true;
+        rank.fetching = true;
         rank.served = false;
-        rank.reported = std::mem::take(&mut rank.finished);
+        rank.first = false;
+        rank.sent_at = at;
+        rank.count = count;
+        let k = rank.unreported.len();
+        rank.reported = std::mem::replace(&mut rank.unreported, vec![None; k]);
         self.push(arrives, self.workers + r);
     }
 
-    /// Thread `w` (free since `asked_at[w]`) takes the next chunk of its rank's queue at `t`,
-    /// sends the rank's next request if the queue runs low, and starts the chunk.
-    fn start_chunk(&mut self, w: usize, t: f64) {
-        let r = w / self.k;
-        let Some(handed) = self.ranks[r].queue.pop_front() else {
-            return;
-        };
-        let begin = t + self.pop_s;
-        let rank = &self.ranks[r];
-        if rank.queue.len() < self.prefetch_below && !rank.in_flight && !rank.done {
-            self.send(r, begin);
-        }
-        let Handed { chunk, work } = handed;
+    /// Thread `w` starts chunk `handed` at `begin`.
+    fn begin(&mut self, w: usize, handed: Handed, begin: f64) {
+        let Handed { chunk, work, share } = handed;
         let duration = self.speeds.duration(w, begin, work, chunk.start);
         let end = begin + duration;
         let report = &mut self.reports[w];
@@ -131,6 +184,7 @@ impl Sim<'_> {
             self.chunk_times.push(Some([begin, end]));
         }
         self.running[w] = Some(Running {
+            share,
             iterates: chunk.size,
             work_s: duration,
             asked_at: self.asked_at[w],
@@ -138,49 +192,85 @@ impl Sim<'_> {
         self.push(end, w);
     }
 
-    /// Thread `w` is free at `t`: its chunk (if any) ended.
+    /// Thread `w` looks at its rank's queue at `t`, `others` threads of the rank being about to
+    /// look too (woken by the same reply) besides those waiting. It pops a chunk if there is one
+    /// (cost l); if that leaves fewer than the depth, no request is in flight and the rank is
+    /// not done, it asks for the rest of the depth and starts its chunk when the reply arrives.
+    /// With the queue empty it waits for the request in flight, or sends one (k chunks the first
+    /// time, else itself, the threads waiting and the depth, at most k), or stops if the rank is
+    /// done.
+    fn look(&mut self, w: usize, t: f64, others: usize) {
+        let (r, k) = (w / self.k, self.k);
+        let rank = &mut self.ranks[r];
+        if let Some(handed) = rank.queue.pop_front() {
+            let at = t + self.pop_s;
+            let depth = rank.depth(k);
+            if !rank.fetching && !rank.done && rank.queue.len() < depth {
+                let count = depth - rank.queue.len();
+                rank.holder = Some((w, handed));
+                self.send(r, at, count);
+            } else {
+                self.begin(w, handed, at);
+            }
+            return;
+        }
+        if rank.done {
+            return;
+        }
+        if rank.fetching {
+            rank.waiting.push_back(w);
+            return;
+        }
+        let count = if rank.first {
+            k
+        } else {
+            (1 + rank.waiting.len() + others + rank.depth(k)).min(k)
+        };
+        rank.waiting.push_front(w);
+        self.send(r, t, count);
+    }
+
+    /// Thread `w` is free at `t`: its chunk (if any) ended; its timing goes to the chunk's share.
     fn thread_free(&mut self, w: usize, t: f64) {
         let r = w / self.k;
         if let Some(run) = self.running[w].take() {
-            let f = &mut self.ranks[r].finished;
-            f.iterates += run.iterates;
-            f.work_s += run.work_s;
-            f.elapsed_s += t - run.asked_at;
+            let elapsed = t - run.asked_at;
+            let rank = &mut self.ranks[r];
+            add(
+                &mut rank.unreported[run.share],
+                ChunkTiming {
+                    iterates: run.iterates,
+                    work_s: run.work_s,
+                    elapsed_s: elapsed,
+                },
+            );
+            let c = rank.chunk_s.get_or_insert(elapsed);
+            *c += NEW * (elapsed - *c);
             self.last_end[w] = t;
         }
         self.asked_at[w] = t;
-        let rank = &self.ranks[r];
-        if !rank.queue.is_empty() {
-            self.start_chunk(w, t);
-        } else if !rank.done {
-            if !rank.in_flight {
-                self.send(r, t);
-            }
-            self.ranks[r].waiting.push_back(w);
-        }
+        self.look(w, t, 0);
     }
 
-    /// Rank `r`'s reply arrives at `t`: its chunks join the queue and the waiting threads take
-    /// them; an empty batch ends the rank.
+    /// Rank `r`'s reply arrives at `t`: its chunks join the queue (an empty one ends the rank),
+    /// the thread that asked after its pop starts its chunk, and the waiting threads look at
+    /// the queue in turn.
     fn deliver(&mut self, r: usize, t: f64) {
         let rank = &mut self.ranks[r];
-        rank.in_flight = false;
+        let trip = (t - rank.sent_at).max(MIN_ROUND_TRIP_S);
+        rank.round_trip_s += NEW * (trip - rank.round_trip_s);
+        rank.fetching = false;
         rank.served = false;
-        if rank.reply.is_empty() {
-            rank.done = true;
-        } else {
-            let Rank { queue, reply, .. } = rank;
-            queue.extend(reply.drain(..));
+        rank.done = rank.reply.is_empty();
+        rank.queue.extend(rank.reply.drain(..));
+        if let Some((w, handed)) = rank.holder.take() {
+            self.begin(w, handed, t);
         }
-        while !self.ranks[r].queue.is_empty() {
-            let Some(w) = self.ranks[r].waiting.pop_front() else {
-                break;
-            };
-            self.start_chunk(w, t);
-        }
-        let rank = &mut self.ranks[r];
-        if rank.done && rank.queue.is_empty() {
-            rank.waiting.clear();
+        let woken = std::mem::take(&mut self.ranks[r].waiting);
+        let mut left = woken.len();
+        for w in woken {
+            left -= 1;
+            self.look(w, t, left);
         }
     }
 }
@@ -205,11 +295,10 @@ pub(crate) fn simulate(
         speeds,
         k,
         workers,
-        prefetch_below: hierarchy.prefetch_below(),
         pop_s: hierarchy.pop_cost_s,
         queue: EventQueue::with_capacity(workers + p),
         seq: 0,
-        ranks: (0..p).map(|_| Rank::default()).collect(),
+        ranks: (0..p).map(|_| Rank::new(k)).collect(),
         running: vec![None; workers],
         asked_at: vec![0.0; workers],
         reports: (0..workers)
@@ -225,6 +314,8 @@ pub(crate) fn simulate(
     for w in 0..workers {
         sim.push(start(w), w);
     }
+    // Per rank: the share its next chunk is handed to (its shares in turn).
+    let mut turn = vec![0usize; p];
     let mut server_free = 0.0f64;
     let mut requests = 0u64;
     let mut busy = 0.0f64;
@@ -242,41 +333,35 @@ pub(crate) fn simulate(
             sim.deliver(r, t);
             continue;
         }
-        // The scheduler serves rank r's request: the timing first, then the batch.
+        // The scheduler serves rank r's request: each share's timing first, then up to `count`
+        // chunks (at most k) to the rank's shares in turn.
         let s = match config.service {
             ServiceModel::Serial => t.max(server_free),
             ServiceModel::Parallel => t,
         };
         let rank = &mut sim.ranks[r];
-        let reported = std::mem::take(&mut rank.reported);
         // Only an adaptive technique's chunks depend on timings (`ChunkScheduler::learns`).
-        if reported.iterates > 0 && learns {
-            let total = reported.iterates;
-            let (each, extra) = (total / k as u64, total % k as u64);
-            for j in 0..k {
-                let iterates = each + u64::from((j as u64) < extra);
-                if iterates == 0 {
-                    break;
+        if learns {
+            for (j, timing) in rank.reported.iter_mut().enumerate() {
+                if let Some(timing) = timing.take() {
+                    scheduler.record(r * k + j, timing);
                 }
-                let share = iterates as f64 / total as f64;
-                scheduler.record(
-                    r * k + j,
-                    ChunkTiming {
-                        iterates,
-                        work_s: reported.work_s * share,
-                        elapsed_s: reported.elapsed_s * share,
-                    },
-                );
             }
         }
-        for j in 0..k {
+        for _ in 0..rank.count.min(k) {
+            let j = turn[r];
             let Some(chunk) = scheduler.next_chunk(r * k + j) else {
                 break;
             };
             let (work, longest_here) = sampler.take_at(chunk.start, chunk.size);
             base_work += work;
             longest = longest.max(longest_here);
-            rank.reply.push(Handed { chunk, work });
+            rank.reply.push(Handed {
+                chunk,
+                work,
+                share: j,
+            });
+            turn[r] = (j + 1) % k;
         }
         let cost = h + rank.reply.len().saturating_sub(1) as f64 * c;
         rank.served = true;
@@ -286,6 +371,17 @@ pub(crate) fn simulate(
         busy += cost;
         let arrives = served + sim.latency(r);
         sim.push(arrives, id);
+    }
+    // At the loop's end every rank's timings not yet reported reach the scheduler (they change
+    // no chunk: every iterate has been handed out).
+    if learns {
+        for (r, rank) in sim.ranks.iter_mut().enumerate() {
+            for (j, timing) in rank.unreported.iter_mut().enumerate() {
+                if let Some(timing) = timing.take() {
+                    scheduler.record(r * k + j, timing);
+                }
+            }
+        }
     }
 
     let makespan = sim.last_end.iter().copied().fold(0.0f64, f64::max);

@@ -7,7 +7,7 @@
 //! result is a [`LoopReport`](crate::LoopReport) with the runtime's JSON field names plus a lower
 //! bound of the makespan. [`experiment`] reproduces Hummel, Schonberg & Flynn's comparison.
 //! [`HandOut`] chooses whether every worker asks the scheduler for its own chunks (the default) or
-//! ranks of k threads ask for batches of k chunks (threads inside ranks).
+//! ranks of k threads ask for up to k chunks at a time (threads inside ranks).
 //!
 //! ```
 //! use dls_runtime::sim::{simulate, SimConfig};
