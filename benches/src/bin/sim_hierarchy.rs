@@ -1,9 +1,10 @@
 //! Central against hierarchical hand-out, simulated (issue 31, "Scale on paper"): at 64 ranks ×
 //! 16 threads and 1024 ranks × 64 threads, is it better that every thread asks rank 0 for its own
-//! chunk (central: P·k workers, as `mpirun -np P·k` runs today) or that each rank asks for a
-//! batch of k chunks and its threads take them from a local queue (hierarchical: `DLS_THREADS=k`
-//! under mpirun, one rank per node or socket)? The technique is computed over P·k workers in
-//! both; the timing models are in `dls-runtime/src/sim/engine.rs`.
+//! chunk (central: P·k workers, as `mpirun -np P·k` runs today) or that each rank asks for up to
+//! k chunks at a time and its threads take them from a local queue (hierarchical:
+//! `DLS_THREADS=k` under mpirun, one rank per node or socket, with the runtime's rule of when and
+//! how many to ask for)? The technique is computed over P·k workers in both; the timing models
+//! are in `dls-runtime/src/sim/engine.rs`.
 //!
 //! Table A: N = 2^20 iterates (1024 per worker at 64 × 16, 16 at 1024 × 64) whose times are
 //! exponential (coefficient of variation 1: the random loops of Hummel, Schonberg & Flynn 1992
@@ -24,7 +25,7 @@
 //! (h = 0.62 µs per request; a receive from any of 1024 ranks across nodes costs at least that).
 //! A second argument sets another h, e.g. 9.3 µs, the np-16 round trip taken as if it were the
 //! service time of one request (15 times the saturated server's figure). c, the cost of one more
-//! chunk of a batch, and l, a thread's pop from its rank's queue, are the simulator's defaults,
+//! chunk of a request's reply, and l, a thread's pop from its rank's queue, are the simulator's defaults,
 //! 0.1 µs each.
 //!
 //! ```text
@@ -209,9 +210,9 @@ fn main() {
     let t = Instant::now();
     println!(
         "Central vs hierarchical hand-out, simulated. Central: P x k workers each ask rank 0 for \
-         their own chunks (mpirun -np P*k); hierarchical: P ranks ask for batches of k chunks \
-         for their k threads (DLS_THREADS=k under mpirun). The technique is computed over P*k \
-         workers in both; efficiency = total work / (P*k x makespan)."
+         their own chunks (mpirun -np P*k); hierarchical: P ranks ask for up to k chunks at a \
+         time for their k threads (DLS_THREADS=k under mpirun). The technique is computed over \
+         P*k workers in both; efficiency = total work / (P*k x makespan)."
     );
     println!(
         "Scheduler costs from the raw MPI ping-pong server (mpi_overhead), measured on a 16-core \
