@@ -707,8 +707,12 @@ fn draw_timeline<DB: DrawingBackend>(
         TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     for (i, w) in rows.iter().enumerate().step_by(every) {
         let (x, y) = chart.backend_coord(&(0.0, i as f64));
-        left.draw(&Text::new(report.worker_name(*w), (x - 6, y), style.clone()))
-            .map_err(|e| draw_error(path, e))?;
+        left.draw(&Text::new(
+            report.worker_name(*w),
+            (x - 6, y),
+            style.clone(),
+        ))
+        .map_err(|e| draw_error(path, e))?;
     }
     chart
         .draw_series(chunks.iter().map(|(c, t)| {

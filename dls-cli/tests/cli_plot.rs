@@ -263,17 +263,34 @@ fn threads_inside_ranks_are_drawn_as_rank_dot_thread_with_a_colour_per_rank() {
     });
     r.chunk_map[6][2] = 3;
     write_jsonl(&run, &[r]);
-    let o = dls(&["plot", run.to_str().unwrap(), "--out", dir.to_str().unwrap()]);
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let bars = fs::read_to_string(dir.join("src_main_rs_12_5_work_idle.svg")).unwrap();
     for name in ["0.0", "0.1", "1.0", "1.1", "rank.thread"] {
-        assert!(bars.contains(&format!(">{name}<")) || bars.contains(name), "no {name}");
+        assert!(
+            bars.contains(&format!(">{name}<")) || bars.contains(name),
+            "no {name}"
+        );
     }
     let timeline = fs::read_to_string(dir.join("src_main_rs_12_5_timeline.svg")).unwrap();
-    assert!(timeline.contains(">1.1<"), "the timeline names worker 3 `1.1`");
+    assert!(
+        timeline.contains(">1.1<"),
+        "the timeline names worker 3 `1.1`"
+    );
     let sizes = fs::read_to_string(dir.join("src_main_rs_12_5_chunk_sizes.svg")).unwrap();
-    assert!(sizes.contains("rank 0") && sizes.contains("rank 1"), "legend per rank");
-    assert!(!sizes.contains("rank 2") && !sizes.contains("rank 3"), "not per thread");
+    assert!(
+        sizes.contains("rank 0") && sizes.contains("rank 1"),
+        "legend per rank"
+    );
+    assert!(
+        !sizes.contains("rank 2") && !sizes.contains("rank 3"),
+        "not per thread"
+    );
     let _ = fs::remove_dir_all(&dir);
 }
 

@@ -164,3 +164,36 @@ fn what_threads_inside_ranks_lack_is_said() {
         show(&job)
     );
 }
+
+/// Adaptive techniques see a rank whose threads are slower: with every iterate of rank 1 three
+/// times as long (`hybrid_slow_rank`, 2 ranks × 2 threads), AF and AWF-C give rank 1 clearly
+/// fewer iterates than STATIC's half (a quarter would balance the times exactly).
+#[test]
+fn adaptive_techniques_see_a_slower_rank() {
+    let per_rank = |technique: &str| -> Vec<u64> {
+        let job = mpi_common::mpirun_env(
+            2,
+            &[],
+            &[("DLS_THREADS", "2")],
+            "hybrid_slow_rank",
+            &[technique],
+            Duration::from_secs(120),
+        );
+        assert!(job.success, "{technique}: {}", show(&job));
+        let line = job
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("slow rank"))
+            .unwrap_or_else(|| panic!("{technique}: {}", show(&job)));
+        let list = line.split('[').nth(1).unwrap().split(']').next().unwrap();
+        list.split(", ").map(|x| x.parse().unwrap()).collect()
+    };
+    assert_eq!(per_rank("static"), [1500, 1500]);
+    for technique in ["af", "awf-c"] {
+        let got = per_rank(technique);
+        assert!(
+            got[1] < 1200 && got[0] + got[1] == 3000,
+            "{technique}: iterates per rank {got:?}"
+        );
+    }
+}
