@@ -408,7 +408,7 @@ fn draw_work_idle<DB: DrawingBackend>(
         .iter()
         .map(|r| {
             (
-                r.rank.to_string(),
+                report.worker_name(r.rank as u64),
                 r.work_time_s,
                 r.idle_time_s,
                 report.combine_time_s,
@@ -516,8 +516,14 @@ fn draw_chunk_sizes<DB: DrawingBackend>(
             grey.stroke_width(1),
         ))
         .map_err(|e| draw_error(path, e))?;
-    let word = report.worker_word();
-    let mut ranks: Vec<u64> = map.iter().map(|c| c[2]).collect();
+    // One colour per rank (under threads inside ranks, a rank's threads share its colour).
+    let per = report.threads_per_rank.max(1) as u64;
+    let word = if report.threads_per_rank > 0 {
+        "rank"
+    } else {
+        report.worker_word()
+    };
+    let mut ranks: Vec<u64> = map.iter().map(|c| c[2] / per).collect();
     ranks.sort_unstable();
     ranks.dedup();
     for (i, &rank) in ranks.iter().enumerate() {
@@ -526,7 +532,7 @@ fn draw_chunk_sizes<DB: DrawingBackend>(
             .draw_series(
                 map.iter()
                     .enumerate()
-                    .filter(|(_, c)| c[2] == rank)
+                    .filter(|(_, c)| c[2] / per == rank)
                     .map(|(k, c)| Circle::new((k as f64, c[1] as f64), 3, color.filled())),
             )
             .map_err(|e| draw_error(path, e))?;
@@ -701,8 +707,12 @@ fn draw_timeline<DB: DrawingBackend>(
         TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     for (i, w) in rows.iter().enumerate().step_by(every) {
         let (x, y) = chart.backend_coord(&(0.0, i as f64));
-        left.draw(&Text::new(w.to_string(), (x - 6, y), style.clone()))
-            .map_err(|e| draw_error(path, e))?;
+        left.draw(&Text::new(
+            report.worker_name(*w),
+            (x - 6, y),
+            style.clone(),
+        ))
+        .map_err(|e| draw_error(path, e))?;
     }
     chart
         .draw_series(chunks.iter().map(|(c, t)| {

@@ -247,6 +247,53 @@ fn draws_work_idle_bars_chunk_sizes_and_groups_per_loop() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// Threads inside ranks: workers are named `rank.thread` on the bars and the timeline's rows,
+/// and the chunk-size chart has one colour (and legend entry) per rank, not per thread.
+#[test]
+fn threads_inside_ranks_are_drawn_as_rank_dot_thread_with_a_colour_per_rank() {
+    let dir = temp_dir("hybrid");
+    let run = dir.join("run.jsonl");
+    // one_level's 3 workers as 1 rank... made 2 ranks x 2 threads: workers 0..4.
+    let mut r = one_level();
+    r.threads_per_rank = 2;
+    r.p = 4;
+    r.ranks.push(RankReport {
+        rank: 3,
+        ..r.ranks[2].clone()
+    });
+    r.chunk_map[6][2] = 3;
+    write_jsonl(&run, &[r]);
+    let o = dls(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bars = fs::read_to_string(dir.join("src_main_rs_12_5_work_idle.svg")).unwrap();
+    for name in ["0.0", "0.1", "1.0", "1.1", "rank.thread"] {
+        assert!(
+            bars.lines().any(|l| l.trim() == name),
+            "no {name} on the bars"
+        );
+    }
+    let timeline = fs::read_to_string(dir.join("src_main_rs_12_5_timeline.svg")).unwrap();
+    assert!(
+        timeline.lines().any(|l| l.trim() == "1.1"),
+        "the timeline names worker 3 `1.1`"
+    );
+    let sizes = fs::read_to_string(dir.join("src_main_rs_12_5_chunk_sizes.svg")).unwrap();
+    assert!(
+        sizes.contains("rank 0") && sizes.contains("rank 1"),
+        "legend per rank"
+    );
+    assert!(
+        !sizes.contains("rank 2") && !sizes.contains("rank 3"),
+        "not per thread"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_timeline_has_one_row_per_worker_spanning_the_parallel_time() {
     let dir = temp_dir("timeline");

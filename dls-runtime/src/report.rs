@@ -563,10 +563,27 @@ impl LoopReport {
     /// assert_eq!(dls_runtime::LoopReport::default().worker_word(), "rank");
     /// ```
     pub fn worker_word(&self) -> &'static str {
-        if self.backend == "threads" {
+        if self.threads_per_rank > 0 {
+            "rank.thread"
+        } else if self.backend == "threads" {
             "worker"
         } else {
             "rank"
+        }
+    }
+
+    /// The name of worker `w` of the report: its number, or under threads inside ranks
+    /// `rank.share` (worker `r·k + j` is thread share `j` of rank `r`).
+    ///
+    /// ```
+    /// let r = dls_runtime::LoopReport { threads_per_rank: 4, ..Default::default() };
+    /// assert_eq!(r.worker_name(6), "1.2");
+    /// assert_eq!(dls_runtime::LoopReport::default().worker_name(6), "6");
+    /// ```
+    pub fn worker_name(&self, w: u64) -> String {
+        match self.threads_per_rank as u64 {
+            0 => w.to_string(),
+            k => format!("{}.{}", w / k, w % k),
         }
     }
 

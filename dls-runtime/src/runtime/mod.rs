@@ -427,7 +427,11 @@ impl Runtime {
             cpu_clock: true,
         };
         if let Some(i) = &rt.shared.settings.inject {
-            let p = rt.workers();
+            // Under MPI the faulty worker is a rank (all its threads, with threads inside ranks).
+            let p = match rt.backend() {
+                Backend::Mpi { size, .. } => size,
+                Backend::Threads { threads } => threads,
+            };
             if i.worker >= p {
                 return Err(DlsError::Setting {
                     name: "DLS_INJECT",

@@ -18,8 +18,10 @@
 //!   many chunks the rank asks for, and when, follows what it measured: the time of a chunk
 //!   and of a request's round trip. While chunks are short beside a round trip (SS on cheap
 //!   iterates), the thread whose pop leaves fewer than the chunks that hide a round trip
-//!   (`⌈k × round trip / chunk time⌉`, at most `k`) asks for enough to fill the queue to that
-//!   depth, and starts its chunk while the reply travels. While they are long, a rank asks
+//!   (`⌊k × round trip / chunk time⌋`, at most `k`; a chunk's time is its iterates' work
+//!   time, not the waits of the thread that asked) asks for enough to fill the queue to that
+//!   depth, and starts its own chunk once the reply is in (the rank's other threads go on
+//!   with theirs meanwhile). While they are long, a rank asks
 //!   only when a thread finds the queue empty, for that thread and the ones waiting: chunks
 //!   taken early are chunks other ranks cannot get (GSS hands out most of a loop in its first
 //!   chunks). The first request asks for `k` (every thread starts). An empty batch ends the
@@ -78,7 +80,8 @@ struct Local {
     done: bool,
     /// No batch asked for yet.
     first: bool,
-    /// Running means: seconds a chunk takes, seconds a request's round trip takes.
+    /// Running means: seconds a chunk's iterates take (its work time), seconds a request's
+    /// round trip takes.
     chunk_s: Option<f64>,
     round_trip_s: f64,
 }
@@ -98,11 +101,13 @@ impl Local {
         }
     }
 
-    /// The chunks whose run hides one round trip of a request, for `k` threads: 0 while no chunk
-    /// has been timed (chunks are then taken as long ones: none is asked for early).
+    /// The chunks whose run hides one round trip of a request, for `k` threads, rounded down:
+    /// 0 while chunks are longer than `k` round trips (a thread waits a round trip at most
+    /// once per `k` chunks), and while no chunk has been timed (chunks are then taken as long
+    /// ones: none is asked for early).
     fn depth(&self, k: usize) -> usize {
         match self.chunk_s {
-            Some(c) if c > 0.0 => ((k as f64 * self.round_trip_s / c).ceil() as usize).min(k),
+            Some(c) if c > 0.0 => ((k as f64 * self.round_trip_s / c).floor() as usize).min(k),
             Some(_) => k,
             None => 0,
         }
@@ -332,8 +337,9 @@ impl ChunkSource for HybridLoop {
         if let Some(t) = finished {
             if let Some(j) = local.running.get_mut(slot).and_then(Option::take) {
                 add(&mut local.unreported[j], t);
-                let c = local.chunk_s.get_or_insert(t.elapsed_s);
-                *c += NEW * (t.elapsed_s - *c);
+                // The chunk's own run, not the waits of the thread that asked for it.
+                let c = local.chunk_s.get_or_insert(t.work_s);
+                *c += NEW * (t.work_s - *c);
             }
         }
         loop {
