@@ -42,11 +42,13 @@
 //!    reaches the rank at `s + h + (m − 1)·c + L` and its chunks join the rank's queue; an empty
 //!    reply ends the rank.
 //! 2. **What a rank measures.** The time a chunk takes (a running mean, weight 1/4 for each new
-//!    chunk, starting at the first chunk's; a chunk's time runs from the moment its thread began
-//!    to look for it to its end, so it includes any wait for a reply) and the round trip of a
-//!    request, from its sending to its reply's arrival (a running mean, weight 1/4, from 1 µs,
-//!    each measurement at least 1 µs). The depth, the chunks whose run hides a round trip, is 0
-//!    before the first chunk ends, then `min(k, ⌈k × round trip / chunk time⌉)`: at least 1.
+//!    chunk, starting at the first chunk's; a chunk's time is its work time, from its start to
+//!    its end, not the pop or the wait for a reply of the thread that asked for it) and the
+//!    round trip of a request, from its sending to its reply's arrival (a running mean, weight
+//!    1/4, from 1 µs, each measurement at least 1 µs). The depth, the chunks whose run hides a
+//!    round trip, is 0 before the first chunk ends, then `min(k, ⌊k × round trip / chunk
+//!    time⌋)` (`k` for chunks of no time), rounded down: 0 while chunks are longer than k round
+//!    trips, so that a rank then asks only when a thread finds the queue empty.
 //! 3. **A thread free at `t`** (at its start time, or when its chunk ends; the chunk's timing
 //!    goes to its share) takes the next chunk from the queue, which costs `l`
 //!    ([`Hierarchy::pop_cost_s`]). If that pop leaves fewer chunks than the depth, no request of
@@ -62,10 +64,11 @@
 //! 5. At the loop's end every rank's timings not yet reported reach the scheduler (they change
 //!    no chunk).
 //!
-//! A chunk's time is its base work times its worker's time factor, as above. With k = 1 a rank
-//! asks for its first chunk as under central hand-out, and from its second on (depth 1) the
-//! thread that pops the rank's only chunk asks for the next one before it starts: one round trip
-//! per chunk, but each chunk handed out one chunk earlier.
+//! A chunk's time is its base work times its worker's time factor, as above. With k = 1 the
+//! depth is 1 only while a chunk takes no longer than a round trip; while chunks are longer it
+//! is 0, and a rank asks for one chunk when its thread is free, as under central hand-out (the
+//! pop cost `l` aside). While chunks are shorter, the thread that pops the rank's only chunk
+//! asks for the next one before it starts it: one round trip per chunk, as central.
 //!
 //! The makespan is the end of the last chunk. Events are kept in a 4-ary heap keyed by
 //! (time, sequence number): equal times are served first come, first served, so a run is

@@ -69,8 +69,9 @@ struct Rank {
     /// When the request in flight was sent, and how many chunks it asks for.
     sent_at: f64,
     count: usize,
-    /// Running means: seconds a chunk takes (unknown before the first ends), seconds from a
-    /// request's sending to its reply's arrival.
+    /// Running means: seconds a chunk's iterates take (its work time, from its start to its
+    /// end; unknown before the first ends), seconds from a request's sending to its reply's
+    /// arrival.
     chunk_s: Option<f64>,
     round_trip_s: f64,
     /// Per share: its chunks finished since the rank's last request.
@@ -101,11 +102,12 @@ impl Rank {
         }
     }
 
-    /// The chunks whose run hides one round trip, for `k` threads: 0 while no chunk has been
-    /// timed, else `min(k, ⌈k × round trip / chunk time⌉)` (`k` for chunks of no time).
+    /// The chunks whose run hides one round trip, for `k` threads, rounded down: 0 while no
+    /// chunk has been timed, else `min(k, ⌊k × round trip / chunk time⌋)` (`k` for chunks of no
+    /// time; 0 while chunks are longer than `k` round trips).
     fn depth(&self, k: usize) -> usize {
         match self.chunk_s {
-            Some(c) if c > 0.0 => ((k as f64 * self.round_trip_s / c).ceil() as usize).min(k),
+            Some(c) if c > 0.0 => ((k as f64 * self.round_trip_s / c).floor() as usize).min(k),
             Some(_) => k,
             None => 0,
         }
@@ -244,8 +246,9 @@ impl Sim<'_> {
                     elapsed_s: elapsed,
                 },
             );
-            let c = rank.chunk_s.get_or_insert(elapsed);
-            *c += NEW * (elapsed - *c);
+            // The chunk's own run, not the waits of the thread that asked for it.
+            let c = rank.chunk_s.get_or_insert(run.work_s);
+            *c += NEW * (run.work_s - *c);
             self.last_end[w] = t;
         }
         self.asked_at[w] = t;
