@@ -17,10 +17,10 @@
 //! - **The rank.** Its threads pop chunks from a local queue under a mutex (no message). How
 //!   many chunks the rank asks for, and when, follows what it measured: the time of a chunk
 //!   and of a request's round trip. While chunks are short beside a round trip (SS on cheap
-//!   iterates), the thread whose pop leaves fewer than the chunks that hide a round trip
-//!   (`⌊k × round trip / chunk time⌋`, at most `k`; a chunk's time is its iterates' work
-//!   time, not the waits of the thread that asked) asks for enough to fill the queue to that
-//!   depth, and starts its own chunk once the reply is in (the rank's other threads go on
+//!   iterates), the thread whose pop leaves fewer than half the chunks that hide a round trip
+//!   (the depth, `⌊k × round trip / chunk time⌋`, at most `k`; a chunk's time is its
+//!   iterates' work time, not the waits of the thread that asked) asks for enough to fill the
+//!   queue to that depth, and starts its own chunk once the reply is in (the rank's other threads go on
 //!   with theirs meanwhile). While they are long, a rank asks
 //!   only when a thread finds the queue empty, for that thread and the ones waiting: chunks
 //!   taken early are chunks other ranks cannot get (GSS hands out most of a loop in its first
@@ -114,10 +114,13 @@ impl Local {
     }
 
     /// Whether a thread whose pop left the queue as it is should ask for the next batch now, and
-    /// for how many chunks.
+    /// for how many chunks: once the queue holds less than half the depth, enough to fill it to
+    /// the depth (asking at every pop below the depth would bring one chunk a request, and the
+    /// queue would drain while it travels).
     fn ask_early(&self, k: usize) -> Option<usize> {
         let depth = self.depth(k);
-        (!self.fetching && !self.done && self.queue.len() < depth).then(|| depth - self.queue.len())
+        (!self.fetching && !self.done && self.queue.len() < depth.div_ceil(2))
+            .then(|| depth - self.queue.len())
     }
 
     /// Takes the rank's finished work per share, to send with a request.
