@@ -51,10 +51,10 @@
 //!    trips, so that a rank then asks only when a thread finds the queue empty.
 //! 3. **A thread free at `t`** (at its start time, or when its chunk ends; the chunk's timing
 //!    goes to its share) takes the next chunk from the queue, which costs `l`
-//!    ([`Hierarchy::pop_cost_s`]). If that pop leaves fewer chunks than the depth, no request of
-//!    the rank is in flight and the rank is not done, the thread asks at `t + l` for the depth's
-//!    missing chunks and starts its own chunk only when the reply arrives; otherwise it starts
-//!    it at `t + l`.
+//!    ([`Hierarchy::pop_cost_s`]). If that pop leaves fewer chunks than half the depth
+//!    (`⌈depth / 2⌉`), no request of the rank is in flight and the rank is not done, the thread
+//!    asks at `t + l` for the depth's missing chunks (enough to fill the queue to the depth) and
+//!    starts its own chunk only when the reply arrives; otherwise it starts it at `t + l`.
 //! 4. **A thread that finds the queue empty** waits for the request in flight, or, if none is,
 //!    sends one at `t` (for k chunks if it is the rank's first, else for itself, the threads
 //!    waiting and the depth, at most k) and waits. When a reply arrives the thread that asked

@@ -196,8 +196,9 @@ impl Sim<'_> {
 
     /// Thread `w` looks at its rank's queue at `t`, `others` threads of the rank being about to
     /// look too (woken by the same reply) besides those waiting. It pops a chunk if there is one
-    /// (cost l); if that leaves fewer than the depth, no request is in flight and the rank is
-    /// not done, it asks for the rest of the depth and starts its chunk when the reply arrives.
+    /// (cost l); if that leaves fewer than half the depth (`⌈depth / 2⌉`), no request is in
+    /// flight and the rank is not done, it asks for enough to fill the queue to the depth and
+    /// starts its chunk when the reply arrives.
     /// With the queue empty it waits for the request in flight, or sends one (k chunks the first
     /// time, else itself, the threads waiting and the depth, at most k), or stops if the rank is
     /// done.
@@ -207,7 +208,7 @@ impl Sim<'_> {
         if let Some(handed) = rank.queue.pop_front() {
             let at = t + self.pop_s;
             let depth = rank.depth(k);
-            if !rank.fetching && !rank.done && rank.queue.len() < depth {
+            if !rank.fetching && !rank.done && rank.queue.len() < depth.div_ceil(2) {
                 let count = depth - rank.queue.len();
                 rank.holder = Some((w, handed));
                 self.send(r, at, count);
