@@ -12,7 +12,11 @@
 //! SS, GSS, FAC2, AF and AWF-C; the makespan and the efficiency (total work / (P·k × makespan)) of
 //! each hand-out at each size. Table B: FAC2 and STATIC with 256 iterates per worker at 16 × 4,
 //! 64 × 16, 256 × 32 and 1024 × 64, exponential iterate times of mean 1 µs to 10 ms: from which
-//! size and iterate cost threads inside ranks pay.
+//! size and iterate cost threads inside ranks pay. Table C: for table B's hierarchical runs, the
+//! chunks a request brought on average (the outcome's chunks over its `requests`, the ranks'
+//! last, empty requests included) and the scheduler's busy time over the makespan (above 1 where
+//! those empty requests are served after the last chunk ends): how many chunks a rank asks for
+//! where rank 0 is busy.
 //!
 //! The scheduler's costs come from measurements on a 16-core machine (an earlier session; the raw
 //! MPI ping-pong server of `mpi_overhead`, every rank but 0 sending one request at a time): a
@@ -70,8 +74,17 @@ fn ping_pong_round_trip(np: usize, h: f64) -> f64 {
     out.report.parallel_time_s / chunks as f64
 }
 
-/// Makespan and efficiency of one loop, central (`P·k` workers) or hierarchical (`P` ranks of
-/// `k` threads).
+/// One loop's makespan and efficiency, with its chunks per request and the scheduler's busy
+/// time over the makespan.
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    makespan_s: f64,
+    efficiency: f64,
+    chunks_per_request: f64,
+    busy: f64,
+}
+
+/// One loop, central (`P·k` workers) or hierarchical (`P` ranks of `k` threads).
 fn cell(
     technique: &str,
     n: u64,
@@ -79,7 +92,7 @@ fn cell(
     h: f64,
     (ranks, threads): (usize, usize),
     hierarchical: bool,
-) -> (f64, f64) {
+) -> Cell {
     let (p, hand_out) = if hierarchical {
         (ranks, HandOut::threads(threads))
     } else {
@@ -95,12 +108,22 @@ fn cell(
         eprintln!("{technique}: {e}");
         std::process::exit(1)
     });
-    (out.report.parallel_time_s, out.report.efficiency)
+    let makespan_s = out.report.parallel_time_s;
+    Cell {
+        makespan_s,
+        efficiency: out.report.efficiency,
+        chunks_per_request: out.report.chunks as f64 / out.requests.max(1) as f64,
+        busy: if makespan_s > 0.0 {
+            out.scheduler_busy_s / makespan_s
+        } else {
+            0.0
+        },
+    }
 }
 
 /// `*` after the smaller makespan of the two.
-fn mark(this: (f64, f64), other: (f64, f64)) -> &'static str {
-    if this.0 < other.0 {
+fn mark(this: Cell, other: Cell) -> &'static str {
+    if this.makespan_s < other.makespan_s {
         "*"
     } else {
         " "
@@ -144,11 +167,11 @@ fn table_a(n: u64, h: f64) {
                 let hier = cell(technique, n, &model, h, size, true);
                 print!(
                     " | {:>9.3} {:.3}{} {:>9.3} {:.3}{}",
-                    central.0 * 1e3,
-                    central.1,
+                    central.makespan_s * 1e3,
+                    central.efficiency,
                     mark(central, hier),
-                    hier.0 * 1e3,
-                    hier.1,
+                    hier.makespan_s * 1e3,
+                    hier.efficiency,
                     mark(hier, central)
                 );
             }
@@ -157,8 +180,10 @@ fn table_a(n: u64, h: f64) {
     }
 }
 
-/// Table B: FAC2 and STATIC, 256 iterates per worker, exponential iterate times of each mean.
+/// Table B: FAC2 and STATIC, 256 iterates per worker, exponential iterate times of each mean;
+/// then table C, from the same hierarchical runs.
 fn table_b(h: f64) {
+    let mut hierarchical = Vec::new();
     println!(
         "\nB. {SWEEP_PER_WORKER} iterates per worker (N = {SWEEP_PER_WORKER} x P x k), exponential \
          iterate times, h = {}: efficiency central / hierarchical, * the shorter makespan",
@@ -179,11 +204,32 @@ fn table_b(h: f64) {
                 let hier = cell(technique, n, &model, h, size, true);
                 print!(
                     " | {:.3}{}/{:.3}{}",
-                    central.1,
+                    central.efficiency,
                     mark(central, hier),
-                    hier.1,
+                    hier.efficiency,
                     mark(hier, central)
                 );
+                hierarchical.push(hier);
+            }
+            println!();
+        }
+    }
+    println!(
+        "\nC. Table B's hierarchical runs: chunks per request (chunks / requests), and in brackets \
+         the scheduler's busy time / makespan"
+    );
+    print!("{:<7} {:<10}", "tech", "P x k");
+    for mean in SWEEP_MEANS_S {
+        print!(" | {:>13}", format!("mean {}", format_duration(mean)));
+    }
+    println!();
+    let mut cells = hierarchical.iter();
+    for technique in ["fac2", "static"] {
+        for size in SWEEP_SIZES {
+            print!("{technique:<7} {:<10}", format!("{} x {}", size.0, size.1));
+            for _ in SWEEP_MEANS_S {
+                let c = cells.next().expect("one cell per run");
+                print!(" | {:>6.2} ({:.2})", c.chunks_per_request, c.busy);
             }
             println!();
         }
