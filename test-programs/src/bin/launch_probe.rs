@@ -17,6 +17,8 @@
 //! mpiexec.hydra -n 3 target/debug/launch_probe
 //! ```
 
+use std::io::Write;
+
 use dls_runtime::runtime::settings::Launch;
 
 /// The variables of the launchers `Launch::detect` knows (`dls-runtime/src/runtime/launch.rs`).
@@ -52,7 +54,9 @@ fn main() {
     let rt = match dls::init() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("launch_probe: INIT ERR {e}");
+            // One write (stderr is unbuffered: `eprintln!` writes its pieces apart, and the
+            // ranks' messages would interleave within a line).
+            let _ = std::io::stderr().write_all(format!("launch_probe: INIT ERR {e}\n").as_bytes());
             std::process::exit(1);
         }
     };
