@@ -110,3 +110,8 @@ bash scripts/fresh_project.sh
 # ---- without the mpi feature: `cargo build` needs no MPI, and a program launched by mpirun
 # refuses to run N independent copies (dls-runtime/tests/runtime_env.rs) -------------------------
 cargo test -p dls-runtime --test runtime_env
+
+# ---- MPICH for real (issue 31): the test programs built against Debian's MPICH (installed beside
+# Open MPI, which stays the default; a target folder of their own) and a subset of the multi-rank
+# tests run under MPICH's Hydra mpiexec, through the same Rust tests and harness -------------------
+bash scripts/mpich.sh

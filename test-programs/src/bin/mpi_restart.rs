@@ -4,8 +4,9 @@
 //! Argument: `N`. From the environment (not arguments: a restart with other arguments is refused,
 //! issue 27 case 1): `RESTART_KILL`, `RESTART_AFTER` (seconds) and `RESTART_TAG`.
 //! `RESTART_KILL` is `none` (the default), `rank` (rank 1 kills itself with SIGKILL
-//! after `AFTER_S` seconds of the loop) or `mpirun` (rank 0 kills its parent, mpirun, with
-//! SIGKILL). Iterates sleep 1 ms. Every rank counts the iterates it executes into
+//! after `AFTER_S` seconds of the loop) or `mpirun` (rank 0 kills the launcher with SIGKILL: its
+//! parent, Open MPI's mpirun, or under MPICH's Hydra its parent's parent, `mpiexec`, since the
+//! parent is Hydra's local proxy, `hydra_pmi_proxy`). Iterates sleep 1 ms. Every rank counts the iterates it executes into
 //! `$DLS_CHECKPOINT/executed-TAG-r<rank>` (rewritten every 10 iterates and at the end), so a test
 //! can count the iterates executed twice across the killed run and the restart. Rank 0 prints
 //! `restart: sum=S serial=S restored=R generation=G from=F iterates=I`.
@@ -44,7 +45,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                 let victim = if kill == "rank" {
                     std::process::id().to_string()
                 } else {
-                    std::os::unix::process::parent_id().to_string()
+                    launcher_pid(std::os::unix::process::parent_id()).to_string()
                 };
                 eprintln!("restart test: rank {rank} sends SIGKILL to {kill} (pid {victim})");
                 Command::new("kill")
@@ -82,4 +83,25 @@ fn main() -> Result<(), Box<dyn Error>> {
         );
     }
     Ok(())
+}
+
+/// The launcher that started this process, from its parent `parent`: the parent itself (Open
+/// MPI's mpirun), or the proxy's parent when the parent is Hydra's `hydra_pmi_proxy` (killing
+/// the proxy leaves the ranks running and `mpiexec` waiting; killing `mpiexec`, the launcher,
+/// ends the proxy and its ranks, as killing Open MPI's mpirun does).
+fn launcher_pid(parent: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{parent}/stat")).unwrap_or_default();
+    // `pid (comm) state ppid ...`
+    let comm = stat
+        .find('(')
+        .zip(stat.rfind(')'))
+        .map(|(a, b)| &stat[a + 1..b]);
+    let ppid = stat
+        .rfind(')')
+        .and_then(|i| stat[i + 1..].split_whitespace().nth(1))
+        .and_then(|p| p.parse().ok());
+    match (comm, ppid) {
+        (Some("hydra_pmi_proxy"), Some(ppid)) => ppid,
+        _ => parent,
+    }
 }

@@ -10,14 +10,24 @@
 //! **Nothing can hang.** `mpirun` is started as the leader of a new session. Open MPI puts each
 //! rank in a process group of its own (so killing mpirun's process group would miss them), but
 //! every rank stays in mpirun's session. When a job outlives its timeout, mpirun gets SIGTERM
-//! (it forwards it to its ranks) and, 2 s later, every process still in the session gets
-//! SIGKILL; the test then fails with a message naming the program, the rank count and the
-//! timeout. After every job, hung or not, no process of its session may be left: one that is (a
-//! rank outliving its mpirun) is killed and fails the test too. `tests/mpi_no_hang.rs` proves
-//! both with a program that never ends.
+//! (it forwards it to its ranks) and, 2 s later, every process still in the session (and every
+//! other process of the job, see "Another launcher") gets SIGKILL; the test then fails with a
+//! message naming the program, the rank count and the timeout. After every job, hung or not, no
+//! process of it may be left: one that is (a rank outliving its mpirun) is killed and fails the
+//! test too. `tests/mpi_no_hang.rs` proves both with a program that never ends.
 //!
 //! Jobs are serialised within a test binary, so that several jobs of 8 ranks never share the
 //! 2 cores at once (cargo runs the test binaries one after the other).
+//!
+//! **Another launcher.** Jobs start with Open MPI's `mpirun` unless `DLS_TEST_LAUNCHER` names
+//! another one: `DLS_TEST_LAUNCHER=mpiexec.hydra` runs them under MPICH's Hydra (on programs
+//! built against MPICH: `scripts/mpich.sh`). The launcher's kind comes from its `--version`
+//! ([`launcher`]), and the Open MPI options the tests pass are translated for it
+//! ([`launcher_args`]). Hydra starts every rank in a session of its own, so a job's processes
+//! are found by a marker as well: each job's launcher gets `DLS_TEST_JOB=<test pid>-<job>` in
+//! its environment, which every process of the job inherits (Hydra passes the launcher's whole
+//! environment to its ranks), and the processes of the launcher's session or with that marker
+//! are the job's ([`job_processes`]). The timeout and the checks above hold for either launcher.
 
 #![allow(dead_code)]
 
@@ -26,14 +36,132 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{mpsc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 static ONE_JOB_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// How long a hung job's mpirun has, after SIGTERM, to end its ranks before every process of the
-/// session gets SIGKILL.
+/// job gets SIGKILL.
 const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// The variable that marks every process of a job (see the module's documentation).
+const JOB_MARKER: &str = "DLS_TEST_JOB";
+
+/// The kind of MPI launcher the jobs start with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LauncherKind {
+    /// Open MPI's `mpirun` (the default).
+    OpenMpi,
+    /// MPICH's (or Intel MPI's) Hydra `mpiexec`.
+    Hydra,
+}
+
+/// The launcher every job of these tests starts with.
+#[derive(Debug)]
+pub(crate) struct Launcher {
+    /// The command (`mpirun`, or `DLS_TEST_LAUNCHER`).
+    pub program: String,
+    pub kind: LauncherKind,
+}
+
+/// Open MPI's `mpirun`, or the launcher `DLS_TEST_LAUNCHER` names, whose kind its `--version`
+/// tells (`HYDRA build details` or `Open MPI`); panics on a launcher of another kind.
+pub(crate) fn launcher() -> &'static Launcher {
+    static LAUNCHER: OnceLock<Launcher> = OnceLock::new();
+    LAUNCHER.get_or_init(|| {
+        let program = match std::env::var("DLS_TEST_LAUNCHER") {
+            Ok(p) if !p.trim().is_empty() => p.trim().to_string(),
+            _ => {
+                return Launcher {
+                    program: "mpirun".into(),
+                    kind: LauncherKind::OpenMpi,
+                }
+            }
+        };
+        let out = Command::new(&program)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("DLS_TEST_LAUNCHER=`{program}`: cannot run it: {e}"));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let kind = if text.contains("HYDRA") {
+            LauncherKind::Hydra
+        } else if text.contains("Open MPI") || text.contains("OpenRTE") {
+            LauncherKind::OpenMpi
+        } else {
+            panic!(
+                "DLS_TEST_LAUNCHER=`{program}`: neither Open MPI's mpirun nor Hydra's mpiexec \
+                 (its --version printed: {text})"
+            )
+        };
+        Launcher { program, kind }
+    })
+}
+
+/// Whether the jobs run under Hydra (`DLS_TEST_LAUNCHER=mpiexec.hydra`).
+pub(crate) fn under_hydra() -> bool {
+    launcher().kind == LauncherKind::Hydra
+}
+
+/// Skips a test that cannot run under the launcher in use for a reason of the launcher: prints
+/// the reason and returns `true` when the jobs run under Hydra.
+pub(crate) fn skip_under_hydra(test: &str, reason: &str) -> bool {
+    if under_hydra() {
+        eprintln!("SKIPPED under Hydra: {test}: {reason}");
+        true
+    } else {
+        false
+    }
+}
+
+/// The launcher's options before `-np`: Open MPI's `--oversubscribe` and the test's
+/// `mpirun_args` (Open MPI's options), or their Hydra forms. Hydra starts as many ranks on this
+/// machine as asked (no `--oversubscribe`) and passes the launcher's whole environment to the
+/// ranks, where the job's variables are set, so `-x NAME` needs nothing; `-x NAME=VALUE`
+/// becomes `-genv NAME VALUE`, and `--mca KEY VALUE` becomes `-genv OMPI_MCA_KEY VALUE` (what
+/// Open MPI would read; MPICH ignores it). An option with no Hydra form panics, naming it.
+pub(crate) fn launcher_args(kind: LauncherKind, mpirun_args: &[&str]) -> Vec<String> {
+    if kind == LauncherKind::OpenMpi {
+        return std::iter::once("--oversubscribe")
+            .chain(mpirun_args.iter().copied())
+            .map(str::to_string)
+            .collect();
+    }
+    let mut out = Vec::new();
+    let mut args = mpirun_args.iter();
+    while let Some(&arg) = args.next() {
+        let mut value = |option: &str| -> String {
+            args.next()
+                .unwrap_or_else(|| panic!("mpirun option `{option}` without its value"))
+                .to_string()
+        };
+        match arg {
+            "--oversubscribe" => {}
+            "-x" => {
+                let var = value(arg);
+                if let Some((name, v)) = var.split_once('=') {
+                    out.extend(["-genv".to_string(), name.to_string(), v.to_string()]);
+                }
+            }
+            "--mca" | "-mca" => {
+                let key = value(arg);
+                let v = value(arg);
+                out.extend(["-genv".to_string(), format!("OMPI_MCA_{key}"), v]);
+            }
+            other => panic!(
+                "the Open MPI option `{other}` has no Hydra form in launcher_args \
+                 (test-programs/tests/mpi_common/mod.rs): add one there"
+            ),
+        }
+    }
+    out
+}
 
 /// The path of program `name` of this package (a `[[bin]]` of `test-programs/Cargo.toml`).
 pub(crate) fn program(name: &str) -> &'static str {
@@ -64,6 +192,7 @@ pub(crate) fn program(name: &str) -> &'static str {
         "mpi_stall" => env!("CARGO_BIN_EXE_mpi_stall"),
         "mpi_restart" => env!("CARGO_BIN_EXE_mpi_restart"),
         "mpi_auto" => env!("CARGO_BIN_EXE_mpi_auto"),
+        "launch_probe" => env!("CARGO_BIN_EXE_launch_probe"),
         // A program outside this package, by its absolute path (`/bin/sh` running a wrapper).
         other if other.starts_with('/') => Box::leak(other.to_string().into_boxed_str()),
         // A [[bin]] not listed above: cargo has built it all the same.
@@ -104,12 +233,14 @@ pub(crate) struct Job {
 pub(crate) struct Hang {
     /// `name` on `np` ranks, the mpirun command line and the timeout.
     pub what: String,
+    /// The launcher's command (`mpirun`, or `DLS_TEST_LAUNCHER`).
+    pub launcher: String,
     /// The job outlived its timeout and was killed.
     pub timed_out: bool,
-    /// The processes of the job's session still running when mpirun had ended (`pid cmdline`);
-    /// they have been killed.
+    /// The processes of the job (its launcher's session, or marked, see [`job_processes`]) still
+    /// running when the launcher had ended (`pid cmdline`); they have been killed.
     pub left_behind: Vec<String>,
-    /// The processes of the session still running after the kill (none, unless even SIGKILL
+    /// The processes of the job still running after the kill (none, unless even SIGKILL
     /// failed).
     pub survivors: Vec<String>,
     /// From the start to the end of the kill.
@@ -123,17 +254,18 @@ impl fmt::Display for Hang {
         if self.timed_out {
             write!(
                 f,
-                "{}: hung; killed mpirun and its ranks (the whole session) after {:.1?}",
-                self.what, self.elapsed
+                "{}: hung; killed {} and its ranks (every process of the job) after {:.1?}",
+                self.what, self.launcher, self.elapsed
             )?;
         } else {
-            write!(f, "{}: mpirun ended", self.what)?;
+            write!(f, "{}: {} ended", self.what, self.launcher)?;
         }
         if !self.left_behind.is_empty() {
             write!(
                 f,
-                "; {} process(es) outlived mpirun and were killed: {:?}",
+                "; {} process(es) outlived {} and were killed: {:?}",
                 self.left_behind.len(),
+                self.launcher,
                 self.left_behind
             )?;
         }
@@ -148,8 +280,10 @@ impl fmt::Display for Hang {
     }
 }
 
-/// Runs `mpirun [mpirun_args] -np <np> <program> [args]`; panics (fails the test) if it outlives
-/// `timeout` or leaves a process behind, with a message naming the program, `np` and `timeout`.
+/// Runs `mpirun [mpirun_args] -np <np> <program> [args]` (or the launcher `DLS_TEST_LAUNCHER`
+/// names, with `mpirun_args` translated: [`launcher_args`]); panics (fails the test) if it
+/// outlives `timeout` or leaves a process behind, with a message naming the program, `np` and
+/// `timeout`.
 pub(crate) fn mpirun(
     np: usize,
     mpirun_args: &[&str],
@@ -184,11 +318,17 @@ pub(crate) fn try_mpirun_env(
     timeout: Duration,
 ) -> Result<Job, Box<Hang>> {
     let _one = ONE_JOB_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    static JOBS: AtomicU64 = AtomicU64::new(0);
+    let marker = format!(
+        "{}-{}",
+        std::process::id(),
+        JOBS.fetch_add(1, Ordering::Relaxed)
+    );
     let exe = program(name);
-    let command: Vec<String> = ["mpirun", "--oversubscribe"]
-        .iter()
-        .chain(mpirun_args)
-        .map(|a| a.to_string())
+    let launcher = launcher();
+    let options = launcher_args(launcher.kind, mpirun_args);
+    let command: Vec<String> = std::iter::once(launcher.program.clone())
+        .chain(options.iter().cloned())
         .chain(["-np".to_string(), np.to_string(), exe.to_string()])
         .chain(args.iter().map(|a| a.to_string()))
         .collect();
@@ -197,7 +337,7 @@ pub(crate) fn try_mpirun_env(
         command.join(" "),
         timeout.as_secs_f64()
     );
-    let mut cmd = Command::new("mpirun");
+    let mut cmd = Command::new(&launcher.program);
     cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         // Hermetic runs: the caller's own dls settings never leak into a test job.
@@ -206,8 +346,8 @@ pub(crate) fn try_mpirun_env(
         .env_remove("DLS_RACKS")
         .env_remove("DLS_THREADS")
         .envs(env.iter().copied())
-        .arg("--oversubscribe")
-        .args(mpirun_args)
+        .env(JOB_MARKER, &marker)
+        .args(&options)
         .arg("-np")
         .arg(np.to_string())
         .arg(exe)
@@ -225,11 +365,17 @@ pub(crate) fn try_mpirun_env(
         });
     }
     let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .expect("mpirun must be installed (scripts/deps.sh)");
-    // The session id of every process of the job: mpirun's pid.
+    let mut child = cmd.spawn().unwrap_or_else(|e| {
+        panic!(
+            "cannot start `{}` (Open MPI's mpirun: scripts/deps.sh; MPICH's mpiexec.hydra: \
+             scripts/mpich.sh): {e}",
+            launcher.program
+        )
+    });
+    // The session id of Open MPI's processes of the job: mpirun's pid (Hydra's ranks are found
+    // by the marker).
     let session = child.id() as i32;
+    let job = || job_processes(session, &marker);
     let (out_tx, out_rx) = mpsc::channel();
     let (err_tx, err_rx) = mpsc::channel();
     let mut out = child.stdout.take().expect("stdout");
@@ -260,12 +406,12 @@ pub(crate) fn try_mpirun_env(
             {
                 std::thread::sleep(Duration::from_millis(20));
             }
-            kill_session(session);
+            kill_job(&job());
             break child.wait().expect("wait for killed mpirun");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // mpirun has ended: nothing of its session may still run (a rank that outlived it) once
+    // mpirun has ended: nothing of its job may still run (a rank that outlived it) once
     // three seconds have passed (when mpirun itself is killed, Open MPI's ranks notice it and end
     // within one or two seconds).
     let left_behind = if timed_out {
@@ -273,7 +419,7 @@ pub(crate) fn try_mpirun_env(
     } else {
         let ended = Instant::now();
         loop {
-            let left = session_processes(session);
+            let left = job();
             if left.is_empty() || ended.elapsed() > Duration::from_secs(3) {
                 break left;
             }
@@ -281,8 +427,8 @@ pub(crate) fn try_mpirun_env(
         }
     };
     let survivors = if timed_out || !left_behind.is_empty() {
-        kill_session(session);
-        wait_until_gone(session, Duration::from_secs(5))
+        kill_job(&job());
+        wait_until_gone(job, Duration::from_secs(5))
     } else {
         Vec::new()
     };
@@ -299,6 +445,7 @@ pub(crate) fn try_mpirun_env(
     if timed_out || !left_behind.is_empty() || !survivors.is_empty() {
         return Err(Box::new(Hang {
             what,
+            launcher: launcher.program.clone(),
             timed_out,
             left_behind,
             survivors,
@@ -382,25 +529,70 @@ fn cmdline(proc_dir: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// SIGKILL to every live process of session `session`.
-fn kill_session(session: i32) {
-    for p in session_processes(session) {
+/// The live processes of a job, as `pid cmdline`: those of session `session` (the launcher's,
+/// which holds Open MPI's ranks) and those whose environment holds `DLS_TEST_JOB=marker` (every
+/// process the launcher started, also in sessions of their own as Hydra's ranks are, or
+/// re-parented after their parent died).
+pub(crate) fn job_processes(session: i32, marker: &str) -> Vec<String> {
+    let mut found = session_processes(session);
+    let entry = format!("{JOB_MARKER}={marker}");
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        if found
+            .iter()
+            .any(|p| p.split(' ').next() == Some(&pid.to_string()))
+        {
+            continue;
+        }
+        // Unreadable (another user's process, or gone): not ours.
+        let Ok(environ) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if !environ.split(|&b| b == 0).any(|v| v == entry.as_bytes()) {
+            continue;
+        }
+        let live = std::fs::read_to_string(e.path().join("stat"))
+            .ok()
+            .and_then(|stat| {
+                let after = &stat[stat.rfind(')')? + 1..];
+                let state = after.split_whitespace().next()?;
+                Some(!matches!(state, "Z" | "X"))
+            })
+            .unwrap_or(false);
+        if live {
+            found.push(format!("{pid} {}", cmdline(&e.path())));
+        }
+    }
+    found
+}
+
+/// SIGKILL to every process of `processes` (`pid cmdline`, from [`job_processes`]).
+fn kill_job(processes: &[String]) {
+    for p in processes {
         if let Some(pid) = p.split(' ').next().and_then(|s| s.parse::<i32>().ok()) {
-            // SAFETY: kill(2) on a process of the session we created for this job.
+            // SAFETY: kill(2) on a process of the job we started (its launcher's session, or
+            // carrying this job's marker).
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
     }
 }
 
-/// Waits up to `limit` for session `session` to have no live process; returns those left.
-fn wait_until_gone(session: i32, limit: Duration) -> Vec<String> {
+/// Waits up to `limit` for the job (`processes` lists it) to have no live process, killing what
+/// is left; returns those left.
+fn wait_until_gone(processes: impl Fn() -> Vec<String>, limit: Duration) -> Vec<String> {
     let start = Instant::now();
     loop {
-        let left = session_processes(session);
+        let left = processes();
         if left.is_empty() || start.elapsed() > limit {
             return left;
         }
-        kill_session(session);
+        kill_job(&left);
         std::thread::sleep(Duration::from_millis(50));
     }
 }
