@@ -51,14 +51,14 @@ pub(crate) fn agree(step: &Step) -> bool {
             // Time for an ending rank to print main's error.
             std::thread::sleep(std::time::Duration::from_secs(1));
         }
-        world.0.abort(3);
+        super::comm::abort_job(&world.0, 3);
     }
     if ending {
         return false;
     }
     // Rank 0 aborts the job; wait for it (and abort ourselves if it somehow does not).
     std::thread::sleep(std::time::Duration::from_secs(5));
-    world.0.abort(3);
+    super::comm::abort_job(&world.0, 3);
 }
 
 /// Collective over `MPI_COMM_WORLD`, once at `dls::init` before any setting is parsed: returns
@@ -76,7 +76,7 @@ pub(crate) fn agree_settings() {
             crate::runtime::loops::panic_ctx::say_line(&format!(
                 "dls: cannot compare the settings of the ranks: {e}; aborting the MPI job"
             ));
-            world.0.abort(3);
+            super::comm::abort_job(&world.0, 3);
         }
     };
     let differ = differing_settings(&all);
@@ -94,10 +94,10 @@ pub(crate) fn agree_settings() {
         }
         out.push_str("\ndls: aborting the MPI job");
         crate::runtime::loops::panic_ctx::say_line(&out);
-        world.0.abort(3);
+        super::comm::abort_job(&world.0, 3);
     }
     std::thread::sleep(std::time::Duration::from_secs(5));
-    world.0.abort(3);
+    super::comm::abort_job(&world.0, 3);
 }
 
 /// The error text: what each rank was doing, ranks that did the same grouped.

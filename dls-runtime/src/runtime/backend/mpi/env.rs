@@ -37,7 +37,7 @@ pub(crate) struct MpiEnv {
 const YIELD_VAR: &str = "OMPI_MCA_mpi_yield_when_idle";
 
 fn abort_world(code: i32) {
-    SimpleCommunicator::world().abort(code)
+    super::comm::abort_job(&SimpleCommunicator::world(), code)
 }
 
 impl MpiEnv {
