@@ -111,6 +111,18 @@ impl MpiEnv {
                 })?;
             self.pool = Some(pool);
         }
+        // A launcher binds a rank to one core by default (Open MPI does for up to 2 ranks, and
+        // srun without --cpus-per-task): its threads would then share that core. Said, not
+        // silently slow.
+        let here = std::thread::available_parallelism().map_or(threads, |n| n.get());
+        if threads > here && self.rank == 0 {
+            crate::runtime::loops::panic_ctx::say_line(&format!(
+                "dls: warning: DLS_THREADS={threads}, but rank 0 may run on {here} core(s) only \
+                 (the launcher bound it), so its threads share them (and the other ranks' likely \
+                 do too); give every rank {threads} cores: `mpirun --map-by ppr:1:node:PE={threads}` \
+                 (Open MPI), `srun --cpus-per-task={threads}` (Slurm), or `--bind-to none`"
+            ));
+        }
         self.threads = Some(threads);
         Ok(self)
     }

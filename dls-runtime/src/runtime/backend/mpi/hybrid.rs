@@ -36,7 +36,7 @@
 //! with an error (`Runtime::reduce_impl`), not run without them.
 
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -60,6 +60,8 @@ use crate::{Chunk, ChunkTiming, Technique};
 
 /// The weight of a new measurement in the rank's running means (chunk time, round trip).
 const NEW: f64 = 0.25;
+/// How long a thread waiting for its rank's batch watches for it before it sleeps.
+const WATCH: Duration = Duration::from_micros(50);
 /// The shortest round trip the rank plans with (rank 0's batches cost a lock, not a message).
 const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
 
@@ -199,6 +201,8 @@ pub(crate) struct HybridLoop {
     local: Mutex<Local>,
     /// Notified when a batch arrives (threads waiting with an empty queue).
     arrived: Condvar,
+    /// Batches received: what a thread waiting for one watches before it sleeps.
+    batches: AtomicU64,
     side: Side,
 }
 
@@ -247,6 +251,7 @@ impl HybridLoop {
             k,
             local: Mutex::new(Local::new(k)),
             arrived: Condvar::new(),
+            batches: AtomicU64::new(0),
             side,
         })
     }
@@ -288,7 +293,10 @@ impl HybridLoop {
         local.done = batch.is_empty();
         local.queue.extend(batch);
         local.fetching = false;
-        self.arrived.notify_all();
+        self.batches.fetch_add(1, Ordering::Release);
+        if local.waiting > 0 {
+            self.arrived.notify_all();
+        }
         local
     }
 }
@@ -361,8 +369,19 @@ impl ChunkSource for HybridLoop {
                 return (None, Verdict::Keep);
             }
             if local.fetching {
+                // The batch is due within a round trip: watch for it a while before sleeping
+                // (a sleep and a wake-up are system calls, longer than a short chunk).
                 local.waiting += 1;
-                local = self.arrived.wait(local).unwrap_or_else(|e| e.into_inner());
+                let seen = self.batches.load(Ordering::Acquire);
+                drop(local);
+                let watch = Instant::now();
+                while self.batches.load(Ordering::Acquire) == seen && watch.elapsed() < WATCH {
+                    std::hint::spin_loop();
+                }
+                local = lock(&self.local);
+                if local.fetching && self.batches.load(Ordering::Acquire) == seen {
+                    local = self.arrived.wait(local).unwrap_or_else(|e| e.into_inner());
+                }
                 local.waiting -= 1;
                 continue;
             }
