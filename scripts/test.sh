@@ -110,3 +110,9 @@ bash scripts/fresh_project.sh
 # ---- without the mpi feature: `cargo build` needs no MPI, and a program launched by mpirun
 # refuses to run N independent copies (dls-runtime/tests/runtime_env.rs) -------------------------
 cargo test -p dls-runtime --test runtime_env
+
+# ---- Slurm for real (issue 31): a Slurm of one node on this machine (installed with apt-get if
+# missing, its daemons started and stopped by the script) runs the book's batch scripts
+# (book/src/slurm/) with sbatch --wait: srun's MPI plugins, a signal, checkpoints, a requeue and
+# a restart of the long-job script, the own-project script, and a job whose rank panics ---------
+bash scripts/slurm.sh
