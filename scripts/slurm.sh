@@ -68,14 +68,21 @@ target=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release
 
 # ---- processes -------------------------------------------------------------------------------
 # The live processes (not zombies) of the Slurm started from $conf (`ours slurm`: its daemons,
-# started with `-f $conf`, its job steps and its jobs' processes) or of its job $2 (`ours job ID`):
-# a job's processes have SLURM_JOB_ID and SLURM_CONF=$conf in their environment, its steps are
-# `slurmstepd: [ID.…]`. From /proc: no procps needed.
+# started with `-f $conf`, its job steps, its jobs' processes, and the sbatch and srun of an
+# earlier run) or of its job $2 (`ours job ID`): a job's processes have SLURM_JOB_ID
+# and SLURM_CONF=$conf in their environment, its steps are `slurmstepd: [ID.…]`. Never this
+# script, its parents or the subshell that runs this. From /proc: no procps needed.
 ours() {
-  local what=$1 id=${2:-} p pid stat cmd conf_seen job e
+  local what=$1 id=${2:-} p pid stat cmd conf_seen job e q=$$ skip=" $$ $BASHPID "
   local -a words vars
+  while [ "$q" -gt 1 ] && { read -r stat <"/proc/$q/stat"; } 2>/dev/null; do
+    stat=${stat##*) }
+    read -r _ q _ <<<"$stat"
+    skip+="$q "
+  done
   for p in /proc/[0-9]*; do
     pid=${p#/proc/}
+    [[ $skip == *" $pid "* ]] && continue
     { read -r stat <"$p/stat"; } 2>/dev/null || continue
     stat=${stat##*) }
     [[ ${stat:0:1} == [ZX] ]] && continue
@@ -89,8 +96,8 @@ ours() {
     done
     [[ -n $conf_seen || $cmd == *" -f $conf "* ]] || continue
     if [ "$what" = slurm ]; then
-      [[ $cmd == " slurmctld "* || $cmd == " slurmd "* || $cmd == " slurmstepd:"* || -n $job ]] \
-        || continue
+      [[ -n $job || $cmd == " slurmctld "* || $cmd == " slurmd "* || $cmd == " slurmstepd:"* \
+        || $cmd == " timeout "* || $cmd == " sbatch "* || $cmd == " srun "* ]] || continue
     else
       [[ $cmd == " slurmstepd: [$id."* || $job == "$id" ]] || continue
     fi
