@@ -36,7 +36,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 dir=${DLS_SLURM_DIR:-/tmp/dls-slurm}
-[[ $dir == /?*/?* || $dir == /tmp?* ]] || { echo "slurm.sh: DLS_SLURM_DIR=$dir: not a folder to empty"; exit 1; }
+# It is emptied: a folder at least two levels below /, never / or /usr.
+[[ $dir == /?*/?* ]] || { echo "slurm.sh: DLS_SLURM_DIR=$dir: not a folder to empty"; exit 1; }
 conf=$dir/slurm.conf
 ranks=4
 fail() {
@@ -192,7 +193,8 @@ overrides=""
 cat >"$conf" <<EOF
 # A Slurm of one node for scripts/slurm.sh; \`slurmd -C\` reported $cpus CPUs.
 ClusterName=dls-test
-SlurmctldHost=$host
+# Addresses given, so that nothing depends on how this machine's name resolves.
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
 # A requeued job starts again cred_expire + 1 s after its requeue (default 120 s).
@@ -220,7 +222,7 @@ ReturnToService=2
 # looks at its job every 2 s (it backs off to 32 s while MinJobAge allows it).
 MinJobAge=0
 KillWait=5
-NodeName=$host CPUs=$declared RealMemory=$memory State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$declared RealMemory=$memory State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$conf
@@ -328,7 +330,9 @@ for plugin in $plugins; do
       "variable of an MPI launcher that dls knows is set (Open MPI is not initialised)"
   else
     echo "   --mpi=$plugin: does not work (exit $rc):"
-    grep -v -e '^-*$' -e '^ *$' "$log" | awk '!seen[$0]++' | head -n 8 | sed 's/^/     /'
+    # Each rank prints the same lines, after a `[host:pid]` of its own on some.
+    grep -v -e '^-*$' -e '^ *$' "$log" | sed 's/^\[[^]]*\] //' | awk '!seen[$0]++' | head -n 8 \
+      | sed 's/^/     /'
   fi
   [ "$rc" = 124 ] && fail "srun --mpi=$plugin did not end within 60 s"
 done
@@ -366,7 +370,7 @@ ls -l "$ckpt"/sweep-*/ | sed -n 's/^.* \([0-9]\+ [A-Z][a-z][a-z] .*\)$/     \1/p
 echo "   scontrol requeue $job"
 timeout 10 scontrol requeue "$job"
 finish "$folder"
-cat "$folder/job.out" | sed 's/^/   | /'
+sed 's/^/   | /' "$folder/job.out"
 [ "$rc" = 0 ] || fail "the long job failed (sbatch --wait: exit $rc)"
 grep -q "JOB $job .* DUE TO JOB REQUEUE" "$folder/job.out" || fail "no requeue in the job's output"
 grep -q '^sweep: .* parallel == serial' "$folder/job.out" || fail "no serial result in the output"
