@@ -396,7 +396,8 @@ if compgen -G "$ckpt/*/*.ckpt" >/dev/null; then
 fi
 no_leftovers "$job"
 echo "   no process of job $job is left; the run that ended deleted its checkpoints"
-echo "   long job: OK ($(job_field "$job" JobState) $restarts $(job_field "$job" ExitCode))"
+echo "   long job: OK ($(job_field "$job" JobState) $restarts $(job_field "$job" ExitCode)" \
+  "$(job_field "$job" RunTime) for the second run)"
 
 # ---- 3. the own-project script -------------------------------------------------------------------
 stub=$dir/bin
@@ -436,4 +437,4 @@ grep -q 'dls: rank 1 panicked in iterate [0-9]* of loop `panicky`: boom at' "$fo
 no_leftovers "$job"
 echo "   no process of job $job is left"
 echo "   a rank panics: OK (sbatch --wait: exit $rc; $(job_field "$job" JobState)" \
-  "$(job_field "$job" ExitCode))"
+  "$(job_field "$job" ExitCode) $(job_field "$job" RunTime))"
