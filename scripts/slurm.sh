@@ -25,7 +25,8 @@
 # does nothing (Open MPI is installed system-wide here).
 #
 # Needs root (it installs packages and starts daemons). State, logs and the jobs' folders are in
-# $DLS_SLURM_DIR (default /tmp/dls-slurm), emptied at the start.
+# $DLS_SLURM_DIR (default /tmp/dls-slurm), emptied at the start. One run at a time on a machine:
+# the daemons listen on fixed ports (6827, 6828), and a run stops what a run before it left.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
