@@ -111,6 +111,12 @@ bash scripts/fresh_project.sh
 # refuses to run N independent copies (dls-runtime/tests/runtime_env.rs) -------------------------
 cargo test -p dls-runtime --test runtime_env
 
+# ---- Slurm for real (issue 31): a Slurm of one node on this machine (installed with apt-get if
+# missing, its daemons started and stopped by the script) runs the book's batch scripts
+# (book/src/slurm/) with sbatch --wait: srun's MPI plugins, a signal, checkpoints, a requeue and
+# a restart of the long-job script, the own-project script, and a job whose rank panics ---------
+bash scripts/slurm.sh
+
 # ---- MPICH for real (issue 31): the test programs built against Debian's MPICH (installed beside
 # Open MPI, which stays the default; a target folder of their own) and a subset of the multi-rank
 # tests run under MPICH's Hydra mpiexec, through the same Rust tests and harness -------------------
