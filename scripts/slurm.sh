@@ -12,7 +12,9 @@
 #      SIGUSR1 (as `--signal=B:USR1@120` sends it), every rank writes a checkpoint, the job is
 #      requeued (`scontrol requeue`), and the second run restores the first run's iterates and
 #      ends with the serial result.
-#   3. book/src/slurm/own_project.sbatch runs the mandelbrot example (parallel == serial).
+#   3. book/src/slurm/own_project.sbatch runs the mandelbrot example (parallel == serial), and
+#      book/src/slurm/hybrid.sbatch runs it as 2 ranks x 2 threads (srun --cpus-per-task,
+#      DLS_THREADS=$SLURM_CPUS_PER_TASK).
 #   4. The same script with a program that panics on rank 1: sbatch --wait fails, the job's
 #      output names the panic, and no process of the job is left.
 # Every wait has a timeout; a job still running at the end is cancelled and its processes killed.
@@ -341,7 +343,16 @@ done
 echo "   plugins that work with Debian's Open MPI: $works"
 
 # ---- 2. the long job: a signal, checkpoints, a requeue, a restart ------------------------------
-folder=$(job_folder long_job sweep "$target/sweep")
+# The sweep over 20,000 values (its default is 6000): its loop must outlast the signal, the
+# checkpoints and the requeue below (6000 values ended in 2.4 s on 2 idle cores, before the
+# requeue came). The script runs `target/release/sweep` as the book writes it: a wrapper.
+mkdir -p "$dir/long_job"
+cat >"$dir/long_job-sweep" <<EOF
+#!/bin/sh
+exec "$target/sweep" 20000
+EOF
+chmod +x "$dir/long_job-sweep"
+folder=$(job_folder long_job sweep "$dir/long_job-sweep")
 export SCRATCH=$dir/scratch
 ckpt=$SCRATCH/sweep-ckpt
 report=$SCRATCH/sweep-report.jsonl
@@ -420,6 +431,21 @@ grep -q "\"p\":$ranks," "$folder/run.jsonl" || fail "run.jsonl: not a loop of $r
 grep -q '"technique":"af"' "$folder/run.jsonl" || fail "run.jsonl: DLS_SCHEDULE=af not used"
 no_leftovers "$job"
 echo "   own project: OK (run.jsonl: p=$ranks, technique af)"
+
+# ---- 3b. threads inside ranks: book/src/slurm/hybrid.sbatch as 2 ranks x 2 threads ---------------
+# The script asks for one task per node with --cpus-per-task for its threads; here 2 tasks of 2
+# CPUs on the one node (its declared CPUs), and dls gives every rank DLS_THREADS=2 threads.
+folder=$(job_folder hybrid my-program "$target/examples/mandelbrot")
+submit "threads inside ranks" 120 "$folder" book/src/slurm/hybrid.sbatch --ntasks-per-node=2 \
+  --cpus-per-task=2
+finish "$folder"
+sed 's/^/   | /' "$folder/job.out"
+[ "$rc" = 0 ] || fail "the threads-inside-ranks job failed (sbatch --wait: exit $rc)"
+grep -q '^mandelbrot .*parallel image == serial image' "$folder/job.out" || fail "no serial result"
+grep -q '"p":4,' "$folder/run.jsonl" || fail "run.jsonl: not a loop of 2 ranks x 2 threads"
+grep -q '"threads_per_rank":2' "$folder/run.jsonl" || fail "run.jsonl: no threads_per_rank 2"
+no_leftovers "$job"
+echo "   threads inside ranks: OK (run.jsonl: p=4, threads_per_rank 2)"
 
 # ---- 4. a rank that panics ends the job --------------------------------------------------------------
 folder=$(job_folder panic my-program "$dir/panic/mpi_panic-worker")
