@@ -55,7 +55,9 @@ fn launched_on(p: usize) {
             "rank {rank}: {line}"
         );
         assert!(
-            line.ends_with(&format!("backend=Mpi {{ rank: {rank}, size: {p} }}")),
+            line.ends_with(&format!(
+                "backend=Mpi {{ rank: {rank}, size: {p}, threads: 1 }}"
+            )),
             "rank {rank}: {line}"
         );
         if mpi_common::under_hydra() {

@@ -3,7 +3,7 @@
 //! prints one line to stdout:
 //!
 //! ```text
-//! launch_probe: rank R of P: variable=PMI_SIZE launcher=<words> rank=R size=P; env PMI_RANK=R PMI_SIZE=P ...; backend=Mpi { rank: R, size: P }
+//! launch_probe: rank R of P: variable=PMI_SIZE launcher=<words> rank=R size=P; env PMI_RANK=R PMI_SIZE=P ...; backend=Mpi { rank: R, size: P, threads: 1 }
 //! ```
 //!
 //! with the launch as `Launch::detect` reads it from the real launcher's environment (`none`
