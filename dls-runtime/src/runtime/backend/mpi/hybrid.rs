@@ -51,7 +51,7 @@ use mpi::topology::Communicator;
 use super::backoff::{self, Backoff};
 use super::chunk_loop::share_report;
 use super::comm::LoopComm;
-use super::messages::{Batch, BatchRequest, BATCH_PER_THREAD, TAG_REPLY, TAG_REQUEST};
+use super::messages::{Batch, BatchRequest, TAG_REPLY, TAG_REQUEST};
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
@@ -150,34 +150,12 @@ fn add(acc: &mut Option<ChunkTiming>, t: ChunkTiming) {
 /// Rank 0's scheduler: the technique over every thread, and where each rank's next chunk goes.
 struct Hand {
     core: ReportingScheduler,
-    /// The chunks' one size, for a technique whose chunks all have one (read at the start).
-    fixed: Option<u64>,
     /// Per rank: the share its next chunk is handed to (its shares in turn).
     turn: Vec<usize>,
     k: usize,
 }
 
 impl Hand {
-    /// How many chunks a request for `count` gets: at most `k`, one per thread share; for a
-    /// technique whose chunks all have one size (SS, STATIC, FSC, mFSC), which learns nothing
-    /// from timings, up to [`BATCH_PER_THREAD`] per share while every rank can still get that
-    /// many (at most a 2P-th of the chunks left each), so that SS's one-iterate chunks cost a
-    /// request per `4k` iterates, not per one or two.
-    fn allowed(&self, count: usize) -> usize {
-        let k = self.k;
-        if count == 0 {
-            return 0;
-        }
-        match self.fixed {
-            Some(size) if size > 0 => {
-                let left = usize::try_from(self.core.remaining() / size).unwrap_or(usize::MAX);
-                let fair = left / (2 * self.turn.len());
-                count.min(k).max(fair.min(BATCH_PER_THREAD * k))
-            }
-            _ => count.min(k),
-        }
-    }
-
     /// Records rank `rank`'s finished work per share, then hands it up to `count` chunks.
     fn batch(
         &mut self,
@@ -193,7 +171,7 @@ impl Hand {
             }
         }
         let mut chunks = Vec::with_capacity(count);
-        for _ in 0..self.allowed(count) {
+        for _ in 0..count.min(k) {
             let j = self.turn[rank];
             match self.core.serve_at(rank * k + j, None, now).0.chunk() {
                 Some(c) => {
@@ -251,7 +229,6 @@ impl HybridLoop {
         let comm = Arc::new(LoopComm(comm.duplicate()));
         let side = if rank == 0 {
             let hand = Arc::new(Mutex::new(Hand {
-                fixed: core.fixed_chunk(),
                 core,
                 turn: vec![0; size],
                 k,

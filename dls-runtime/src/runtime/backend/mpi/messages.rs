@@ -124,22 +124,16 @@ impl BatchRequest {
     }
 }
 
-/// The most chunks a [`Batch`] brings per thread of the rank: a technique whose chunks all have
-/// one size gets up to this many per thread share (`Hand::allowed` in `hybrid.rs`), any other
-/// technique one.
-pub(crate) const BATCH_PER_THREAD: usize = 4;
-
 /// Scheduler → a rank with threads inside (`hybrid.rs`), with tag [`TAG_REPLY`]: the chunks
 /// of the rank's batch, each with the thread share `j` it was handed to; an empty batch ends the
-/// loop on the rank. Encoded as `[count, start, size, j, …]`: `1 + 3·4k` words at most.
+/// loop on the rank. Encoded as `[count, start, size, j, …]`: `1 + 3k` words at most.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Batch;
 
 impl Batch {
-    /// The words of the longest batch for `k` threads (up to [`BATCH_PER_THREAD`] chunks per
-    /// thread).
+    /// The words of the longest batch for `k` threads.
     pub(crate) fn words(k: usize) -> usize {
-        1 + 3 * k * BATCH_PER_THREAD
+        1 + 3 * k
     }
 
     pub(crate) fn encode(chunks: &[(Chunk, usize)]) -> Vec<u64> {
