@@ -24,10 +24,7 @@
 //!   with theirs meanwhile). While they are long, a rank asks
 //!   only when a thread finds the queue empty, for that thread and the ones waiting: chunks
 //!   taken early are chunks other ranks cannot get (GSS hands out most of a loop in its first
-//!   chunks). The first request asks for `k` (every thread starts). A technique whose chunks
-//!   all have one size (SS, STATIC, FSC, mFSC) learns nothing from timings: its batches bring
-//!   up to four chunks per share while every rank can still get that many (`Hand::allowed`),
-//!   so that SS costs a request per `4k` iterates. An empty batch ends the
+//!   chunks). The first request asks for `k` (every thread starts). An empty batch ends the
 //!   loop on the rank. Rank 0 takes its batches from the scheduler directly, under its mutex;
 //!   a service thread answers the other ranks ([`serve`]).
 //! - **The end.** `finish` gathers every rank's chunks not yet reported and its CPU time to
