@@ -30,3 +30,19 @@ pub struct ChunkTiming {
     /// Seconds from receiving the chunk to finishing it (scheduling overhead included).
     pub elapsed_s: f64,
 }
+
+/// Adds another chunk's timing: the iterates and both times summed (what a worker finished since
+/// it last reported).
+///
+/// ```
+/// let mut t = dls_technique::ChunkTiming { iterates: 8, work_s: 0.4, elapsed_s: 0.5 };
+/// t += dls_technique::ChunkTiming { iterates: 2, work_s: 0.1, elapsed_s: 0.25 };
+/// assert_eq!((t.iterates, t.work_s, t.elapsed_s), (10, 0.5, 0.75));
+/// ```
+impl std::ops::AddAssign for ChunkTiming {
+    fn add_assign(&mut self, other: ChunkTiming) {
+        self.iterates += other.iterates;
+        self.work_s += other.work_s;
+        self.elapsed_s += other.elapsed_s;
+    }
+}

@@ -35,16 +35,9 @@ struct Handed {
     share: usize,
 }
 
-/// Adds timing `t` to `acc` (a share's chunks finished since the rank's last request).
+/// Adds timing `t` to `acc`.
 fn add(acc: &mut Option<ChunkTiming>, t: ChunkTiming) {
-    let a = acc.get_or_insert(ChunkTiming {
-        iterates: 0,
-        work_s: 0.0,
-        elapsed_s: 0.0,
-    });
-    a.iterates += t.iterates;
-    a.work_s += t.work_s;
-    a.elapsed_s += t.elapsed_s;
+    *acc.get_or_insert_with(ChunkTiming::default) += t;
 }
 
 /// A rank's side of the hand-out (the runtime's `Local`).

@@ -134,14 +134,7 @@ impl Local {
 
 /// Adds timing `t` to `acc`.
 fn add(acc: &mut Option<ChunkTiming>, t: ChunkTiming) {
-    let a = acc.get_or_insert(ChunkTiming {
-        iterates: 0,
-        work_s: 0.0,
-        elapsed_s: 0.0,
-    });
-    a.iterates += t.iterates;
-    a.work_s += t.work_s;
-    a.elapsed_s += t.elapsed_s;
+    *acc.get_or_insert_with(ChunkTiming::default) += t;
 }
 
 /// Rank 0's scheduler: the technique over every thread, and where each rank's next chunk goes.
