@@ -47,15 +47,34 @@ fn executed(dir: &Path, tag: &str) -> i64 {
 
 const N: &str = "10000";
 
+/// A job of 4 ranks killed part-way (`kill`: `rank` or `mpirun`, at a moment that `run` picks),
+/// then restarted: (iterates restored, iterates executed twice, ms from the kill to the end).
 fn kill_and_restart(kill: &str, run: u64) -> (i64, i64, i64) {
-    let dir = std::env::temp_dir().join(format!("dls-restart-{kill}-{run}-{}", std::process::id()));
+    kill_and_restart_on(4, None, kill, run)
+}
+
+/// [`kill_and_restart`] on `ranks` ranks of `threads` threads each (`DLS_THREADS`, if given).
+fn kill_and_restart_on(
+    ranks: usize,
+    threads: Option<&str>,
+    kill: &str,
+    run: u64,
+) -> (i64, i64, i64) {
+    let dir = std::env::temp_dir().join(format!(
+        "dls-restart-{kill}-{run}-{ranks}-{}-{}",
+        threads.unwrap_or("1"),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let d = dir.display().to_string();
-    let env = [
+    let mut env = vec![
         ("DLS_CHECKPOINT", d.as_str()),
         ("DLS_CHECKPOINT_EVERY", "50ms"),
     ];
+    if let Some(k) = threads {
+        env.push(("DLS_THREADS", k));
+    }
     // A pseudo-random moment in the loop (2.7-3.9 s on 4 ranks on 2 cores: an iterate sleeps
     // 1 ms, which takes 1.05-1.5 ms with the program's count files; Open MPI takes about 1.4 s
     // to end the job, during which the other ranks go on). Moments up to 1.6 s stay inside the
@@ -77,7 +96,7 @@ fn kill_and_restart(kill: &str, run: u64) -> (i64, i64, i64) {
         ("RESTART_TAG", "killed"),
     ]);
     let job = mpi_common::mpirun_env(
-        4,
+        ranks,
         &[],
         &killed_env,
         "mpi_restart",
@@ -100,7 +119,7 @@ fn kill_and_restart(kill: &str, run: u64) -> (i64, i64, i64) {
     let mut restart_env = env.to_vec();
     restart_env.extend([("RESTART_TAG", "restart")]);
     let restart = mpi_common::mpirun_env(
-        4,
+        ranks,
         &[],
         &restart_env,
         "mpi_restart",
@@ -139,6 +158,28 @@ fn ten_killed_ranks_and_ten_killed_mpiruns_restart_to_the_serial_result() {
     for kill in ["rank", "mpirun"] {
         for run in 0..runs {
             let (restored, _, _) = kill_and_restart(kill, run);
+            restored_any |= restored > 0;
+        }
+    }
+    assert!(restored_any, "no restart restored anything");
+}
+
+/// Threads inside ranks write checkpoints too (one file per thread, worker `rank·k + thread`):
+/// 2 ranks × 2 threads killed part-way (a rank, then mpirun) restart to the serial result, the
+/// restored iterates and the ones executed adding up to N.
+#[test]
+fn killed_jobs_on_threads_inside_ranks_restart_to_the_serial_result() {
+    let runs: u64 = std::env::var("DLS_TEST_RESTART_RUNS")
+        .ok()
+        .map(|k| k.parse().expect("DLS_TEST_RESTART_RUNS: a whole number"))
+        .unwrap_or(10)
+        .min(3);
+    let mut restored_any = false;
+    for kill in ["rank", "mpirun"] {
+        // Moments 1.4-1.5 s into the loop (2.0-2.1 s under Hydra): after the first chunks
+        // (1,250 iterates of FAC2 on 4 threads) were checkpointed, before the loop's end.
+        for run in [24, 29, 34].into_iter().take(runs as usize) {
+            let (restored, _, _) = kill_and_restart_on(2, Some("2"), kill, run);
             restored_any |= restored > 0;
         }
     }

@@ -224,7 +224,7 @@ impl TwoLevel for MpiGroups {
         // thread waits for the end of the loop.
         let lp = MpiLoop::start_private(outer, technique, m, Rank0::Coordinates)?;
         Ok(lp
-            .finish(None, 0.0, Some((name, started)))
+            .finish(&[], 0.0, Some((name, started)))
             .expect("a report was asked for"))
     }
 

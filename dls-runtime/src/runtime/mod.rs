@@ -280,20 +280,7 @@ fn mpi_platform(threads: Option<usize>) -> Result<(Box<dyn Platform>, Settings),
     let mut settings = Settings::from_env()?;
     settings.threads = settings.threads.or(threads);
     let env = match settings.threads {
-        Some(k) => {
-            if let Some(dir) = &settings.checkpoint {
-                // Never a run that the user believes is checkpointed and is not.
-                return Err(DlsError::Setting {
-                    name: "DLS_CHECKPOINT",
-                    value: dir.display().to_string(),
-                    message: "checkpoints are not written yet by threads inside MPI ranks \
-                              (DLS_THREADS under a launcher): unset DLS_THREADS (one worker per \
-                              rank) to write checkpoints, or unset DLS_CHECKPOINT"
-                        .into(),
-                });
-            }
-            env.with_threads(k, settings.stack)?
-        }
+        Some(k) => env.with_threads(k, settings.stack)?,
         None => env,
     };
     Ok((Box::new(env), settings))
@@ -624,7 +611,10 @@ impl Runtime {
     }
 
     /// Whether this handle's loops with a result re-execute unfinished chunks: `DLS_REEXECUTE` if
-    /// set, else the handle's ([`Runtime::with_reexecution`]), else on.
+    /// set, else the handle's ([`Runtime::with_reexecution`]), else on — except on threads inside
+    /// MPI ranks (`DLS_THREADS` of 2 or more under a launcher), where it is off unless asked for:
+    /// there a loop that re-executes takes a request per chunk per thread, one that does not
+    /// takes its chunks in batches (a message per batch of a rank's threads).
     ///
     /// ```
     /// let rt = dls_runtime::init().unwrap();
@@ -636,7 +626,7 @@ impl Runtime {
             .settings
             .reexecute
             .or(self.reexecute)
-            .unwrap_or(true)
+            .unwrap_or(!matches!(self.backend(), Backend::Mpi { threads, .. } if threads > 1))
     }
 
     /// The same runtime, whose re-executing loops split a long chunk in progress for an idle

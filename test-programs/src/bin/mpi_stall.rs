@@ -10,7 +10,8 @@
 //! Arguments: `N TECHNIQUE STALLED_RANK STOP_AFTER_S RESUME_AFTER_S [stop|kill]`. Iterates sleep 1 ms (so
 //! the timing does not depend on the machine's cores). Rank 0 prints
 //! `stall: sum=S serial=S iterates=N copies=C discarded=D complete_s=T bound_s=B ratio=R`, where
-//! B is the lower bound of the loop on the P − 1 ranks that keep working (N ms / (P − 1)) and
+//! B is the lower bound of the loop on the P − 1 ranks that keep working (N ms / (P − 1), divided
+//! by the threads of a rank where every rank has threads inside, `DLS_THREADS`) and
 //! R = T / B.
 
 use std::error::Error;
@@ -66,7 +67,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         let r = &stats.report;
         let rx = r.reexecution.clone().unwrap_or_default();
         let complete = rx.complete_s.unwrap_or(r.parallel_time_s);
-        let bound = n as f64 * 1e-3 / (p.max(2) - 1) as f64;
+        // The ranks that keep working, each with its threads (`DLS_THREADS` under mpirun).
+        let k = rt.workers() / p;
+        let bound = n as f64 * 1e-3 / ((p.max(2) - 1) * k) as f64;
         println!(
             "stall: sum={sum} serial={serial} iterates={} copies={} discarded={} \
              complete_s={complete:.3} bound_s={bound:.3} ratio={:.3} parallel_s={:.3}",

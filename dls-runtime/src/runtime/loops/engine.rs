@@ -58,9 +58,14 @@ impl Runtime {
         range: R,
         technique: Technique,
     ) -> Result<Loop<R::Index>, DlsError> {
-        self.make_loop(name, range, technique, || {
-            "an explicit loop (start_loop)".into()
-        })
+        // The program runs the chunks itself: nothing is re-executed.
+        self.make_loop(
+            name,
+            range,
+            technique,
+            || "an explicit loop (start_loop)".into(),
+            false,
+        )
         .map(|(lp, _)| lp)
     }
 
@@ -71,6 +76,7 @@ impl Runtime {
         range: R,
         technique: Technique,
         kind: impl Fn() -> String,
+        tolerant: bool,
     ) -> Result<(Loop<R::Index>, Placement), DlsError> {
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
@@ -97,6 +103,7 @@ impl Runtime {
             n,
             first: &first_text,
             kind: &kind,
+            tolerant,
         };
         let (technique, auto) = if technique.kind.entry().selects {
             let (t, a) = self.resolve_auto(&at, p, &technique);
@@ -542,7 +549,12 @@ impl Runtime {
                 std::any::type_name::<T>()
             ),
         };
-        let (lp, placement) = self.make_loop(name, range, technique, kind)?;
+        // Re-execution of unfinished chunks (rDLB) and checkpoints: only for loops with a result
+        // that dls combines (see `with_result` below).
+        let tolerant = reach == Reach::AllProcesses
+            && ((std::mem::size_of::<T>() != 0 && self.effective_reexecution())
+                || self.shared.settings.checkpoint.is_some());
+        let (lp, placement) = self.make_loop(name, range, technique, kind, tolerant)?;
         let panics = match placement {
             Placement::Nested => Panics::Unwind,
             Placement::AllWorkers => self.shared.platform.panics(),
@@ -554,7 +566,7 @@ impl Runtime {
             let source = lp.core().source();
             if let Some(x) = source.exchange().filter(|x| x.size() > 1) {
                 if source.local_slots() == 1 {
-                    self.runs_without(lp.name(), x.rank(), Without::Pipeline);
+                    self.runs_without(lp.name(), x.rank());
                     let (value, reduction) = pipeline::run(&lp, x, &identity, &body, &combine)?;
                     lp.core().note_reduction(reduction);
                     return Ok((value, lp.finish()));
@@ -577,17 +589,12 @@ impl Runtime {
         // A result of no data (a zero-sized type: a `#[par_doall]` loop without `reduce` or
         // `gather`) has nothing for a copy to count: its iterates' effects are the body's own,
         // which a copy would repeat. Such a loop never re-executes (issue 27 case 3).
-        let mut reexecute =
+        let reexecute =
             with_result && std::mem::size_of::<T>() != 0 && self.effective_reexecution();
-        if reexecute && lp.core().source().tolerance().is_none() {
-            // Threads inside MPI ranks: no re-execution (said once when it was asked for).
-            self.runs_without(
-                lp.name(),
-                lp.core().source().rank(),
-                Without::ThreadsInRanks,
-            );
-            reexecute = false;
-        }
+        debug_assert!(
+            !(reexecute && lp.core().source().tolerance().is_none()),
+            "a loop that re-executes has a source that can (internal error)"
+        );
         if reexecute {
             lp.core().reexecute(self.effective_split());
         }
@@ -673,7 +680,9 @@ impl Runtime {
                     None
                 };
                 let ckpt = checkpoints.as_ref().map(|c| {
-                    let me = process_rank + slot;
+                    // Worker `rank·k + slot` of the loop (k threads per rank; 1 on MPI alone,
+                    // rank 0 alone on threads).
+                    let me = process_rank * lp.core().source().local_slots() + slot;
                     let ranges = if first {
                         c.restored_ranges.clone()
                     } else {
@@ -800,14 +809,13 @@ impl Plain for Runtime {
 }
 
 impl Runtime {
-    /// A pipelined loop (`reduction = "pipeline"` under MPI) and a loop over threads inside MPI
-    /// ranks run without re-execution (and the pipeline without checkpoints): when one is asked
-    /// for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says so at the loop's start, once per
-    /// loop name, instead of dropping them silently.
-    fn runs_without(&self, name: &str, rank: usize, why: Without) {
+    /// A pipelined loop (`reduction = "pipeline"` under MPI) runs without re-execution and
+    /// checkpoints: when one is asked for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says so
+    /// at the loop's start, once per loop name, instead of dropping them silently.
+    fn runs_without(&self, name: &str, rank: usize) {
         let settings = &self.shared.settings;
         let mut asked = Vec::new();
-        if settings.checkpoint.is_some() && why == Without::Pipeline {
+        if settings.checkpoint.is_some() {
             asked.push("checkpoints (DLS_CHECKPOINT)");
         }
         if settings.reexecute == Some(true) || self.reexecute == Some(true) {
@@ -822,31 +830,13 @@ impl Runtime {
             return;
         }
         said.push(name.to_string());
-        let message = match why {
-            Without::Pipeline => format!(
-                "dls: warning: loop `{name}` runs with reduction = \"pipeline\", which has no {}: \
-                 they are off for this loop; choose another strategy (DLS_REDUCTION=tree, or \
-                 reduction = \"tree\") to have them",
-                asked.join(" and ")
-            ),
-            Without::ThreadsInRanks => format!(
-                "dls: warning: loop `{name}` runs on threads inside MPI ranks (DLS_THREADS under \
-                 a launcher), which have no {} yet: it is off for this loop; unset DLS_THREADS \
-                 (one worker per rank) to have it",
-                asked.join(" and ")
-            ),
-        };
-        panic_ctx::say_line(&message);
+        panic_ctx::say_line(&format!(
+            "dls: warning: loop `{name}` runs with reduction = \"pipeline\", which has no {}: \
+             they are off for this loop; choose another strategy (DLS_REDUCTION=tree, or \
+             reduction = \"tree\") to have them",
+            asked.join(" and ")
+        ));
     }
-}
-
-/// Why a loop runs without re-execution that was asked for ([`Runtime::runs_without`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Without {
-    /// `reduction = "pipeline"` under MPI.
-    Pipeline,
-    /// Threads inside MPI ranks (`backend/mpi/hybrid.rs`).
-    ThreadsInRanks,
 }
 
 /// Where a loop's workers are.

@@ -289,7 +289,7 @@ where
                         {
                             last_poll = now;
                             if let Some(t) = tolerance {
-                                t.at_claim(ordinal, chunk_started);
+                                t.at_claim(worker, ordinal, chunk_started);
                             }
                         }
                         let (from, limit) = cell.claim(batch);

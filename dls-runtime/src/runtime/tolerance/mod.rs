@@ -71,9 +71,9 @@ pub(crate) trait Tolerance {
         None
     }
 
-    /// Messages a worker looks for between two of its iterates, inside its `ordinal`-th chunk
-    /// begun at `started`: an MPI worker answers the scheduler's asks to split that chunk
+    /// Messages worker `slot` looks for between two of its iterates, inside its `ordinal`-th
+    /// chunk begun at `started`: an MPI worker answers the scheduler's asks to split that chunk
     /// (`runtime/tolerance/split.rs`) every [`SPLIT_POLL`](crate::runtime::tolerance::split::SPLIT_POLL); rank 0's compute
     /// thread answers the other ranks' requests (`backend/mpi/service.rs`).
-    fn at_claim(&self, _ordinal: u64, _started: std::time::Instant) {}
+    fn at_claim(&self, _slot: usize, _ordinal: u64, _started: std::time::Instant) {}
 }

@@ -11,7 +11,9 @@ use mpi::topology::Communicator;
 
 use super::backoff;
 use super::comm::LoopComm;
-use super::messages::{Reply, Request, REPLY_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST, TAG_SPLIT};
+use super::messages::{
+    thread_tag, Reply, Request, REPLY_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST, TAG_SPLIT,
+};
 use super::service;
 use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
@@ -31,11 +33,11 @@ enum Side {
         core: Arc<Mutex<ReportingScheduler>>,
         /// Notified when a chunk is confirmed (rank 0's compute thread may wait for one).
         changed: Arc<Condvar>,
-        /// The ordinal of rank 0's own chunk that became redundant (0: none).
-        own_cancel: Arc<AtomicU64>,
-        /// Rank 0's own chunk in progress, which the service thread may split for an idle rank
-        /// (`runtime/tolerance/split.rs`).
-        own_split: Arc<SplitCell>,
+        /// Per thread of rank 0: the ordinal of its chunk that became redundant (0: none).
+        own_cancel: Arc<[AtomicU64]>,
+        /// Per thread of rank 0: its chunk in progress, which the service thread may split for
+        /// an idle worker (`runtime/tolerance/split.rs`).
+        own_split: Vec<Arc<SplitCell>>,
         service: Mutex<Option<JoinHandle<()>>>,
         /// What the service thread and this rank's compute thread share to answer requests
         /// (`None` with one rank).
@@ -45,19 +47,31 @@ enum Side {
         /// Whether the scheduler arms `own_split`: a re-executing loop that splits.
         splitting: AtomicBool,
     },
-    /// Other ranks: whether the scheduler said `Done` (or this rank left), and the rank's chunk
+    /// Other ranks, per thread: whether the scheduler told it `Done` (or it left), and its chunk
     /// in progress, which it splits when the scheduler asks (`runtime/tolerance/split.rs`).
     Worker {
-        done: Mutex<bool>,
-        own_split: SplitCell,
+        done: Vec<Mutex<bool>>,
+        own_split: Vec<SplitCell>,
     },
 }
 
 /// A loop in progress on this rank.
+///
+/// **Threads inside ranks** ([`start_threads`](Self::start_threads)): every rank runs `k`
+/// worker threads, and each thread is a worker of the scheduler of its own (slot `rank·k + t`
+/// for thread `t`), with the protocol of a rank of one thread: a request per chunk, the reply,
+/// cancellations and asks to split on tags of the thread's own (`messages::thread_tag`). This
+/// is how loops that re-execute unfinished chunks or write checkpoints run on threads inside
+/// ranks: the scheduler's ledger follows every chunk to the thread that runs it, and every
+/// verdict comes back to that thread. Loops without them take batches (`hybrid.rs`).
 pub(crate) struct MpiLoop {
     comm: Arc<LoopComm>,
     rank: usize,
     size: usize,
+    /// Worker threads per rank (1 but for [`start_threads`](Self::start_threads)).
+    k: usize,
+    /// `Some(k)` for a loop over threads inside ranks: the report says so.
+    threads: Option<usize>,
     side: Side,
 }
 
@@ -79,7 +93,31 @@ impl MpiLoop {
             Arc::new(LoopComm(comm.duplicate())),
             core,
             Rank0::Computes,
+            1,
         ))
+    }
+
+    /// [`start`](Self::start) for `k` worker threads on every rank, each a worker of the
+    /// scheduler (see [`MpiLoop`]); `weights`, if any, are per thread.
+    pub(crate) fn start_threads<C: Communicator>(
+        comm: &C,
+        technique: &Technique,
+        n: u64,
+        k: usize,
+        weights: Option<Vec<f64>>,
+    ) -> Result<MpiLoop, DlsError> {
+        let mut core = ReportingScheduler::new(technique, n, comm.size() as usize * k)?;
+        if let Some(w) = weights {
+            core.set_weights(w)?;
+        }
+        let mut lp = Self::launch(
+            Arc::new(LoopComm(comm.duplicate())),
+            core,
+            Rank0::Computes,
+            k,
+        );
+        lp.threads = Some(k);
+        Ok(lp)
     }
 
     /// `DLS_StartLoop` on a communicator that the caller keeps private to loops run one after
@@ -105,23 +143,26 @@ impl MpiLoop {
         let size = comm.0.size() as usize;
         let coordinator = rank0 == Rank0::Coordinates;
         let core = ReportingScheduler::new(technique, n, size - usize::from(coordinator))?;
-        Ok(Self::launch(comm.clone(), core, rank0))
+        Ok(Self::launch(comm.clone(), core, rank0, 1))
     }
 
-    fn launch(comm: Arc<LoopComm>, core: ReportingScheduler, rank0: Rank0) -> MpiLoop {
+    fn launch(comm: Arc<LoopComm>, core: ReportingScheduler, rank0: Rank0, k: usize) -> MpiLoop {
         let coordinator = rank0 == Rank0::Coordinates;
         let size = comm.0.size() as usize;
         let rank = comm.0.rank() as usize;
         let side = if rank == 0 {
             let mut core = core;
-            let own_split = Arc::new(SplitCell::default());
+            let own_split: Vec<Arc<SplitCell>> =
+                (0..k).map(|_| Arc::new(SplitCell::default())).collect();
             if !coordinator {
-                core.set_split_cell(0, own_split.clone());
+                for (t, cell) in own_split.iter().enumerate() {
+                    core.set_split_cell(t, cell.clone());
+                }
             }
             core.set_remote_split();
             let core = Arc::new(Mutex::new(core));
             let changed = Arc::new(Condvar::new());
-            let own_cancel = Arc::new(AtomicU64::new(0));
+            let own_cancel: Arc<[AtomicU64]> = (0..k).map(|_| AtomicU64::new(0)).collect();
             let first = usize::from(coordinator);
             let answers = (size > 1).then(|| {
                 Arc::new(service::Service::new(
@@ -131,6 +172,7 @@ impl MpiLoop {
                     own_cancel.clone(),
                     size - 1,
                     first,
+                    k,
                 ))
             });
             let service = answers.clone().map(|a| {
@@ -151,27 +193,30 @@ impl MpiLoop {
             }
         } else {
             Side::Worker {
-                done: Mutex::new(false),
-                own_split: SplitCell::default(),
+                done: (0..k).map(|_| Mutex::new(false)).collect(),
+                own_split: (0..k).map(|_| SplitCell::default()).collect(),
             }
         };
         MpiLoop {
             comm,
             rank,
             size,
+            k,
+            threads: None,
             side,
         }
     }
 
     /// The next chunk for this rank; `finished` is the timing of its previous chunk.
     pub(crate) fn next(&self, finished: Option<ChunkTiming>) -> Option<Chunk> {
-        self.next_verdict(finished, Instant::now()).0
+        self.next_verdict(0, finished, Instant::now()).0
     }
 
-    /// [`next`](Self::next) with the verdict on the previous chunk (re-execution); `now` is when
-    /// this rank asked.
+    /// [`next`](Self::next) for thread `t` of this rank, with the verdict on its previous chunk
+    /// (re-execution); `now` is when it asked.
     pub(crate) fn next_verdict(
         &self,
+        t: usize,
         finished: Option<ChunkTiming>,
         now: Instant,
     ) -> (Option<Chunk>, Verdict) {
@@ -189,8 +234,8 @@ impl MpiLoop {
                 }
                 let mut core = lock(core);
                 let before = core.unconfirmed();
-                let (mut next, verdict) = core.serve_at(0, finished, now);
-                service::send_cancels(&self.comm.0, &mut core, 0, own_cancel);
+                let (mut next, verdict) = core.serve_at(t, finished, now);
+                service::send_cancels(&self.comm.0, &mut core, 0, self.k, own_cancel);
                 if core.unconfirmed() < before {
                     changed.notify_all();
                     // Workers waiting for this chunk's end are answered at once.
@@ -214,18 +259,18 @@ impl MpiLoop {
                         .wait_timeout(core, wait)
                         .unwrap_or_else(|e| e.into_inner())
                         .0;
-                    next = core.serve_at(0, None, Instant::now()).0;
-                    service::send_cancels(&self.comm.0, &mut core, 0, own_cancel);
+                    next = core.serve_at(t, None, Instant::now()).0;
+                    service::send_cancels(&self.comm.0, &mut core, 0, self.k, own_cancel);
                 }
                 (next.chunk(), verdict)
             }
             Side::Worker { done, own_split } => {
-                let mut done = lock(done);
+                let mut done = lock(&done[t]);
                 if *done {
                     return (None, Verdict::Keep);
                 }
                 let root = self.comm.0.process_at_rank(0);
-                root.send_with_tag(&Request::Next(finished).encode()[..], TAG_REQUEST);
+                root.send_with_tag(&Request::Next(finished).encode_from(t)[..], TAG_REQUEST);
                 // The reply is due within a round trip (the service thread answers at once) —
                 // except at the end of a loop that re-executes unfinished chunks, where the
                 // scheduler answers when a chunk becomes late or the loop completes: so the
@@ -236,12 +281,12 @@ impl MpiLoop {
                     backoff::complete(root.immediate_receive_into_with_tag(
                         scope,
                         &mut buf[..],
-                        TAG_REPLY,
+                        thread_tag(TAG_REPLY, t),
                     ))
                 });
                 match Reply::decode(&buf) {
                     Some(Reply::Chunk(c, v)) => {
-                        own_split.arm(c.size);
+                        own_split[t].arm(c.size);
                         (Some(c), v)
                     }
                     Some(Reply::Done(v)) => {
@@ -256,11 +301,11 @@ impl MpiLoop {
         }
     }
 
-    /// The worker's side of leaving the loop, once for every way of ending it: hands in this
-    /// rank's open chunk (the scheduler records it; a worker that has not been told `Done` tells
-    /// the scheduler it leaves) and, on rank 0, joins the service thread, which ends after every
-    /// worker's last request.
-    fn hand_in(&self, open: Option<ChunkTiming>) {
+    /// The worker's side of leaving the loop, once for every way of ending it: hands in the
+    /// open chunk of each of this rank's threads (`(thread, timing)`; the scheduler records it;
+    /// a thread that has not been told `Done` tells the scheduler it leaves) and, on rank 0,
+    /// joins the service thread, which ends after every worker's last request.
+    fn hand_in(&self, open: &[(usize, ChunkTiming)]) {
         match &self.side {
             Side::Scheduler {
                 core,
@@ -268,8 +313,8 @@ impl MpiLoop {
                 answers,
                 ..
             } => {
-                if let Some(t) = open {
-                    lock(core).hand_in(0, t, Instant::now());
+                for &(t, timing) in open {
+                    lock(core).hand_in(t, timing, Instant::now());
                 }
                 if let Some(a) = answers {
                     a.stop_looking();
@@ -280,16 +325,19 @@ impl MpiLoop {
                 }
             }
             Side::Worker { done, .. } => {
-                let mut done = lock(done);
-                if !*done {
-                    let root = self.comm.0.process_at_rank(0);
-                    root.send_with_tag(&Request::Leave(open).encode()[..], TAG_REQUEST);
-                    *done = true;
+                for (t, done) in done.iter().enumerate() {
+                    let mut done = lock(done);
+                    if !*done {
+                        let timing = open.iter().find(|o| o.0 == t).map(|o| o.1);
+                        let root = self.comm.0.process_at_rank(0);
+                        root.send_with_tag(&Request::Leave(timing).encode_from(t)[..], TAG_REQUEST);
+                        *done = true;
+                    }
+                    // Cancellations and asks to split that arrived after the chunk they name
+                    // had ended: received, so that none is left on the communicator.
+                    while self.cancelled_chunk(t).is_some() {}
+                    while self.split_ask(t).is_some() {}
                 }
-                // Cancellations and asks to split that arrived after the chunk they name had
-                // ended: received, so that none is left on the communicator.
-                while self.cancelled_chunk().is_some() {}
-                while self.split_ask().is_some() {}
             }
         }
     }
@@ -300,11 +348,12 @@ impl MpiLoop {
     /// report, identical on every rank except that only rank 0 has the chunk map and chunk times; without it
     /// (loops whose caller keeps its own tally) the broadcast is one word.
     ///
-    /// `cpu_s` is the CPU time this rank's worker used in its chunks: with `report`, rank 0
-    /// gathers every rank's into the report.
+    /// `open` holds the open chunk of each of this rank's threads (`(thread, timing)`); `cpu_s`
+    /// is the CPU time this rank's workers used in their chunks: with `report`, rank 0 gathers
+    /// every rank's into the report.
     pub(crate) fn finish(
         &self,
-        open: Option<ChunkTiming>,
+        open: &[(usize, ChunkTiming)],
         cpu_s: f64,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
@@ -317,12 +366,20 @@ impl MpiLoop {
                     backoff::complete(root.immediate_gather_into_root(scope, &cpu_s, &mut cpu[..]))
                 });
                 let mut core = lock(core);
-                // A coordinator executes nothing: scheduler slot r - 1 is rank r.
+                // A coordinator executes nothing: scheduler slot r - 1 is rank r. With threads
+                // inside ranks, a rank's CPU time is shared among its slots.
                 let first = usize::from(!*computes);
+                let k = self.k;
                 for (r, c) in cpu.into_iter().enumerate().skip(first) {
-                    core.add_cpu(r - first, c);
+                    for t in 0..k {
+                        core.add_cpu((r - first) * k + t, c / k as f64);
+                    }
                 }
-                Some(core.report(name, started))
+                let mut r = core.report(name, started);
+                if let Some(k) = self.threads {
+                    r.threads_per_rank = k;
+                }
+                Some(r)
             }
             (Side::Worker { .. }, Some(_)) => {
                 mpi::request::scope(|scope| {
@@ -387,15 +444,16 @@ impl MpiLoop {
         Some(words)
     }
 
-    /// An ask to split (`[ordinal, keep]`), if a `TAG_SPLIT` message is waiting.
-    fn split_ask(&self) -> Option<[u64; 2]> {
-        self.waiting(TAG_SPLIT)
+    /// An ask to split (`[ordinal, keep]`) of thread `t`'s chunk, if one is waiting.
+    fn split_ask(&self, t: usize) -> Option<[u64; 2]> {
+        self.waiting(thread_tag(TAG_SPLIT, t))
     }
 
-    /// The ordinal of a chunk the scheduler said is redundant, if a `TAG_CANCEL` message is
-    /// waiting (received here); `None` otherwise.
-    fn cancelled_chunk(&self) -> Option<u64> {
-        self.waiting::<1>(TAG_CANCEL).map(|[ordinal]| ordinal)
+    /// The ordinal of a chunk of thread `t` that the scheduler said is redundant, if such a
+    /// message is waiting (received here); `None` otherwise.
+    fn cancelled_chunk(&self, t: usize) -> Option<u64> {
+        self.waiting::<1>(thread_tag(TAG_CANCEL, t))
+            .map(|[ordinal]| ordinal)
     }
 }
 
@@ -411,26 +469,26 @@ pub(crate) enum Rank0 {
 impl ChunkSource for MpiLoop {
     fn next(
         &self,
-        _slot: usize,
+        slot: usize,
         finished: Option<ChunkTiming>,
         now: Instant,
     ) -> (Option<Chunk>, Verdict) {
-        MpiLoop::next_verdict(self, finished, now)
+        MpiLoop::next_verdict(self, slot, finished, now)
     }
 
     fn terminated(&self) -> bool {
         match &self.side {
             Side::Scheduler { core, .. } => lock(core).remaining() == 0,
-            Side::Worker { done, .. } => *lock(done),
+            Side::Worker { done, .. } => done.iter().all(|d| *lock(d)),
         }
     }
 
     fn workers(&self) -> usize {
-        self.size
+        self.size * self.k
     }
 
     fn local_slots(&self) -> usize {
-        1
+        self.k
     }
 
     fn rank(&self) -> usize {
@@ -447,13 +505,15 @@ impl ChunkSource for MpiLoop {
         cpu: Vec<(usize, f64)>,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
-        // One compute thread per rank: at most one open chunk, summed in case of several.
-        let open = open.into_iter().map(|(_, t)| t).reduce(|a, b| ChunkTiming {
-            iterates: a.iterates + b.iterates,
-            work_s: a.work_s + b.work_s,
-            elapsed_s: a.elapsed_s + b.elapsed_s,
-        });
-        MpiLoop::finish(self, open, cpu.iter().map(|c| c.1).sum(), report)
+        // At most one open chunk per thread, summed in case of several.
+        let mut per_thread: Vec<(usize, ChunkTiming)> = Vec::new();
+        for (t, timing) in open {
+            match per_thread.iter_mut().find(|o| o.0 == t) {
+                Some(o) => o.1 += timing,
+                None => per_thread.push((t, timing)),
+            }
+        }
+        MpiLoop::finish(self, &per_thread, cpu.iter().map(|c| c.1).sum(), report)
     }
 
     fn exchange(&self) -> Option<&dyn Exchange> {
@@ -496,22 +556,22 @@ impl Tolerance for MpiLoop {
         matches!(self.side, Side::Scheduler { .. })
     }
 
-    fn cancel_flag(&self, _slot: usize) -> Option<&AtomicU64> {
+    fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
         match &self.side {
-            Side::Scheduler { own_cancel, .. } => Some(own_cancel.as_ref()),
+            Side::Scheduler { own_cancel, .. } => own_cancel.get(slot),
             Side::Worker { .. } => None,
         }
     }
 
-    fn split_cell(&self, _slot: usize) -> Option<&SplitCell> {
+    fn split_cell(&self, slot: usize) -> Option<&SplitCell> {
         match &self.side {
             Side::Scheduler {
                 own_split,
                 computes: true,
                 splitting,
                 ..
-            } if splitting.load(Ordering::Relaxed) => Some(own_split.as_ref()),
-            Side::Worker { own_split, .. } => Some(own_split),
+            } if splitting.load(Ordering::Relaxed) => own_split.get(slot).map(|c| c.as_ref()),
+            Side::Worker { own_split, .. } => own_split.get(slot),
             _ => None,
         }
     }
@@ -528,9 +588,9 @@ impl Tolerance for MpiLoop {
         }
     }
 
-    fn at_claim(&self, ordinal: u64, started: Instant) {
+    fn at_claim(&self, slot: usize, ordinal: u64, started: Instant) {
         let own_split = match &self.side {
-            Side::Worker { own_split, .. } => own_split,
+            Side::Worker { own_split, .. } => &own_split[slot],
             Side::Scheduler {
                 answers: Some(a), ..
             } => {
@@ -545,7 +605,7 @@ impl Tolerance for MpiLoop {
         if own_split.state().0 == 0 {
             return;
         }
-        while let Some([asked, keep]) = self.split_ask() {
+        while let Some([asked, keep]) = self.split_ask(slot) {
             // Only the chunk in progress can be split, if at least SPLIT_MIN is left at its pace
             // so far; an ask about an earlier one is refused.
             let (claimed, limit) = own_split.state();
@@ -568,16 +628,18 @@ impl Tolerance for MpiLoop {
             self.comm
                 .0
                 .process_at_rank(0)
-                .send_with_tag(&answer.encode()[..], TAG_REQUEST);
+                .send_with_tag(&answer.encode_from(slot)[..], TAG_REQUEST);
         }
     }
 
-    fn cancelled(&self, _slot: usize, ordinal: u64) -> bool {
+    fn cancelled(&self, slot: usize, ordinal: u64) -> bool {
         match &self.side {
-            Side::Scheduler { own_cancel, .. } => own_cancel.load(Ordering::Relaxed) == ordinal,
+            Side::Scheduler { own_cancel, .. } => {
+                own_cancel[slot].load(Ordering::Relaxed) == ordinal
+            }
             Side::Worker { .. } => {
                 // Every cancellation that arrived: a stale one (of an earlier chunk) is dropped.
-                while let Some(c) = self.cancelled_chunk() {
+                while let Some(c) = self.cancelled_chunk(slot) {
                     if c == ordinal {
                         return true;
                     }

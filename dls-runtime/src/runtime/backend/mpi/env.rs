@@ -168,6 +168,11 @@ impl Platform for MpiEnv {
         agree(&Step::start_loop(at, technique));
         let world = SimpleCommunicator::world();
         match self.threads {
+            // Re-execution and checkpoints follow every chunk to its thread: a request per
+            // chunk per thread (`chunk_loop.rs`); other loops take batches (`hybrid.rs`).
+            Some(k) if at.tolerant => Ok(Box::new(MpiLoop::start_threads(
+                &world, technique, at.n, k, weights,
+            )?)),
             Some(k) => Ok(Box::new(HybridLoop::start(
                 &world, technique, at.n, k, weights,
             )?)),

@@ -30,6 +30,22 @@ pub(crate) const TAG_CANCEL: i32 = 4;
 /// stale ones when it leaves the loop.
 pub(crate) const TAG_SPLIT: i32 = 5;
 
+/// Where the tags of threads 1, 2, … of a rank begin (threads inside ranks with re-execution or
+/// checkpoints, `chunk_loop.rs`): thread `t`'s replies, cancellations and asks to split have tags
+/// of their own, so that each thread receives only its own.
+const THREAD_TAGS: i32 = 1000;
+
+/// The tag of message kind `tag` ([`TAG_REPLY`], [`TAG_CANCEL`], [`TAG_SPLIT`]) addressed to
+/// thread `thread` of a rank: the kind's own tag for thread 0 (every rank of one thread), one of
+/// its own for every other thread (below the 32767 every MPI library allows, for 1024 threads).
+pub(crate) fn thread_tag(tag: i32, thread: usize) -> i32 {
+    if thread == 0 {
+        tag
+    } else {
+        THREAD_TAGS + 8 * thread as i32 + tag
+    }
+}
+
 /// Words in an encoded [`Request`].
 pub(crate) const REQUEST_WORDS: usize = 5;
 /// Words in an encoded [`Reply`].
@@ -176,11 +192,16 @@ const DONE: u64 = 2;
 const DISCARD: u64 = 1 << 8;
 
 impl Request {
-    pub(crate) fn encode(&self) -> [u64; REQUEST_WORDS] {
+    /// The words of a request from thread `thread` of a rank: the thread rides in the upper half
+    /// of the kind word ([`sender_thread`]).
+    pub(crate) fn encode_from(&self, thread: usize) -> [u64; REQUEST_WORDS] {
+        let from = (thread as u64) << 32;
         let (kind, t) = match *self {
-            Request::Next(t) => (NEXT, t),
-            Request::Leave(t) => (LEAVE, t),
-            Request::Split { ordinal, s, limit } => return [SPLIT, ordinal, s, limit, 0],
+            Request::Next(t) => (NEXT | from, t),
+            Request::Leave(t) => (LEAVE | from, t),
+            Request::Split { ordinal, s, limit } => {
+                return [SPLIT | from, ordinal, s, limit, 0];
+            }
         };
         match t {
             Some(t) => [
@@ -201,7 +222,7 @@ impl Request {
             work_s: f64::from_bits(w[3]),
             elapsed_s: f64::from_bits(w[4]),
         });
-        match w[0] {
+        match w[0] & 0xffff_ffff {
             NEXT => Some(Request::Next(t)),
             LEAVE => Some(Request::Leave(t)),
             SPLIT => Some(Request::Split {
@@ -212,6 +233,11 @@ impl Request {
             _ => None,
         }
     }
+}
+
+/// The thread of its rank that sent request `w` (0 for a rank of one thread).
+pub(crate) fn sender_thread(w: &[u64; REQUEST_WORDS]) -> usize {
+    (w[0] >> 32) as usize
 }
 
 impl Reply {
@@ -268,6 +294,20 @@ impl Handout {
 mod tests {
     use super::*;
 
+    /// Every thread's replies, cancellations and asks to split have tags of their own, apart
+    /// from every other message kind's and within the 32767 every MPI library allows.
+    #[test]
+    fn thread_tags_are_distinct() {
+        let mut seen = vec![TAG_REQUEST, TAG_PARTIAL];
+        for thread in 0..1024 {
+            for tag in [TAG_REPLY, TAG_CANCEL, TAG_SPLIT] {
+                let t = thread_tag(tag, thread);
+                assert!(t <= 32767 && !seen.contains(&t), "{tag} {thread}: {t}");
+                seen.push(t);
+            }
+        }
+    }
+
     #[test]
     fn round_trip() {
         let t = ChunkTiming {
@@ -286,7 +326,10 @@ mod tests {
                 limit: 100,
             },
         ] {
-            assert_eq!(Request::decode(&r.encode()), Some(r));
+            for thread in [0, 1, 7, 1023] {
+                let w = r.encode_from(thread);
+                assert_eq!((Request::decode(&w), sender_thread(&w)), (Some(r), thread));
+            }
         }
         for r in [
             Reply::Chunk(Chunk { start: 3, size: 9 }, Verdict::Keep),

@@ -39,7 +39,8 @@ use std::time::{Duration, Instant};
 use super::backoff::Backoff;
 use super::comm::LoopComm;
 use super::messages::{
-    Reply, Request, REQUEST_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST, TAG_SPLIT,
+    sender_thread, thread_tag, Reply, Request, REQUEST_WORDS, TAG_CANCEL, TAG_REPLY, TAG_REQUEST,
+    TAG_SPLIT,
 };
 use crate::runtime::sched::reporting::{Next, ReportingScheduler};
 use crate::runtime::sync::lock;
@@ -71,6 +72,8 @@ const RELAXED_SLEEP: Duration = Duration::from_millis(1);
 /// A worker whose request waits for a late chunk or the end of the loop.
 struct Deferred {
     rank: i32,
+    /// Its thread in the rank (threads inside ranks; else 0).
+    thread: usize,
     slot: usize,
     /// The verdict on its previous chunk, sent with the eventual reply.
     verdict: Verdict,
@@ -176,10 +179,12 @@ pub(crate) struct Service {
     core: Arc<Mutex<ReportingScheduler>>,
     /// Notified when a request confirms a chunk (rank 0's compute thread may wait for one).
     changed: Arc<Condvar>,
-    own_cancel: Arc<AtomicU64>,
-    /// Rank r is scheduler slot `r - first` (`first` = 1 when rank 0 is a coordinator that
-    /// executes no iterate, else 0).
+    own_cancel: Arc<[AtomicU64]>,
+    /// Thread t of rank r is scheduler slot `(r - first)·k + t` (`first` = 1 when rank 0 is a
+    /// coordinator that executes no iterate, else 0; `k` threads per rank, 1 but for threads
+    /// inside ranks).
     first: usize,
+    k: usize,
     book: Mutex<Book>,
     /// The scheduler's count of confirmed chunks (re-serves deferred workers when it moves).
     done_counter: Arc<AtomicU64>,
@@ -220,14 +225,16 @@ fn node_oversubscribed(ranks: usize) -> bool {
 }
 
 impl Service {
-    /// The service of a loop whose `workers` ranks (1..=workers) will send requests.
+    /// The service of a loop whose `workers` ranks (1..=workers), of `k` threads each, will
+    /// send requests.
     pub(crate) fn new(
         comm: Arc<LoopComm>,
         core: Arc<Mutex<ReportingScheduler>>,
         changed: Arc<Condvar>,
-        own_cancel: Arc<AtomicU64>,
+        own_cancel: Arc<[AtomicU64]>,
         workers: usize,
         first: usize,
+        k: usize,
     ) -> Service {
         let done_counter = lock(&core).done_counter();
         let seen = done_counter.load(Ordering::Relaxed);
@@ -237,8 +244,9 @@ impl Service {
             changed,
             own_cancel,
             first,
+            k,
             book: Mutex::new(Book {
-                active: workers,
+                active: workers * k,
                 deferred: Vec::new(),
                 seen,
                 posted: Posted::new(),
@@ -254,7 +262,8 @@ impl Service {
             asleep_deferred: std::sync::atomic::AtomicBool::new(false),
             gap_ns: AtomicU64::new(SERVE_POLL.as_nanos() as u64),
             thread: Mutex::new(None),
-            compute_answers: first == 0 && !node_oversubscribed(workers + 1),
+            // With threads inside ranks, rank 0's threads compute and its service thread answers.
+            compute_answers: first == 0 && k == 1 && !node_oversubscribed(workers + 1),
         }
     }
 
@@ -408,10 +417,10 @@ impl Service {
         }
     }
 
-    /// When the first remote worker's request is due at its pace (rank r is slot r - first).
+    /// When the first remote worker's request is due at its pace (the slots of ranks 1, 2, …).
     fn next_due(&self, core: &ReportingScheduler) -> Option<Instant> {
         let workers = self.comm.0.size() as usize - 1;
-        core.next_request_due(1 - self.first..workers + 1 - self.first)
+        core.next_request_due((1 - self.first) * self.k..(workers + 1 - self.first) * self.k)
     }
 
     /// Receives and answers one request if one came (the posted receive completed; while
@@ -440,7 +449,7 @@ impl Service {
                     let now = Instant::now();
                     if now_done != book.seen || book.deferred.iter().any(|d| d.at <= now) {
                         book.seen = now_done;
-                        book.active -= serve_deferred(comm, &self.core, &mut book.deferred);
+                        book.active -= self.serve_deferred(&mut book.deferred);
                     }
                     return false;
                 }
@@ -453,8 +462,15 @@ impl Service {
     /// Answers request `buf` from `rank`.
     fn answer(&self, book: &mut Book, rank: i32, buf: &[u64; REQUEST_WORDS]) {
         let comm = &self.comm.0;
-        let (core, first) = (&self.core, self.first);
-        let slot = rank as usize - first;
+        let (core, first, k) = (&self.core, self.first, self.k);
+        let thread = sender_thread(buf);
+        if thread >= k {
+            panic!(
+                "dls: request from thread {thread} of rank {rank}, which has {k} (internal error)"
+            );
+        }
+        let slot = (rank as usize - first) * k + thread;
+        let reply = |r: Reply| reply(comm, rank, thread, r);
         match Request::decode(buf) {
             Some(Request::Next(timing)) => {
                 let mut core = lock(core);
@@ -463,10 +479,10 @@ impl Service {
                     // bookkeeping (report, the next request's due time) follows while the
                     // worker starts its chunk; no cancellation, ask to split or deferral.
                     match next {
-                        Next::Chunk(c) => reply(comm, rank, Reply::Chunk(c, Verdict::Keep)),
+                        Next::Chunk(c) => reply(Reply::Chunk(c, Verdict::Keep)),
                         Next::Done => {
                             book.active -= 1;
-                            reply(comm, rank, Reply::Done(Verdict::Keep));
+                            reply(Reply::Done(Verdict::Keep));
                         }
                         Next::Wait(_) => unreachable!("only a re-executing loop defers"),
                     }
@@ -475,20 +491,21 @@ impl Service {
                 } else {
                     let before = core.unconfirmed();
                     let (next, verdict) = core.serve_at(slot, timing, Instant::now());
-                    send_cancels(comm, &mut core, first, &self.own_cancel);
+                    send_cancels(comm, &mut core, first, k, &self.own_cancel);
                     if core.unconfirmed() < before {
                         self.changed.notify_all();
                     }
                     self.expect(&core);
                     drop(core);
                     match next {
-                        Next::Chunk(c) => reply(comm, rank, Reply::Chunk(c, verdict)),
+                        Next::Chunk(c) => reply(Reply::Chunk(c, verdict)),
                         Next::Done => {
                             book.active -= 1;
-                            reply(comm, rank, Reply::Done(verdict));
+                            reply(Reply::Done(verdict));
                         }
                         Next::Wait(at) => book.deferred.push(Deferred {
                             rank,
+                            thread,
                             slot,
                             verdict,
                             at,
@@ -501,7 +518,7 @@ impl Service {
                 // goes to the next idle worker, served below or by rank 0's compute thread.
                 let mut core = lock(core);
                 core.split_answered(slot, ordinal, s, limit);
-                send_cancels(comm, &mut core, first, &self.own_cancel);
+                send_cancels(comm, &mut core, first, k, &self.own_cancel);
                 self.changed.notify_all();
             }
             Some(Request::Leave(timing)) => {
@@ -509,7 +526,7 @@ impl Service {
                     let mut core = lock(core);
                     let before = core.unconfirmed();
                     core.hand_in(slot, t, Instant::now());
-                    send_cancels(comm, &mut core, first, &self.own_cancel);
+                    send_cancels(comm, &mut core, first, k, &self.own_cancel);
                     if core.unconfirmed() < before {
                         self.changed.notify_all();
                     }
@@ -519,60 +536,58 @@ impl Service {
             None => panic!("dls: malformed request from rank {rank}: {buf:?} (internal error)"),
         }
         if !book.deferred.is_empty() {
-            book.active -= serve_deferred(comm, core, &mut book.deferred);
+            book.active -= self.serve_deferred(&mut book.deferred);
         }
+    }
+
+    /// Serves every deferred worker again: sends a copy or `Done` to those that can have one and
+    /// keeps the others with their new deadline. Returns how many were told `Done`.
+    fn serve_deferred(&self, deferred: &mut Vec<Deferred>) -> usize {
+        let comm = &self.comm.0;
+        let mut finished = 0;
+        let mut core = lock(&self.core);
+        deferred.retain_mut(|d| match core.serve_at(d.slot, None, Instant::now()).0 {
+            Next::Chunk(c) => {
+                reply(comm, d.rank, d.thread, Reply::Chunk(c, d.verdict));
+                false
+            }
+            Next::Done => {
+                reply(comm, d.rank, d.thread, Reply::Done(d.verdict));
+                finished += 1;
+                false
+            }
+            Next::Wait(at) => {
+                d.at = at;
+                true
+            }
+        });
+        send_split_asks(comm, &mut core, self.first, self.k);
+        finished
     }
 }
 
-/// Serves every deferred worker again: sends a copy or `Done` to those that can have one and
-/// keeps the others with their new deadline. Returns how many were told `Done`.
-fn serve_deferred(
-    comm: &mpi::topology::SimpleCommunicator,
-    core: &Mutex<ReportingScheduler>,
-    deferred: &mut Vec<Deferred>,
-) -> usize {
-    let mut finished = 0;
-    let mut core = lock(core);
-    let first = deferred.first().map_or(0, |d| d.rank as usize - d.slot);
-    deferred.retain_mut(|d| match core.serve_at(d.slot, None, Instant::now()).0 {
-        Next::Chunk(c) => {
-            reply(comm, d.rank, Reply::Chunk(c, d.verdict));
-            false
-        }
-        Next::Done => {
-            reply(comm, d.rank, Reply::Done(d.verdict));
-            finished += 1;
-            false
-        }
-        Next::Wait(at) => {
-            d.at = at;
-            true
-        }
-    });
-    send_split_asks(comm, &mut core, first);
-    finished
-}
-
-/// Tells every worker whose chunk became redundant: rank 0's own compute thread through
-/// `own_cancel`, the others by a `TAG_CANCEL` message. Called with the scheduler locked, so a
-/// cancellation is sent before any later reply to the same worker (which the lock orders after
-/// it): a worker that leaves the loop after its `Done` finds every cancellation addressed to it.
+/// Tells every worker whose chunk became redundant: rank 0's own compute threads through
+/// `own_cancel` (one word per thread), the others by a `TAG_CANCEL` message to the thread. Called
+/// with the scheduler locked, so a cancellation is sent before any later reply to the same worker
+/// (which the lock orders after it): a worker that leaves the loop after its `Done` finds every
+/// cancellation addressed to it. Slot `s` is thread `s % k` of rank `s / k + first`.
 pub(crate) fn send_cancels(
     comm: &mpi::topology::SimpleCommunicator,
     core: &mut ReportingScheduler,
     first: usize,
-    own_cancel: &AtomicU64,
+    k: usize,
+    own_cancel: &[AtomicU64],
 ) {
     for (slot, ordinal) in core.take_cancels() {
-        let rank = slot + first;
+        let (rank, thread) = (slot / k + first, slot % k);
         if rank == 0 {
-            own_cancel.store(ordinal, Ordering::Relaxed);
+            own_cancel[thread].store(ordinal, Ordering::Relaxed);
         } else {
             comm.process_at_rank(rank as i32)
-                .send_with_tag(&[ordinal][..], TAG_CANCEL);
+                .send_with_tag(&[ordinal][..], thread_tag(TAG_CANCEL, thread));
         }
     }
-    send_split_asks(comm, core, first);
+    send_split_asks(comm, core, first, k);
 }
 
 /// Sends the asks to split a chunk (`TAG_SPLIT`) that serving requests produced
@@ -581,16 +596,18 @@ pub(crate) fn send_split_asks(
     comm: &mpi::topology::SimpleCommunicator,
     core: &mut ReportingScheduler,
     first: usize,
+    k: usize,
 ) {
     for (slot, ordinal, keep) in core.take_split_asks() {
-        comm.process_at_rank((slot + first) as i32)
-            .send_with_tag(&[ordinal, keep][..], TAG_SPLIT);
+        let (rank, thread) = (slot / k + first, slot % k);
+        comm.process_at_rank(rank as i32)
+            .send_with_tag(&[ordinal, keep][..], thread_tag(TAG_SPLIT, thread));
     }
 }
 
-fn reply(comm: &mpi::topology::SimpleCommunicator, rank: i32, reply: Reply) {
+fn reply(comm: &mpi::topology::SimpleCommunicator, rank: i32, thread: usize, reply: Reply) {
     comm.process_at_rank(rank)
-        .send_with_tag(&reply.encode()[..], TAG_REPLY);
+        .send_with_tag(&reply.encode()[..], thread_tag(TAG_REPLY, thread));
 }
 
 /// Lets the service thread run on any core of the job's share of the node (the launcher's CPUs)
