@@ -31,9 +31,12 @@
 //!   rank 0, which builds the report (`p` = all threads; `threads_per_rank` = k) and sends it to
 //!   every rank, as the one-thread MPI loop does.
 //!
-//! Re-execution, splits, checkpoints and fault checks need the scheduler to follow each chunk
-//! to the thread that runs it: a loop that asks for them under threads inside ranks is refused
-//! with an error (`Runtime::reduce_impl`), not run without them.
+//! Re-execution, splits and checkpoints need the scheduler to follow each chunk to the thread
+//! that runs it, and each verdict back to that thread: a loop that re-executes or writes
+//! checkpoints runs instead on `MpiLoop::start_threads` (`chunk_loop.rs`), a request per chunk
+//! per thread (`MpiEnv::start` chooses, from `LoopStart::tolerant`). Re-execution is off by
+//! default on threads inside ranks (`Runtime::effective_reexecution`), so loops take batches
+//! unless it is asked for. Fault checks run on either (the engine's checked adaptor).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
