@@ -67,6 +67,8 @@ const NEW: f64 = 0.25;
 const WATCH: Duration = Duration::from_micros(50);
 /// The shortest round trip the rank plans with (rank 0's batches cost a lock, not a message).
 const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
+/// Blocks (fixed-size chunks): the most chunks per thread a rank asks for at once.
+const MAX_BLOCK_CHUNKS: u64 = 256;
 
 /// What a rank's threads share: the chunks of its batches not yet taken, and what they finished
 /// since the rank's last request.
@@ -89,6 +91,17 @@ struct Local {
     /// round trip takes.
     chunk_s: Option<f64>,
     round_trip_s: f64,
+    /// Iterates in `queue`.
+    left: u64,
+    /// Blocks (fixed-size chunks): per worker slot of this rank, its chunk in progress, and its
+    /// chunks, iterates and work time so far.
+    piece: Vec<Option<Chunk>>,
+    tally: Vec<(u64, u64, f64)>,
+    /// Blocks: the chunks run, `[start, size, slot, end bits, work bits]` (end: seconds after
+    /// the loop's start on this rank), at most `log_max`; how many more were not listed.
+    log: Vec<[u64; 5]>,
+    log_max: usize,
+    dropped: u64,
 }
 
 impl Local {
@@ -103,6 +116,68 @@ impl Local {
             first: true,
             chunk_s: None,
             round_trip_s: MIN_ROUND_TRIP.as_secs_f64(),
+            left: 0,
+            piece: vec![None; k],
+            tally: vec![(0, 0, 0.0); k],
+            log: Vec::new(),
+            log_max: 0,
+            dropped: 0,
+        }
+    }
+
+    /// Blocks: the next chunk of `c` iterates (fewer at a block's end) from the queue's first
+    /// block.
+    fn take_piece(&mut self, c: u64) -> Option<Chunk> {
+        let (block, _) = self.queue.front_mut()?;
+        let piece = Chunk {
+            start: block.start,
+            size: c.min(block.size),
+        };
+        block.start += piece.size;
+        block.size -= piece.size;
+        if block.size == 0 {
+            self.queue.pop_front();
+        }
+        self.left -= piece.size;
+        Some(piece)
+    }
+
+    /// Blocks: the iterates a rank of `k` threads keeps in hand: the chunks that run while two
+    /// round trips travel, at least one per thread, at most [`MAX_BLOCK_CHUNKS`] per thread.
+    fn block_target(&self, k: usize, c: u64) -> u64 {
+        let k = k as u64;
+        let chunks = match self.chunk_s {
+            Some(t) if t > 0.0 => ((2.0 * k as f64 * self.round_trip_s / t).ceil() as u64)
+                .clamp(k, MAX_BLOCK_CHUNKS * k),
+            Some(_) => MAX_BLOCK_CHUNKS * k,
+            None => k,
+        };
+        chunks * c
+    }
+
+    /// Blocks: whether to ask for more iterates now (fewer than half the target in hand), and
+    /// how many.
+    fn ask_early_blocks(&self, k: usize, c: u64) -> Option<u64> {
+        let target = self.block_target(k, c);
+        (!self.fetching && !self.done && self.left < target / 2).then(|| target - self.left)
+    }
+
+    /// Blocks: worker `slot` finished `piece` with timing `t`, at `end_s` after the loop's start.
+    fn record_piece(&mut self, slot: usize, piece: Chunk, t: ChunkTiming, end_s: f64) {
+        let tally = &mut self.tally[slot];
+        tally.0 += 1;
+        tally.1 += t.iterates;
+        tally.2 += t.work_s;
+        if self.log.len() < self.log_max {
+            self.log.push([
+                piece.start,
+                piece.size,
+                slot as u64,
+                end_s.to_bits(),
+                t.work_s.to_bits(),
+            ]);
+        } else {
+            self.dropped += 1;
         }
     }
 
@@ -146,10 +221,48 @@ struct Hand {
     /// Per rank: the share its next chunk is handed to (its shares in turn).
     turn: Vec<usize>,
     k: usize,
+    /// Blocks (fixed-size chunks, see [`Blocks`]).
+    blocks: Option<Blocks>,
+}
+
+/// A dynamic technique of fixed-size chunks (SS, FSC, mFSC): rank 0 hands a rank a **block**
+/// of whole chunks at a time, and the rank's threads take the chunks of its blocks one by one.
+/// How many a rank asks for follows its measured round trip and chunk time (the chunks that run
+/// while two round trips travel, at least one per thread); a block holds at most the iterates
+/// left over twice the ranks (rounded up to whole chunks), so blocks shrink toward the end as
+/// guided self-scheduling's chunks do, and at the end a rank holds at most a chunk per thread
+/// more than another. The chunks are the technique's own: `c` iterates from a multiple of `c`.
+struct Blocks {
+    /// The technique's chunk size.
+    c: u64,
+    /// The first iterate not handed out.
+    next: u64,
+    n: u64,
+    ranks: usize,
+}
+
+impl Blocks {
+    /// The next block of about `want` iterates (whole chunks), if any is left.
+    fn block(&mut self, want: u64) -> Option<Chunk> {
+        let left = self.n - self.next;
+        if left == 0 || want == 0 {
+            return None;
+        }
+        let whole = |x: u64| x.div_ceil(self.c) * self.c;
+        let cap = whole(left.div_ceil(2 * self.ranks as u64));
+        let size = whole(want).min(cap).min(left);
+        let block = Chunk {
+            start: self.next,
+            size,
+        };
+        self.next += size;
+        Some(block)
+    }
 }
 
 impl Hand {
-    /// Records rank `rank`'s finished work per share, then hands it up to `count` chunks.
+    /// Records rank `rank`'s finished work per share, then hands it up to `count` chunks (with
+    /// blocks: one block of about `count` iterates).
     fn batch(
         &mut self,
         rank: usize,
@@ -157,6 +270,12 @@ impl Hand {
         finished: &[Option<ChunkTiming>],
         now: Instant,
     ) -> Vec<(Chunk, usize)> {
+        if let Some(b) = &mut self.blocks {
+            return b
+                .block(count as u64)
+                .map(|c| vec![(c, 0)])
+                .unwrap_or_default();
+        }
         let k = self.k;
         for (j, t) in finished.iter().enumerate() {
             if let Some(t) = t {
@@ -199,6 +318,10 @@ pub(crate) struct HybridLoop {
     arrived: Condvar,
     /// Batches received: what a thread waiting for one watches before it sleeps.
     batches: AtomicU64,
+    /// Blocks: the technique's chunk size (`None`: batches of chunks).
+    pieces: Option<u64>,
+    /// When the loop started on this rank (the chunks' end times of blocks).
+    started: Instant,
     side: Side,
 }
 
@@ -216,15 +339,29 @@ impl HybridLoop {
         let size = comm.size() as usize;
         let rank = comm.rank() as usize;
         let mut core = ReportingScheduler::new(technique, n, size * k)?;
+        // Blocks for a dynamic technique of fixed-size chunks (the same on every rank: the same
+        // technique, range and workers); STATIC keeps a chunk per thread, weights their sizes.
+        let pieces = core
+            .fixed_chunk()
+            .filter(|_| weights.is_none() && technique.kind != crate::technique::Kind::Static);
         if let Some(w) = weights {
             core.set_weights(w)?;
         }
+        let mut local = Local::new(k);
+        // The chunk map of blocks lists each rank's share of the scheduler's most.
+        local.log_max = core.chunk_map_max() / size;
         let comm = Arc::new(LoopComm(comm.duplicate()));
         let side = if rank == 0 {
             let hand = Arc::new(Mutex::new(Hand {
                 core,
                 turn: vec![0; size],
                 k,
+                blocks: pieces.map(|c| Blocks {
+                    c,
+                    next: 0,
+                    n,
+                    ranks: size,
+                }),
             }));
             let service = (size > 1).then(|| {
                 let (comm, hand) = (comm.clone(), hand.clone());
@@ -245,9 +382,11 @@ impl HybridLoop {
             rank,
             size,
             k,
-            local: Mutex::new(Local::new(k)),
+            local: Mutex::new(local),
             arrived: Condvar::new(),
             batches: AtomicU64::new(0),
+            pieces,
+            started: Instant::now(),
             side,
         })
     }
@@ -287,6 +426,7 @@ impl HybridLoop {
         let mut local = lock(&self.local);
         local.round_trip_s += NEW * (trip - local.round_trip_s);
         local.done = batch.is_empty();
+        local.left += batch.iter().map(|(c, _)| c.size).sum::<u64>();
         local.queue.extend(batch);
         local.fetching = false;
         self.batches.fetch_add(1, Ordering::Release);
@@ -333,13 +473,170 @@ fn serve(comm: &LoopComm, hand: &Mutex<Hand>, k: usize) {
     }
 }
 
+impl HybridLoop {
+    /// Waits, with `local` locked and a batch being fetched by another thread of this rank,
+    /// until it arrived: watching a while before sleeping (a sleep and a wake-up are system
+    /// calls, longer than a short chunk).
+    fn wait_for_batch<'a>(
+        &'a self,
+        mut local: std::sync::MutexGuard<'a, Local>,
+    ) -> std::sync::MutexGuard<'a, Local> {
+        local.waiting += 1;
+        let seen = self.batches.load(Ordering::Acquire);
+        drop(local);
+        let watch = Instant::now();
+        while self.batches.load(Ordering::Acquire) == seen && watch.elapsed() < WATCH {
+            std::hint::spin_loop();
+        }
+        local = lock(&self.local);
+        if local.fetching && self.batches.load(Ordering::Acquire) == seen {
+            local = self.arrived.wait(local).unwrap_or_else(|e| e.into_inner());
+        }
+        local.waiting -= 1;
+        local
+    }
+
+    /// [`ChunkSource::next`] with blocks of chunks of `c` iterates (see [`Blocks`]).
+    fn next_piece(
+        &self,
+        slot: usize,
+        finished: Option<ChunkTiming>,
+        now: Instant,
+        c: u64,
+    ) -> (Option<Chunk>, Verdict) {
+        let mut local = lock(&self.local);
+        if let Some(t) = finished {
+            if let Some(piece) = local.piece.get_mut(slot).and_then(Option::take) {
+                let end = now.saturating_duration_since(self.started).as_secs_f64();
+                local.record_piece(slot, piece, t, end);
+                let cs = local.chunk_s.get_or_insert(t.work_s);
+                *cs += NEW * (t.work_s - *cs);
+            }
+        }
+        loop {
+            if let Some(piece) = local.take_piece(c) {
+                if let Some(p) = local.piece.get_mut(slot) {
+                    *p = Some(piece);
+                }
+                if let Some(want) = local.ask_early_blocks(self.k, c) {
+                    // Ask for the next block before the rank's threads run dry.
+                    local.fetching = true;
+                    drop(self.fetch(local, want as usize));
+                }
+                return (Some(piece), Verdict::Keep);
+            }
+            if local.done {
+                return (None, Verdict::Keep);
+            }
+            if local.fetching {
+                local = self.wait_for_batch(local);
+                continue;
+            }
+            let want = if local.first {
+                self.k as u64 * c
+            } else {
+                local.block_target(self.k, c)
+            };
+            local.fetching = true;
+            local = self.fetch(local, want as usize);
+        }
+    }
+}
+
+impl HybridLoop {
+    /// The end of a loop of blocks on every rank (collective, after the service thread ended):
+    /// every rank's chunks, iterates and work time per thread, its CPU time and (with `report`)
+    /// its listed chunks go to rank 0, which builds the report. Words: `[cpu bits, unlisted,
+    /// k × (chunks, iterates, work bits), then per listed chunk (start, size, thread, end bits,
+    /// work bits)]`, the ends in seconds after the loop's start on the rank (the ranks start a
+    /// loop together, at its collective start).
+    fn gather_blocks(&self, cpu_s: f64, report: Option<(&str, Instant)>) -> Option<LoopReport> {
+        let k = self.k;
+        let words: Vec<u64> = {
+            let mut l = lock(&self.local);
+            let mut w = vec![cpu_s.to_bits(), l.dropped];
+            for &(chunks, iterates, work) in &l.tally {
+                w.extend([chunks, iterates, work.to_bits()]);
+            }
+            let log = std::mem::take(&mut l.log);
+            if report.is_some() {
+                w.extend(log.into_iter().flatten());
+            } else {
+                w[1] += log.len() as u64;
+            }
+            w
+        };
+        let hand = match &self.side {
+            Side::Worker => {
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                self.comm.send(0, &bytes);
+                return None;
+            }
+            Side::Scheduler { hand, .. } => hand,
+        };
+        let mut all = vec![words];
+        for r in 1..self.size {
+            let bytes = self.comm.receive(r);
+            all.push(
+                bytes
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                    .collect(),
+            );
+        }
+        let mut hand = lock(hand);
+        let offset = self
+            .started
+            .saturating_duration_since(hand.core.origin())
+            .as_secs_f64();
+        let mut listed = Vec::new();
+        let mut unlisted = 0;
+        for (r, w) in all.iter().enumerate() {
+            if w.len() < 2 + 3 * k || (w.len() - 2 - 3 * k) % 5 != 0 {
+                panic!(
+                    "dls: malformed end of loop from rank {r}: {} words (internal error)",
+                    w.len()
+                );
+            }
+            let cpu = f64::from_bits(w[0]);
+            unlisted += w[1];
+            for (t, q) in w[2..2 + 3 * k].chunks_exact(3).enumerate() {
+                hand.core
+                    .add_claimed(r * k + t, q[0], q[1], f64::from_bits(q[2]));
+                hand.core.add_cpu(r * k + t, cpu / k as f64);
+            }
+            for e in w[2 + 3 * k..].chunks_exact(5) {
+                listed.push((
+                    Chunk {
+                        start: e[0],
+                        size: e[1],
+                    },
+                    r * k + e[2] as usize,
+                    [offset + f64::from_bits(e[3]), f64::from_bits(e[4])],
+                ));
+            }
+        }
+        // Blocks are handed out in the order of their iterates.
+        listed.sort_unstable_by_key(|e| e.0.start);
+        hand.core.add_claimed_map(listed.into_iter(), unlisted);
+        report.map(|(name, started)| {
+            let mut r = hand.core.report(name, started);
+            r.threads_per_rank = k;
+            r
+        })
+    }
+}
+
 impl ChunkSource for HybridLoop {
     fn next(
         &self,
         slot: usize,
         finished: Option<ChunkTiming>,
-        _now: Instant,
+        now: Instant,
     ) -> (Option<Chunk>, Verdict) {
+        if let Some(c) = self.pieces {
+            return self.next_piece(slot, finished, now, c);
+        }
         let mut local = lock(&self.local);
         if let Some(t) = finished {
             if let Some(j) = local.running.get_mut(slot).and_then(Option::take) {
@@ -351,6 +648,7 @@ impl ChunkSource for HybridLoop {
         }
         loop {
             if let Some((c, j)) = local.queue.pop_front() {
+                local.left -= c.size;
                 if let Some(r) = local.running.get_mut(slot) {
                     *r = Some(j);
                 }
@@ -365,20 +663,8 @@ impl ChunkSource for HybridLoop {
                 return (None, Verdict::Keep);
             }
             if local.fetching {
-                // The batch is due within a round trip: watch for it a while before sleeping
-                // (a sleep and a wake-up are system calls, longer than a short chunk).
-                local.waiting += 1;
-                let seen = self.batches.load(Ordering::Acquire);
-                drop(local);
-                let watch = Instant::now();
-                while self.batches.load(Ordering::Acquire) == seen && watch.elapsed() < WATCH {
-                    std::hint::spin_loop();
-                }
-                local = lock(&self.local);
-                if local.fetching && self.batches.load(Ordering::Acquire) == seen {
-                    local = self.arrived.wait(local).unwrap_or_else(|e| e.into_inner());
-                }
-                local.waiting -= 1;
+                // The batch is due within a round trip.
+                local = self.wait_for_batch(local);
                 continue;
             }
             // For this thread, the ones waiting, and the chunks that hide a round trip.
@@ -421,9 +707,13 @@ impl ChunkSource for HybridLoop {
     ) -> Option<LoopReport> {
         let (unreported, left) = {
             let mut l = lock(&self.local);
+            let end = self.started.elapsed().as_secs_f64();
             for (slot, t) in open {
                 if let Some(j) = l.running.get_mut(slot).and_then(Option::take) {
                     add(&mut l.unreported[j], t);
+                }
+                if let Some(piece) = l.piece.get_mut(slot).and_then(Option::take) {
+                    l.record_piece(slot, piece, t, end);
                 }
             }
             // A loop finished before its last chunk (the explicit API): the rank leaves.
@@ -449,6 +739,10 @@ impl ChunkSource for HybridLoop {
                 root.send_with_tag(&request.encode()[..], TAG_REQUEST);
             }
             Side::Worker => {}
+        }
+        if self.pieces.is_some() {
+            let built = self.gather_blocks(cpu_s, report);
+            return share_report(&root, self.rank == 0, report.is_some(), built);
         }
         // Every rank's work not yet reported and its CPU time, to rank 0 (the service thread
         // has ended: a rank that got its empty batch sends no more requests).
