@@ -63,8 +63,22 @@ use crate::{Chunk, ChunkTiming, Technique};
 
 /// The weight of a new measurement in the rank's running means (chunk time, round trip).
 const NEW: f64 = 0.25;
-/// How long a thread waiting for its rank's batch watches for it before it sleeps.
+/// How long a thread waiting for its rank's batch watches for it before it sleeps (not at all
+/// on a node with more workers than cores: the watch would hold a core another thread needs).
 const WATCH: Duration = Duration::from_micros(50);
+
+/// [`WATCH`], or nothing on an oversubscribed node (`size` ranks of `k` threads; asked once per
+/// process: the world and the threads are the same for every loop).
+fn watch(size: usize, k: usize) -> Duration {
+    static OVER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let over = *OVER
+        .get_or_init(|| crate::report::Oversubscribed::on_this_node_with(size, true, k).is_some());
+    if over {
+        Duration::ZERO
+    } else {
+        WATCH
+    }
+}
 /// The shortest round trip the rank plans with (rank 0's batches cost a lock, not a message).
 const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
 /// Blocks (fixed-size chunks): the most chunks per thread a rank asks for at once.
@@ -320,6 +334,8 @@ pub(crate) struct HybridLoop {
     batches: AtomicU64,
     /// Blocks: the technique's chunk size (`None`: batches of chunks).
     pieces: Option<u64>,
+    /// How long a thread waiting for a batch watches for it ([`watch`]).
+    watch: Duration,
     /// When the loop started on this rank (the chunks' end times of blocks).
     started: Instant,
     side: Side,
@@ -386,6 +402,7 @@ impl HybridLoop {
             arrived: Condvar::new(),
             batches: AtomicU64::new(0),
             pieces,
+            watch: watch(size, k),
             started: Instant::now(),
             side,
         })
@@ -485,7 +502,7 @@ impl HybridLoop {
         let seen = self.batches.load(Ordering::Acquire);
         drop(local);
         let watch = Instant::now();
-        while self.batches.load(Ordering::Acquire) == seen && watch.elapsed() < WATCH {
+        while self.batches.load(Ordering::Acquire) == seen && watch.elapsed() < self.watch {
             std::hint::spin_loop();
         }
         local = lock(&self.local);
