@@ -1,10 +1,12 @@
 //! The simulator's hierarchical hand-out (threads inside ranks, `HandOut::Hierarchical`, the
 //! runtime's rule of `runtime/backend/mpi/hybrid.rs`): every iterate executed once for every
-//! technique, hand-computed timelines (a rank's first requests; a pop that leaves the queue
-//! holding fewer than half the depth asks before its chunk starts; long chunks are asked for
-//! only when the queue is empty), k = 1 against central hand-out, batches against a saturated
-//! scheduler, adaptive techniques learning a slow rank from per-share timings, and the settings
-//! it refuses.
+//! technique, hand-computed timelines of batches (a rank's first requests; a pop that leaves the
+//! queue holding fewer than half the depth asks before its chunk starts; long chunks are asked
+//! for only when the queue is empty), k = 1 against central hand-out, batches against a
+//! saturated scheduler, adaptive techniques learning a slow rank from per-share timings, and the
+//! settings it refuses. SS, FSC and mFSC take blocks of chunks instead of batches: the timelines
+//! of batches use GSS with `max=1`, whose chunks are SS's (one iterate each), and the blocks'
+//! own tests are in `src/sim/hierarchy.rs`.
 
 use dls_runtime::sim::{simulate, HandOut, Hierarchy, ServiceModel, SimConfig, SimOutcome};
 use dls_runtime::technique::Kind;
@@ -168,7 +170,10 @@ fn one_thread_per_rank_is_central_hand_out() {
     // the central one: the same chunks to the same workers at the same times (checked here
     // for seed 1 at L = 0 and 1 us; seeds 2 and 3 at L = 0 gave the same makespans too). With
     // the default l = 100 ns each chunk starts 100 ns later: measured ratios 1.000000 to
-    // 1.000101 (SS, 2500 chunks a worker; seeds 1-3, L = 0).
+    // 1.000101 (SS, 2500 chunks a worker; seeds 1-3, L = 0). SS takes blocks, here of one
+    // chunk each: with one thread and one-iterate chunks the target is one chunk (its half 0,
+    // so no pop asks early) while a chunk takes longer than two round trips, and a thread that
+    // is free asks for one iterate, served in h, as central hand-out.
     for technique in ["static", "ss", "af", "awf-c", "awf-b", "gss", "fac2", "tss"] {
         for latency_s in [0.0, 1e-6] {
             let mut c = config(technique, 20_000, 8, "exp:1ms");
@@ -201,7 +206,7 @@ fn one_thread_per_rank_is_central_hand_out() {
 
 #[test]
 fn a_pop_that_leaves_fewer_than_half_the_depth_asks_before_its_chunk_starts() {
-    // SS, N = 5 on 1 rank x 2 threads, 40 ms per iterate, h = 0.1 s, no chunk or pop cost (rank
+    // GSS with max=1 (chunks of one iterate, as SS's; SS takes blocks), N = 5 on 1 rank x 2 threads, 40 ms per iterate, h = 0.1 s, no chunk or pop cost (rank
     // 0: no latency). Thread 0 asks for k = 2 at 0 (thread 1 waits): served [0, 0.1]; the round
     // trip's mean is 1 us + 0.25 (0.1 s - 1 us) = 0.025 s. No chunk has been timed (depth 0):
     // both run [0.1, 0.14].
@@ -213,7 +218,7 @@ fn a_pop_that_leaves_fewer_than_half_the_depth_asks_before_its_chunk_starts() {
     // reply before it starts. Served [0.24, 0.34] (chunk 4 only): thread 1 runs chunk 3 [0.34,
     // 0.38]; thread 0, waiting since 0.28, pops chunk 4, leaving 0 < 1, asks for 2 and waits:
     // served [0.34, 0.44], empty (the rank is done), and chunk 4 runs [0.44, 0.48].
-    let mut c = config("ss", 5, 1, "const:40ms");
+    let mut c = config("gss,max=1", 5, 1, "const:40ms");
     c.overhead_s = 0.1;
     c.hand_out = HandOut::Hierarchical(Hierarchy {
         threads: 2,
@@ -240,7 +245,7 @@ fn a_pop_that_leaves_fewer_than_half_the_depth_asks_before_its_chunk_starts() {
 
 #[test]
 fn long_chunks_are_asked_for_only_when_the_queue_is_empty() {
-    // SS, N = 5 on 1 rank x 2 threads, 1 s per iterate, h = 0.1 s, no chunk or pop cost. The
+    // GSS with max=1 (chunks of one iterate, as SS's; SS takes blocks), N = 5 on 1 rank x 2 threads, 1 s per iterate, h = 0.1 s, no chunk or pop cost. The
     // first request brings 2 chunks, run [0.1, 1.1]. From then on a chunk takes 1 s against a
     // round trip of 0.025 to 0.06 s: depth = floor(2 x round trip / 1 s) = 0, so no pop asks
     // early and a thread that finds the queue empty asks for itself and the threads already
@@ -250,7 +255,7 @@ fn long_chunks_are_asked_for_only_when_the_queue_is_empty() {
     // 2.3]. At 2.2 thread 0 asks: served [2.2, 2.3], chunk 4 [2.3, 3.3]. Thread 1, free at 2.3
     // before that reply, waits, finds the queue empty after it and asks: served [2.3, 2.4],
     // empty. After the first request for 2, four ask for 1 each (the last comes back empty).
-    let mut c = config("ss", 5, 1, "const:1s");
+    let mut c = config("gss,max=1", 5, 1, "const:1s");
     c.overhead_s = 0.1;
     c.hand_out = HandOut::Hierarchical(Hierarchy {
         threads: 2,
@@ -273,17 +278,20 @@ fn long_chunks_are_asked_for_only_when_the_queue_is_empty() {
 }
 
 #[test]
-fn batches_beat_a_saturated_central_scheduler_for_ss() {
-    // SS, 8 ranks x 8 threads, 10 us iterates, h = 20 us: 64 workers asking for one iterate each
+fn batches_beat_a_saturated_central_scheduler() {
+    // GSS with max=1 (chunks of one iterate, as SS's, in batches; SS takes blocks, which do
+    // better: `hierarchical_ss_beats_central_ss_on_fine_iterates` in src/sim/hierarchy.rs),
+    // 8 ranks x 8 threads, 10 us iterates, h = 20 us: 64 workers asking for one iterate each
     // queue at the scheduler (N·h = 0.16 s). A rank's request carries several chunks for about
     // h, so fewer requests end the loop sooner. A chunk's work (10 us on average) is short
-    // beside a round trip (h or more): a temporary trace (seed 1) found the depth at k = 8 at
-    // every request but the ranks' first. Measured (seeds 1-3 alike): 1599 requests, 5.00
-    // chunks each, and 0.0326 s against 0.160 s, the scheduler busy all along (0.0326 s). The
+    // beside a round trip (h or more): a temporary trace (seed 1, SS when it took batches)
+    // found the depth at k = 8 at every request but the ranks' first. Measured (seeds 1-3
+    // alike): 1599 requests, 5.00 chunks each, and 0.0326 s against 0.160 s, the scheduler busy
+    // all along (0.0326 s); GSS with max=1 gives SS's batch figures exactly (seed 1). The
     // trace: 16 requests for 8 by a thread that found the queue empty (each rank's first two),
     // then 1582 for 5 by the pop that left 3, fewer than half the depth (ceil(8 / 2) = 4), and
     // one for 7; the replies brought 5 chunks 1574 times, 8 16 times, 2 once, none 8 times.
-    let mut c = config("ss", 8000, 64, "exp:10us");
+    let mut c = config("gss,max=1", 8000, 64, "exp:10us");
     c.overhead_s = 20e-6;
     c.latency_s = 1e-6;
     let central = run(&c);

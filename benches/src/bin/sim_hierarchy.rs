@@ -1,10 +1,10 @@
 //! Central against hierarchical hand-out, simulated (issue 31, "Scale on paper"): at 64 ranks ×
 //! 16 threads and 1024 ranks × 64 threads, is it better that every thread asks rank 0 for its own
 //! chunk (central: P·k workers, as `mpirun -np P·k` runs today) or that each rank asks for up to
-//! k chunks at a time and its threads take them from a local queue (hierarchical:
-//! `DLS_THREADS=k` under mpirun, one rank per node or socket, with the runtime's rule of when and
-//! how many to ask for)? The technique is computed over P·k workers in both; the timing models
-//! are in `dls-runtime/src/sim/engine.rs`.
+//! k chunks at a time (SS: a block of whole chunks) and its threads take them from a local queue
+//! (hierarchical: `DLS_THREADS=k` under mpirun, one rank per node or socket, with the runtime's
+//! rule of when and how many to ask for)? The technique is computed over P·k workers in both;
+//! the timing models are in `dls-runtime/src/sim/engine.rs`.
 //!
 //! Table A: N = 2^20 iterates (1024 per worker at 64 × 16, 16 at 1024 × 64) whose times are
 //! exponential (coefficient of variation 1: the random loops of Hummel, Schonberg & Flynn 1992
@@ -257,8 +257,9 @@ fn main() {
     println!(
         "Central vs hierarchical hand-out, simulated. Central: P x k workers each ask rank 0 for \
          their own chunks (mpirun -np P*k); hierarchical: P ranks ask for up to k chunks at a \
-         time for their k threads (DLS_THREADS=k under mpirun). The technique is computed over \
-         P*k workers in both; efficiency = total work / (P*k x makespan)."
+         time for their k threads, SS for blocks of chunks (DLS_THREADS=k under mpirun). The \
+         technique is computed over P*k workers in both; efficiency = total work / (P*k x \
+         makespan)."
     );
     println!(
         "Scheduler costs from the raw MPI ping-pong server (mpi_overhead), measured on a 16-core \

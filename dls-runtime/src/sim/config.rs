@@ -83,7 +83,8 @@ pub struct SimConfig {
     /// ```
     /// use dls_runtime::sim::{simulate, HandOut, SimConfig};
     /// // SS on 4 ranks of 8 threads against 32 workers asking for themselves, h = 20 us: a
-    /// // rank's request brings several chunks, so the loop needs fewer requests and ends sooner.
+    /// // rank's request brings a block of many chunks, so the loop needs fewer requests and
+    /// // ends sooner.
     /// let mut c = SimConfig::new("ss".parse().unwrap(), 4000, 32);
     /// c.iterate_time = "exp:10us".parse().unwrap();
     /// c.overhead_s = 20e-6;

@@ -64,6 +64,26 @@
 //! 5. At the loop's end every rank's timings not yet reported reach the scheduler (they change
 //!    no chunk).
 //!
+//! **Blocks.** A dynamic technique of fixed-size chunks (SS, FSC and mFSC: those whose
+//! [`ChunkScheduler::fixed_chunk`] is some `c` for P·k workers; not STATIC) is handed out in
+//! blocks of whole chunks instead of batches, as the runtime does:
+//! 1. A rank's request asks for `want` iterates. The scheduler serves it in `h` (no cost per
+//!    chunk) with the next block: with `left` = N − next (next: the first iterate not handed
+//!    out), `min(whole(want), whole(⌈left / 2P⌉), left)` iterates from next (`whole(x)`: x
+//!    rounded up to a multiple of c), each chunk's work drawn in index order; a reply with none
+//!    (left = 0) ends the rank. Requests carry no timings, as the runtime's.
+//! 2. The rank keeps the blocks in a queue; a thread free at `t` pops the next chunk of `c`
+//!    iterates (fewer at a block's end) from the front block, at cost `l`. The rank's target
+//!    is `c × clamp(⌈2k × round trip / chunk time⌉, k, 256·k)` iterates (the running means
+//!    above; `256·k·c` for chunks of no time; `k·c` before the first chunk ends). If the pop
+//!    leaves fewer iterates in the queue than half the target (`⌊target / 2⌋`), no request of
+//!    the rank is in flight and the rank is not done, the thread asks at `t + l` for the
+//!    target's missing iterates and starts its chunk when the reply arrives; otherwise it
+//!    starts it at `t + l`.
+//! 3. A thread that finds the queue empty waits for the request in flight, or sends one at `t`
+//!    for the target (`k·c` if it is the rank's first), or stops if the rank is done; the
+//!    threads look at the queue after a reply in the order of item 4 above.
+//!
 //! A chunk's time is its base work times its worker's time factor, as above. With k = 1 the
 //! depth is 1 only while a chunk takes no longer than a round trip; while chunks are longer it
 //! is 0, and a rank asks for one chunk when its thread is free, as under central hand-out (the

@@ -1,6 +1,6 @@
 //! How chunks reach the workers: every worker asks rank 0 for its own chunk (central), or a rank
-//! of several threads asks rank 0 for up to one chunk per thread at once, and its threads take
-//! them from a local queue (hierarchical).
+//! of several threads asks rank 0 for up to one chunk per thread at once (SS, FSC and mFSC: for a
+//! block of whole chunks), and its threads take them from a local queue (hierarchical).
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,9 +33,9 @@ pub enum HandOut {
     #[default]
     Central,
     /// Threads inside ranks (`DLS_THREADS=k` under mpirun): [`SimConfig::p`](super::SimConfig::p)
-    /// ranks of `threads` threads each; a rank asks rank 0 for up to k chunks at once, when and
-    /// as many as the runtime's rank does (by its measured chunk time and round trip), and its
-    /// threads take them from a local queue.
+    /// ranks of `threads` threads each; a rank asks rank 0 for up to k chunks at once (SS, FSC
+    /// and mFSC: for a block of whole chunks), when and as many as the runtime's rank does (by
+    /// its measured chunk time and round trip), and its threads take them from a local queue.
     Hierarchical(Hierarchy),
 }
 
@@ -84,7 +84,7 @@ pub struct Hierarchy {
     /// k, threads per rank (workers per rank); at least 1.
     pub threads: usize,
     /// c, seconds of scheduler time for each chunk of a request after the first: a request
-    /// answered with m chunks is served in `h + (m − 1)·c`.
+    /// answered with m chunks is served in `h + (m − 1)·c` (a block, in `h`).
     pub chunk_cost_s: f64,
     /// l, seconds a thread spends taking one chunk from its rank's queue.
     pub pop_cost_s: f64,

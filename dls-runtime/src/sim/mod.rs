@@ -7,7 +7,8 @@
 //! result is a [`LoopReport`](crate::LoopReport) with the runtime's JSON field names plus a lower
 //! bound of the makespan. [`experiment`] reproduces Hummel, Schonberg & Flynn's comparison.
 //! [`HandOut`] chooses whether every worker asks the scheduler for its own chunks (the default) or
-//! ranks of k threads ask for up to k chunks at a time (threads inside ranks).
+//! ranks of k threads ask for up to k chunks at a time (threads inside ranks; SS, FSC and mFSC:
+//! blocks of whole chunks).
 //!
 //! ```
 //! use dls_runtime::sim::{simulate, SimConfig};
