@@ -8,6 +8,7 @@ use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::combine_partials;
 use crate::runtime::combine::wire::Wire;
 use crate::runtime::error::DlsError;
+use crate::runtime::loops::alone;
 use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
 use crate::runtime::loops::handle::{Ending, History, Loop, Panics, UntypedLoop};
 use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
@@ -58,12 +59,13 @@ impl Runtime {
         range: R,
         technique: Technique,
     ) -> Result<Loop<R::Index>, DlsError> {
-        // The program runs the chunks itself: nothing is re-executed.
+        // The program runs the chunks itself: nothing is re-executed, and nothing runs alone.
         self.make_loop(
             name,
             range,
             technique,
             || "an explicit loop (start_loop)".into(),
+            false,
             false,
         )
         .map(|(lp, _)| lp)
@@ -77,6 +79,7 @@ impl Runtime {
         technique: Technique,
         kind: impl Fn() -> String,
         tolerant: bool,
+        sizing: bool,
     ) -> Result<(Loop<R::Index>, Placement), DlsError> {
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
@@ -90,6 +93,30 @@ impl Runtime {
             return Ok((Loop::new(first, lp), Placement::Nested));
         }
         self.shared.platform.may_start_here()?;
+        // A loop too small to share runs on this thread alone (`alone.rs`): a scheduler of one
+        // worker handing out the whole loop as one chunk (on one thread every technique runs
+        // the iterates in index order), the rest as for every loop.
+        let sized = sizing && self.sizes_loops(&technique);
+        if sized && alone::predicts_small(name, n) {
+            let whole = Technique::new(crate::technique::Kind::Static);
+            let source = Box::new(SharedSource::new(&whole, n, 1, None)?);
+            let mut lp = self
+                .untyped(
+                    name,
+                    technique,
+                    n,
+                    source,
+                    self.shared.settings.report.clone(),
+                    false,
+                )
+                .over_all_workers();
+            lp.sized = true;
+            lp.alone = true;
+            if let Some(claims) = lp.source().claims() {
+                claims.untimed();
+            }
+            return Ok((Loop::new(first, lp), Placement::AllWorkers));
+        }
         let p = self.workers();
         let first_text = || {
             if n == 0 {
@@ -124,6 +151,8 @@ impl Runtime {
             )
             .over_all_workers()
             .with_progress(self.shared.settings.progress);
+        let mut lp = lp;
+        lp.sized = sized;
         // A loop whose report nobody reads (a `#[par_doall]` loop without `DLS_REPORT`, its
         // statistics dropped) and that `auto` does not measure lists no chunk map and times no
         // chunk: its workers' claims write no map entry and seldom read the clock.
@@ -554,7 +583,9 @@ impl Runtime {
         let tolerant = reach == Reach::AllProcesses
             && ((std::mem::size_of::<T>() != 0 && self.effective_reexecution())
                 || self.shared.settings.checkpoint.is_some());
-        let (lp, placement) = self.make_loop(name, range, technique, kind, tolerant)?;
+        // A checked loop, or one a worker skips, is never run alone (`alone.rs`).
+        let sizing = skip.is_none() && inspect.is_none();
+        let (lp, placement) = self.make_loop(name, range, technique, kind, tolerant, sizing)?;
         let panics = match placement {
             Placement::Nested => Panics::Unwind,
             Placement::AllWorkers => self.shared.platform.panics(),
@@ -589,8 +620,11 @@ impl Runtime {
         // A result of no data (a zero-sized type: a `#[par_doall]` loop without `reduce` or
         // `gather`) has nothing for a copy to count: its iterates' effects are the body's own,
         // which a copy would repeat. Such a loop never re-executes (issue 27 case 3).
-        let reexecute =
-            with_result && std::mem::size_of::<T>() != 0 && self.effective_reexecution();
+        // A loop run alone (`alone.rs`) has nobody to take a copy of its chunk.
+        let reexecute = with_result
+            && std::mem::size_of::<T>() != 0
+            && self.effective_reexecution()
+            && !lp.core().alone;
         debug_assert!(
             !(reexecute && lp.core().source().tolerance().is_none()),
             "a loop that re-executes has a source that can (internal error)"
@@ -708,7 +742,9 @@ impl Runtime {
         match placement {
             Placement::Nested => worker(0),
             Placement::AllWorkers => {
-                let useful = usize::try_from(lp.len()).unwrap_or(usize::MAX);
+                let useful = usize::try_from(lp.len())
+                    .unwrap_or(usize::MAX)
+                    .min(lp.core().source().local_slots());
                 // Worker 0 ends with the loop unless it is the one that takes no chunk. Under a
                 // merge delay (`DLS_DELAY`, a scalability test) every worker takes part, so that
                 // the merges of the workers' partial results are the ones the test perturbs.
@@ -774,7 +810,29 @@ impl Runtime {
         if let Some(check) = inspect.and_then(|look| look(&value)) {
             lp.core().note_check(check);
         }
-        Ok((value, lp.finish()))
+        let sized = lp.core().sized.then(|| (lp.name().to_string(), lp.len()));
+        let stats = lp.finish();
+        if let Some((name, n)) = sized {
+            alone::record(&name, n, stats.work_time_s);
+        }
+        Ok((value, stats))
+    }
+
+    /// Whether this runtime's loops of `technique` learn whether they are too small to share
+    /// (`alone.rs`): on the threads backend of more than one worker, for loops whose report nobody
+    /// reads (no `DLS_REPORT`, statistics dropped: `#[par_doall]`), not chosen by `auto` nor of a
+    /// technique that learns across loops, without checkpoints, fault injection or `DLS_DELAY`
+    /// (set at all: a scalability test's runs without a delay must share loops as its delayed
+    /// runs do).
+    fn sizes_loops(&self, technique: &Technique) -> bool {
+        let s = &self.shared.settings;
+        matches!(self.backend(), crate::runtime::Backend::Threads { threads } if threads > 1)
+            && !self.reads_cpu_clock(&s.report)
+            && !technique.kind.entry().selects
+            && !technique.kind.entry().learns_across_loops
+            && s.checkpoint.is_none()
+            && s.inject.is_none()
+            && !alone::delay_set()
     }
 }
 

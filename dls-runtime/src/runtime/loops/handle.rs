@@ -130,6 +130,11 @@ pub(crate) struct UntypedLoop {
     /// The progress display (`DLS_PROGRESS`), on the process that schedules the loop; stopped
     /// when the loop finishes (or is dropped).
     progress: Mutex<Option<Progress>>,
+    /// Whether the loop's work is recorded for its next run's choice to run alone
+    /// (`loops/alone.rs`).
+    pub(crate) sized: bool,
+    /// Whether it runs on the calling thread alone (`loops/alone.rs`).
+    pub(crate) alone: bool,
 }
 
 /// Counts a loop over all workers as running while it exists (dropped with the loop, also when a
@@ -178,6 +183,8 @@ impl UntypedLoop {
             auto: Mutex::new(None),
             checkpoint: Mutex::new(None),
             progress: Mutex::new(None),
+            sized: false,
+            alone: false,
             cpu: true,
         }
     }
