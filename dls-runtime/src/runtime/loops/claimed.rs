@@ -101,14 +101,7 @@ where
     };
     let mut clock = ClaimClock::new(claims.timed());
     loop {
-        // Once every chunk is out this claim is the worker's last (or its tail's first): the
-        // clock is read, so that the chunks since the last read count their time (the loop's
-        // work, which `alone.rs` judges the loop's size by).
-        let (now, read) = if claims.all_out() {
-            (Instant::now(), true)
-        } else {
-            clock.now()
-        };
+        let (now, read) = clock.now();
         let finished = last.map(|(size, handed)| {
             // Between two reads of the clock a chunk took no time; the chunk at a read took
             // every chunk's since the last: the sums are the worker's times.
@@ -136,6 +129,13 @@ where
             Claimed::Chunk(c) => c,
             Claimed::Done => {
                 lp.left();
+                if let (false, Some((_, handed))) = (read, last) {
+                    // The worker's last claim: the chunks since the clock's last read count
+                    // their time (the loop's work, which `alone.rs` judges its size by).
+                    tally.work_s += Instant::now()
+                        .saturating_duration_since(handed)
+                        .as_secs_f64();
+                }
                 let cpu_s = match (cpu_from, cpu_from.and_then(|_| cpu_clock::thread_cpu_s())) {
                     (Some(from), Some(to)) => (to - from).max(0.0),
                     _ => 0.0,
@@ -184,8 +184,8 @@ where
 /// ledger's pace, at the loop's tail), the progress count, when a chunk was handed — is then
 /// late by at most the gap's upper end while the chunks' cost stays, and by one stride's chunks
 /// when they turn dear (the next read sets the stride back to 1). A chunk's time is 0 between
-/// reads and every chunk's since the last read at a read, and the worker's last claim reads the
-/// clock ([`drive_claimed`]), so a worker's summed time is its time. At the loop's tail the re-execution ledger may see a chunk handed out earlier than it
+/// reads and every chunk's since the last read at a read, and the worker's last claim adds the
+/// time since the last read ([`drive_claimed`]), so a worker's summed time is its time. At the loop's tail the re-execution ledger may see a chunk handed out earlier than it
 /// was, and copy it sooner: a copy the original then beats is discarded (exactly once holds).
 struct ClaimClock {
     exact: bool,
