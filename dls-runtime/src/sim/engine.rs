@@ -74,8 +74,9 @@
 //!    (left = 0) ends the rank. Requests carry no timings, as the runtime's.
 //! 2. The rank keeps the blocks in a queue; a thread free at `t` pops the next chunk of `c`
 //!    iterates (fewer at a block's end) from the front block, at cost `l`. The rank's target
-//!    is `c × clamp(⌈2k × round trip / chunk time⌉, k, 256·k)` iterates (the running means
-//!    above; `256·k·c` for chunks of no time; `k·c` before the first chunk ends). If the pop
+//!    is `c × clamp(⌈2k × round trip / chunk time⌉, 8·k (1 for k = 1), 256·k)` iterates
+//!    (the running means above; `256·k·c` for chunks of no time; `k·c` before the first chunk
+//!    ends). If the pop
 //!    leaves fewer iterates in the queue than half the target (`⌊target / 2⌋`), no request of
 //!    the rank is in flight and the rank is not done, the thread asks at `t + l` for the
 //!    target's missing iterates and starts its chunk when the reply arrives; otherwise it

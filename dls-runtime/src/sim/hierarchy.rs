@@ -29,6 +29,15 @@ const NEW: f64 = 0.25;
 const MIN_ROUND_TRIP_S: f64 = 1e-6;
 /// Blocks: the most chunks per thread a rank asks for at once, as in the runtime.
 const MAX_BLOCK_CHUNKS: u64 = 256;
+/// Blocks: the fewest chunks a rank of `k` threads asks for once its chunks are timed, as in the
+/// runtime: 8 per thread, one for a rank of one thread.
+fn min_block_chunks(k: u64) -> u64 {
+    if k > 1 {
+        8 * k
+    } else {
+        1
+    }
+}
 
 /// Blocks: the size of the block rank 0 hands a rank that asks for `want` iterates when `left`
 /// are not handed out yet, as the runtime's `Blocks::block`: whole chunks of `c` iterates, at
@@ -126,13 +135,14 @@ impl Rank {
     }
 
     /// Blocks of chunks of `c` iterates: the iterates a rank of `k` threads keeps in hand, as
-    /// the runtime's `Local::block_target`: `c × clamp(⌈2k × round trip / chunk time⌉, k,
-    /// 256·k)` (256·k chunks for chunks of no time), `k·c` while no chunk has been timed.
+    /// the runtime's `Local::block_target`: `c × clamp(⌈2k × round trip / chunk time⌉, 8·k
+    /// (1 for k = 1), 256·k)` (256·k chunks for chunks of no time), `k·c` while no chunk has
+    /// been timed.
     fn block_target(&self, k: usize, c: u64) -> u64 {
         let k = k as u64;
         let chunks = match self.chunk_s {
             Some(t) if t > 0.0 => ((2.0 * k as f64 * self.round_trip_s / t).ceil() as u64)
-                .clamp(k, MAX_BLOCK_CHUNKS * k),
+                .clamp(min_block_chunks(k), MAX_BLOCK_CHUNKS * k),
             Some(_) => MAX_BLOCK_CHUNKS * k,
             None => k,
         };
@@ -554,14 +564,14 @@ mod tests {
     #[test]
     fn the_block_target_follows_the_round_trip_over_the_chunk_time() {
         // k = 2, c = 3: k chunks before any is timed; c × clamp(⌈2k × round trip / chunk
-        // time⌉, k, 256·k) after.
+        // time⌉, 8·k, 256·k) after.
         let mut r = Rank::new(2);
         assert_eq!(r.block_target(2, 3), 6);
         r.round_trip_s = 0.04375;
         r.chunk_s = Some(0.01);
         assert_eq!(r.block_target(2, 3), 18 * 3);
         r.chunk_s = Some(1.0);
-        assert_eq!(r.block_target(2, 3), 2 * 3);
+        assert_eq!(r.block_target(2, 3), 16 * 3);
         r.chunk_s = Some(1e-9);
         assert_eq!(r.block_target(2, 3), 512 * 3);
         r.chunk_s = Some(0.0);
@@ -578,8 +588,8 @@ mod tests {
         // half the target (6 / 2, no chunk timed yet): it runs it [0.1, 3.1]. Thread 1 pops
         // [3, 6), leaving 0: it asks for 6 and starts its chunk when the reply is in: block
         // min(6, whole(⌈4 / 2⌉) = 3, 4) = [6, 9), served [0.1, 0.2]; [3, 6) runs [0.2, 3.2].
-        // At 3.1 (chunk time 3 s, target 3 × max(2, ⌈4 × round trip / 3⌉) = 6) thread 0 pops
-        // [6, 9), leaving 0 < 3: it asks for 6: block min(6, 3, 1) = [9, 10), served [3.1,
+        // At 3.1 (chunk time 3 s, target 3 × max(16, ⌈4 × round trip / 3⌉) = 48) thread 0 pops
+        // [6, 9), leaving 0 < 24: it asks for 48: block min(48, 3, 1) = [9, 10), served [3.1,
         // 3.2]; [6, 9) runs [3.2, 6.2]. At 3.2 thread 1 pops [9, 10) (a block's end: 1
         // iterate), leaving 0: it asks, served [3.2, 3.3], empty (the rank is done); [9, 10)
         // runs [3.3, 4.3]. Four requests, busy 0.4 s.

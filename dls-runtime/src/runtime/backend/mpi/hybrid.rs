@@ -83,6 +83,21 @@ fn watch(size: usize, k: usize) -> Duration {
 const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
 /// Blocks (fixed-size chunks): the most chunks per thread a rank asks for at once.
 const MAX_BLOCK_CHUNKS: u64 = 256;
+/// Blocks: the fewest chunks per thread a rank asks for once its chunks are timed: on rank 0,
+/// whose round trip is a lock, blocks of one or two chunks a thread made its threads wait for
+/// each other's fetches (Mandelbrot 500×500 SS, 1 rank × 2 threads: 0.569-0.583 at 1, 0.615-0.632
+/// at 8); the end of the loop stays balanced by the cap on a block (the iterates left over 2P).
+/// A rank of one thread has nobody to wait for: one chunk, as a rank without threads takes.
+const MIN_BLOCK_CHUNKS: u64 = 8;
+
+/// Blocks: the fewest chunks a rank of `k` threads asks for once its chunks are timed.
+pub(crate) fn min_block_chunks(k: u64) -> u64 {
+    if k > 1 {
+        MIN_BLOCK_CHUNKS * k
+    } else {
+        1
+    }
+}
 
 /// What a rank's threads share: the chunks of its batches not yet taken, and what they finished
 /// since the rank's last request.
@@ -157,12 +172,13 @@ impl Local {
     }
 
     /// Blocks: the iterates a rank of `k` threads keeps in hand: the chunks that run while two
-    /// round trips travel, at least one per thread, at most [`MAX_BLOCK_CHUNKS`] per thread.
+    /// round trips travel, at least [`MIN_BLOCK_CHUNKS`] and at most [`MAX_BLOCK_CHUNKS`] per
+    /// thread (one per thread before any chunk is timed).
     fn block_target(&self, k: usize, c: u64) -> u64 {
         let k = k as u64;
         let chunks = match self.chunk_s {
             Some(t) if t > 0.0 => ((2.0 * k as f64 * self.round_trip_s / t).ceil() as u64)
-                .clamp(k, MAX_BLOCK_CHUNKS * k),
+                .clamp(min_block_chunks(k), MAX_BLOCK_CHUNKS * k),
             Some(_) => MAX_BLOCK_CHUNKS * k,
             None => k,
         };
@@ -242,7 +258,7 @@ struct Hand {
 /// A dynamic technique of fixed-size chunks (SS, FSC, mFSC): rank 0 hands a rank a **block**
 /// of whole chunks at a time, and the rank's threads take the chunks of its blocks one by one.
 /// How many a rank asks for follows its measured round trip and chunk time (the chunks that run
-/// while two round trips travel, at least one per thread); a block holds at most the iterates
+/// while two round trips travel, at least 8 per thread once timed); a block holds at most the iterates
 /// left over twice the ranks (rounded up to whole chunks), so blocks shrink toward the end as
 /// guided self-scheduling's chunks do, and at the end a rank holds at most a chunk per thread
 /// more than another. The chunks are the technique's own: `c` iterates from a multiple of `c`.
