@@ -23,20 +23,27 @@ fn show(job: &mpi_common::Job) -> String {
 /// partition of 0..N (`mpi_exactly_once`), for 1–3 ranks × 1–3 threads.
 #[test]
 fn every_iterate_runs_once_over_ranks_times_threads() {
+    exactly_once_over(&["1", "2", "3"], &[]);
+}
+
+/// `mpi_exactly_once` on 1–3 ranks × each of `threads`, with `env` besides `DLS_THREADS`.
+fn exactly_once_over(threads: &[&str], env: &[(&str, &str)]) {
     for ranks in 1..=3usize {
-        for threads in ["1", "2", "3"] {
+        for &k in threads {
+            let mut all = vec![("DLS_THREADS", k)];
+            all.extend_from_slice(env);
             let job = mpi_common::mpirun_env(
                 ranks,
                 &[],
-                &[("DLS_THREADS", threads)],
+                &all,
                 "mpi_exactly_once",
                 &[],
                 Duration::from_secs(180),
             );
-            let p = ranks * threads.parse::<usize>().unwrap();
+            let p = ranks * k.parse::<usize>().unwrap();
             assert!(
                 job.success && job.stdout.contains(&format!("exactly-once OK: P={p},")),
-                "{ranks} ranks x {threads} threads: {}",
+                "{ranks} ranks x {k} threads {env:?}: {}",
                 show(&job)
             );
         }
@@ -177,24 +184,7 @@ fn a_stopped_rank_with_threads_does_not_hold_the_loop_back() {
 /// and 3 threads.
 #[test]
 fn every_iterate_runs_once_with_reexecution_on_threads_inside_ranks() {
-    for ranks in 1..=3usize {
-        for threads in ["2", "3"] {
-            let job = mpi_common::mpirun_env(
-                ranks,
-                &[],
-                &[("DLS_THREADS", threads), ("DLS_REEXECUTE", "on")],
-                "mpi_exactly_once",
-                &[],
-                Duration::from_secs(180),
-            );
-            let p = ranks * threads.parse::<usize>().unwrap();
-            assert!(
-                job.success && job.stdout.contains(&format!("exactly-once OK: P={p},")),
-                "{ranks} ranks x {threads} threads: {}",
-                show(&job)
-            );
-        }
-    }
+    exactly_once_over(&["2", "3"], &[("DLS_REEXECUTE", "on")]);
 }
 
 /// A long chunk in progress is split for idle threads of any rank (`mpi_split`: STATIC hands
