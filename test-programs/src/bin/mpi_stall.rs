@@ -47,7 +47,10 @@ fn main() -> Result<(), Box<dyn Error>> {
                         .status()
                         .expect("kill");
                 }
-                // Resume this process later, then stop it here, inside an iterate.
+                // Resume this process later, then stop it here, inside an iterate. The resuming
+                // shell is not waited for: it ends after this process resumes (and the init
+                // process reaps it if this one has ended by then).
+                #[allow(clippy::zombie_processes)]
                 Command::new("sh")
                     .args(["-c", &format!("sleep {resume_after}; kill -CONT {me}")])
                     .spawn()
