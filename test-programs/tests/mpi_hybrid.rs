@@ -217,18 +217,7 @@ fn idle_threads_split_a_chunk_in_progress() {
         assert_eq!(f("iterates="), "600", "{split}: {line}");
         let splits: u64 = f("splits=").parse().unwrap();
         assert_eq!(splits >= 1, split == "on", "{split}: {line}");
-        let map = line.split_once("map=").expect("a chunk map").1;
-        let nums: Vec<u64> = map
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|t| !t.is_empty())
-            .map(|t| t.parse().unwrap())
-            .collect();
-        let mut next = 0;
-        for c in nums.chunks(3) {
-            assert_eq!(c[0], next, "{split}: gap or overlap at {next}: {map}");
-            next = c[0] + c[1];
-        }
-        assert_eq!(next, 600, "{split}: {map}");
+        mpi_common::assert_partition(out, 600);
     }
 }
 

@@ -16,25 +16,6 @@ fn field<'a>(out: &'a str, key: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-/// The sorted chunk map `[[start, size, rank], ...]` printed by the program covers [0, n).
-fn assert_partition(out: &str, n: u64) {
-    let map = out
-        .lines()
-        .find_map(|l| l.split_once("map=").map(|(_, m)| m))
-        .expect("the program prints the chunk map");
-    let nums: Vec<u64> = map
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|t| !t.is_empty())
-        .map(|t| t.parse().unwrap())
-        .collect();
-    let mut next = 0;
-    for c in nums.chunks(3) {
-        assert_eq!(c[0], next, "gap or overlap at {next}: {map}");
-        next = c[0] + c[1];
-    }
-    assert_eq!(next, n, "{map}");
-}
-
 fn run(p: usize, split: &str) -> String {
     let job = mpi_common::mpirun(
         p,
@@ -54,7 +35,7 @@ fn idle_ranks_split_the_last_ranks_chunk() {
         let out = run(p, "on");
         assert_eq!(field(&out, "sum="), field(&out, "serial="), "{out}");
         assert_eq!(field(&out, "iterates="), "600", "{out}");
-        assert_partition(&out, 600);
+        mpi_common::assert_partition(&out, 600);
         let splits: u64 = field(&out, "splits=").parse().unwrap();
         assert!(splits >= 1, "P={p}: no split: {out}");
     }
@@ -65,5 +46,5 @@ fn split_off_leaves_every_chunk_whole() {
     let out = run(2, "off");
     assert_eq!(field(&out, "sum="), field(&out, "serial="), "{out}");
     assert_eq!(field(&out, "splits="), "0", "{out}");
-    assert_partition(&out, 600);
+    mpi_common::assert_partition(&out, 600);
 }

@@ -596,3 +596,23 @@ fn wait_until_gone(processes: impl Fn() -> Vec<String>, limit: Duration) -> Vec<
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The chunk map `map=[[start, size, worker], ...]` that a test program prints (in the order of
+/// the starts) covers [0, n) once: no gap, no overlap.
+pub(crate) fn assert_partition(out: &str, n: u64) {
+    let map = out
+        .lines()
+        .find_map(|l| l.split_once("map=").map(|(_, m)| m))
+        .expect("the program prints the chunk map");
+    let nums: Vec<u64> = map
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().unwrap())
+        .collect();
+    let mut next = 0;
+    for c in nums.chunks(3) {
+        assert_eq!(c[0], next, "gap or overlap at {next}: {map}");
+        next = c[0] + c[1];
+    }
+    assert_eq!(next, n, "{map}");
+}
