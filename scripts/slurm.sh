@@ -458,7 +458,8 @@ chmod +x "$folder/mpi_panic-worker"
 submit "a rank panics" 120 "$folder" book/src/slurm/own_project.sbatch
 finish "$folder"
 sed 's/^/   | /' "$folder/job.out"
-[ "$rc" != 0 ] || fail "sbatch --wait returned 0 for a job whose rank panicked"
+[ "$rc" != 0 ] || fail "sbatch --wait returned 0 for a job whose rank panicked" \
+  "($(job_field "$job" JobState) $(job_field "$job" ExitCode))"
 grep -q 'dls: rank 1 panicked in iterate [0-9]* of loop `panicky`: boom at' "$folder/job.out" \
   || fail "the job's output does not name the panic"
 no_leftovers "$job"

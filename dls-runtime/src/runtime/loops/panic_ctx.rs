@@ -5,8 +5,8 @@
 //! the runtime reads it:
 //!
 //! - **MPI**: a panic that leaves an iterate ends the whole job: the chunk's destructor, run by the
-//!   unwinding, prints `dls: rank R panicked in iterate I of loop `NAME`: MESSAGE` and calls
-//!   `MPI_Abort`, so the job ends promptly with a non-zero status instead of hanging (the other
+//!   unwinding, prints `dls: rank R panicked in iterate I of loop `NAME`: MESSAGE` and ends the
+//!   job (`backend::mpi::comm::abort_job`: `MPI_Abort`, or exit 101 under Open MPI's `mpirun`), so the job ends promptly with a non-zero status instead of hanging (the other
 //!   ranks would wait forever for the dead one). This works even when the program replaced dls's
 //!   panic hook. A panic outside an iterate aborts the job from the hook.
 //! - **threads**: `doall` catches the panic, stops the other threads from taking more chunks, and
