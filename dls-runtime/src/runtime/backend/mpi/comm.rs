@@ -224,13 +224,22 @@ mod tests {
 
     #[test]
     fn only_a_rank_of_open_mpis_mpirun_ends_the_job_by_exiting() {
-        let uri = ("OMPI_MCA_orte_hnp_uri", "1587478528.0;tcp://192.0.2.2:55971");
+        let uri = (
+            "OMPI_MCA_orte_hnp_uri",
+            "1587478528.0;tcp://192.0.2.2:55971",
+        );
         assert!(exit_ends_the_job(env(&[uri])));
-        assert!(exit_ends_the_job(env(&[uri, ("OMPI_MCA_orte_abort_non_zero_exit", "1")])));
+        assert!(exit_ends_the_job(env(&[
+            uri,
+            ("OMPI_MCA_orte_abort_non_zero_exit", "1")
+        ])));
         // srun, Hydra, a singleton: no mpirun to see the exit.
         assert!(!exit_ends_the_job(env(&[])));
         assert!(!exit_ends_the_job(env(&[("OMPI_MCA_orte_hnp_uri", "")])));
-        assert!(!exit_ends_the_job(env(&[("PMI_RANK", "1"), ("SLURM_STEP_ID", "0")])));
+        assert!(!exit_ends_the_job(env(&[
+            ("PMI_RANK", "1"),
+            ("SLURM_STEP_ID", "0")
+        ])));
         // The user told mpirun that a rank's non-zero exit does not end the job.
         for off in ["0", "false", " 0 "] {
             let pairs = [uri, ("OMPI_MCA_orte_abort_non_zero_exit", off)];
