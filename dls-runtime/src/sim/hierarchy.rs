@@ -20,6 +20,7 @@ use super::hand_out::{HandOut, Hierarchy};
 use super::outcome::SimOutcome;
 use super::service::ServiceModel;
 use super::speed::RankSpeeds;
+use crate::runtime::sched::feed::block_target;
 use crate::{Chunk, ChunkScheduler, ChunkTiming, LoopReport, RankReport};
 
 /// The weight of a new measurement in a rank's running means (chunk time, round trip), as in the
@@ -27,18 +28,6 @@ use crate::{Chunk, ChunkScheduler, ChunkTiming, LoopReport, RankReport};
 const NEW: f64 = 0.25;
 /// The shortest round trip a rank plans with, seconds, as in the runtime.
 const MIN_ROUND_TRIP_S: f64 = 1e-6;
-/// Blocks: the most chunks per thread a rank asks for at once, as in the runtime.
-const MAX_BLOCK_CHUNKS: u64 = 256;
-/// Blocks: the fewest chunks a rank of `k` threads asks for once its chunks are timed, as in the
-/// runtime: 8 per thread, one for a rank of one thread.
-fn min_block_chunks(k: u64) -> u64 {
-    if k > 1 {
-        8 * k
-    } else {
-        1
-    }
-}
-
 /// Blocks: the size of the block rank 0 hands a rank that asks for `want` iterates when `left`
 /// are not handed out yet, as the runtime's `Blocks::block`: whole chunks of `c` iterates, at
 /// most the iterates left over twice the `ranks` (rounded up to whole chunks), at most `left`;
@@ -135,18 +124,11 @@ impl Rank {
     }
 
     /// Blocks of chunks of `c` iterates: the iterates a rank of `k` threads keeps in hand, as
-    /// the runtime's `Local::block_target`: `c × clamp(⌈2k × round trip / chunk time⌉, 8·k
-    /// (1 for k = 1), 256·k)` (256·k chunks for chunks of no time), `k·c` while no chunk has
+    /// the runtime's (`runtime::sched::feed::block_target`): `c × clamp(⌈2k × round trip / chunk time⌉, k ×
+    /// the chunks of 50 µs (1 to 32; 1 in all for k = 1), 256·k)` (256·k chunks for chunks of no time), `k·c` while no chunk has
     /// been timed.
     fn block_target(&self, k: usize, c: u64) -> u64 {
-        let k = k as u64;
-        let chunks = match self.chunk_s {
-            Some(t) if t > 0.0 => ((2.0 * k as f64 * self.round_trip_s / t).ceil() as u64)
-                .clamp(min_block_chunks(k), MAX_BLOCK_CHUNKS * k),
-            Some(_) => MAX_BLOCK_CHUNKS * k,
-            None => k,
-        };
-        chunks * c
+        block_target(k as u64, self.chunk_s, self.round_trip_s) * c
     }
 }
 
@@ -564,14 +546,17 @@ mod tests {
     #[test]
     fn the_block_target_follows_the_round_trip_over_the_chunk_time() {
         // k = 2, c = 3: k chunks before any is timed; c × clamp(⌈2k × round trip / chunk
-        // time⌉, 8·k, 256·k) after.
+        // time⌉, k × (the chunks of 50 µs, 1 to 32), 256·k) after.
         let mut r = Rank::new(2);
         assert_eq!(r.block_target(2, 3), 6);
         r.round_trip_s = 0.04375;
         r.chunk_s = Some(0.01);
         assert_eq!(r.block_target(2, 3), 18 * 3);
         r.chunk_s = Some(1.0);
-        assert_eq!(r.block_target(2, 3), 16 * 3);
+        assert_eq!(r.block_target(2, 3), 2 * 3);
+        r.round_trip_s = 1e-6;
+        r.chunk_s = Some(1.5e-6);
+        assert_eq!(r.block_target(2, 3), 64 * 3);
         r.chunk_s = Some(1e-9);
         assert_eq!(r.block_target(2, 3), 512 * 3);
         r.chunk_s = Some(0.0);

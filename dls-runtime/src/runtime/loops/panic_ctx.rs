@@ -83,13 +83,16 @@ thread_local! {
 }
 
 static MPI_ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Under MPI with one worker per rank: the process's iterate is tracked for threads an iterate
+/// starts ([`PROCESS_CTX`]). Off on threads inside ranks ([`threads_inside_ranks`]).
+static NAMING: AtomicBool = AtomicBool::new(false);
 static MPI_RANK: AtomicUsize = AtomicUsize::new(0);
 static MPI_ABORT: OnceLock<fn(i32)> = OnceLock::new();
 static HOOK: Once = Once::new();
 
 /// Marks the current thread as executing a chunk of the loop `ctx`.
 pub(crate) fn enter_chunk(ctx: ChunkCtx) {
-    if MPI_ACTIVE.load(Ordering::Relaxed) {
+    if NAMING.load(Ordering::Relaxed) {
         let set = set_process_ctx(Some(ctx.clone()));
         PROCESS_SET_HERE.with(|s| s.set(set));
     }
@@ -111,7 +114,7 @@ pub(crate) fn enter_chunk_of(loop_id: u64, worker: usize, make: impl FnOnce() ->
     // set it (no other thread's chunk, no loop's end in between), an MPI rank's next chunk
     // costs neither the clones nor the lock.
     if same
-        && (!MPI_ACTIVE.load(Ordering::Relaxed)
+        && (!NAMING.load(Ordering::Relaxed)
             || PROCESS_SET_HERE.with(|s| s.get()) == PROCESS_SET.load(Ordering::Relaxed).max(1))
     {
         return;
@@ -156,9 +159,10 @@ fn process_iterate() -> Option<(Arc<str>, String)> {
 #[inline]
 pub(crate) fn set_offset(offset: u64) {
     OFFSET.with(|o| o.set(offset));
-    // Only an MPI rank names its iterate to other threads: on the threads backend every worker
-    // would write this one word at every iterate.
-    if MPI_ACTIVE.load(Ordering::Relaxed) {
+    // Only an MPI rank of one worker names its iterate to other threads: where several workers
+    // share the process (threads; threads inside ranks) each would write this one word at every
+    // iterate.
+    if NAMING.load(Ordering::Relaxed) {
         PROCESS_OFFSET.store(offset, Ordering::Relaxed);
     }
 }
@@ -259,7 +263,7 @@ pub(crate) fn leave_loop(loop_id: u64) {
             if c.as_ref().is_some_and(|ctx| ctx.loop_id == loop_id) {
                 take_pending();
                 *c = None;
-                if MPI_ACTIVE.load(Ordering::Relaxed) {
+                if NAMING.load(Ordering::Relaxed) {
                     set_process_ctx(None);
                 }
             }
@@ -285,7 +289,7 @@ pub(crate) fn save() -> Saved {
 
 /// Restores a context from [`save`].
 pub(crate) fn restore(saved: Saved) {
-    if MPI_ACTIVE.load(Ordering::Relaxed) {
+    if NAMING.load(Ordering::Relaxed) {
         set_process_ctx(saved.ctx.clone());
         PROCESS_OFFSET.store(saved.offset, Ordering::Relaxed);
     }
@@ -298,7 +302,7 @@ pub(crate) fn restore(saved: Saved) {
 pub(crate) fn between_iterates<R>(f: impl FnOnce() -> R) -> R {
     let saved = save();
     CTX.with(|c| *c.borrow_mut() = None);
-    if MPI_ACTIVE.load(Ordering::Relaxed) {
+    if NAMING.load(Ordering::Relaxed) {
         set_process_ctx(None);
     }
     let result = f();
@@ -335,12 +339,25 @@ pub(crate) fn set_mpi(rank: usize, abort: fn(i32)) {
     MPI_RANK.store(rank, Ordering::SeqCst);
     let _ = MPI_ABORT.set(abort);
     MPI_ACTIVE.store(true, Ordering::SeqCst);
+    NAMING.store(true, Ordering::SeqCst);
+}
+
+/// Every rank has several workers (`DLS_THREADS=k` under a launcher): no one iterate is the
+/// process's, so none is tracked for the threads an iterate starts (each worker would write the
+/// process's context at every chunk and its iterate at every iterate: one cache line all the
+/// rank's workers fight over). A panic in such a thread ends the job only if it reaches an
+/// iterate (`join().unwrap()`), as on threads.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn threads_inside_ranks() {
+    NAMING.store(false, Ordering::SeqCst);
+    set_process_ctx(None);
 }
 
 /// MPI is about to be finalised: panics no longer abort the job.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn clear_mpi() {
     MPI_ACTIVE.store(false, Ordering::SeqCst);
+    NAMING.store(false, Ordering::SeqCst);
 }
 
 /// The text of a panic payload.

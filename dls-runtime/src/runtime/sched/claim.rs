@@ -10,12 +10,17 @@
 //! the loop ends ([`Claims::fold_into`]): the report is the one the scheduler would have made
 //! (the map in hand-out order, which for these chunks is the order of `k`).
 //!
+//! A rank of threads inside an MPI job claims the same way from the blocks of chunks rank 0
+//! hands it ([`Claims::fed`], `runtime/sched/feed.rs`): the claim word then also holds the
+//! block's end, and a claim past it installs the next block.
+//!
 //! [`ReportingScheduler`]: crate::runtime::sched::reporting::ReportingScheduler
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::runtime::sched::feed::{self, Fed, Sample};
 use crate::runtime::sched::reporting::ReportingScheduler;
 use crate::runtime::sync::{Padded, SlotLock};
 use crate::runtime::tolerance::split::SplitCell;
@@ -33,8 +38,12 @@ pub(crate) struct Claims {
     n: u64,
     /// `ceil(N / c)`.
     chunks: u64,
-    /// The next chunk's `k` (past `chunks` once every chunk is out).
+    /// The next chunk's `k` (past `chunks` once every chunk is out); fed blocks: with the
+    /// block's end (`feed::claimed`).
     next: Padded<AtomicU64>,
+    /// The blocks of a rank of threads inside an MPI job (`None`: every chunk is this
+    /// process's).
+    fed: Option<Fed>,
     /// One log per worker slot.
     slots: Box<[Padded<SlotLock<SlotLog>>]>,
     /// Chunks with `k` below this are listed in the chunk map (`DLS_CHUNK_MAP`; 0 once
@@ -80,6 +89,19 @@ pub(crate) struct SlotLog {
     report_due: Option<Instant>,
     /// Folded into the scheduler, whose the slot's requests are now.
     handed_over: bool,
+    /// Fed blocks: `iterates` and `work_s` at the slot's last sample for the feed.
+    sampled: (u64, f64),
+}
+
+/// What one worker slot of a fed rank did, taken at the loop's end ([`Claims::take_slots`]).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct SlotSummary {
+    pub chunks: u64,
+    pub iterates: u64,
+    pub work_s: f64,
+    /// Its listed chunks with `[end, work]` (end: seconds after the claims' origin).
+    pub listed: Vec<(Chunk, [f64; 2])>,
 }
 
 impl Claims {
@@ -108,7 +130,36 @@ impl Claims {
             origin,
             done,
             tail: AtomicBool::new(false),
+            fed: None,
         }
+    }
+
+    /// The claims of a rank's `slots` threads over the blocks of `fed` (chunks of `size`
+    /// iterates of a loop of `n`; the chunk map lists chunks whose `k` is below `map_max`).
+    /// `None` where the loop has too many chunks for the claim word ([`feed::MAX_CHUNKS`]).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn fed(
+        size: u64,
+        n: u64,
+        slots: usize,
+        map_max: usize,
+        origin: Instant,
+        done: Arc<AtomicU64>,
+        fed: Fed,
+    ) -> Option<Self> {
+        let mut claims = Claims::new(size, n, slots, map_max, origin, done);
+        if claims.chunks > feed::MAX_CHUNKS || slots as u64 > feed::MAX_THREADS {
+            return None;
+        }
+        claims.next = Padded(AtomicU64::new(Fed::empty_word()));
+        claims.fed = Some(fed);
+        Some(claims)
+    }
+
+    /// Fed blocks: the feed (to close it when the rank leaves).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn feed(&self) -> Option<&Fed> {
+        self.fed.as_ref()
     }
 
     /// `c`: the size of every chunk but the last.
@@ -162,6 +213,18 @@ impl Claims {
         if log.handed_over {
             return Claimed::Tail { recorded: false };
         }
+        if let Some(fed) = &self.fed {
+            if let Some(t) = finished {
+                self.hand_in(&mut log, t, now);
+            }
+            if stop {
+                return Claimed::Done;
+            }
+            return match self.claim_fed(fed, &mut log) {
+                Some(k) => self.record_claim(&mut log, k, now, cell),
+                None => Claimed::Done,
+            };
+        }
         let out = self.next.load(Ordering::Relaxed) >= self.chunks;
         if out && !stop && self.tail.load(Ordering::Relaxed) {
             return Claimed::Tail { recorded: false };
@@ -182,6 +245,18 @@ impl Claims {
             return Claimed::Done;
         }
         // (A loop with a chunk delay of `DLS_DELAY` is not claimed: `delay::chunk_delayed`.)
+        self.record_claim(&mut log, k, now, cell)
+    }
+
+    /// Records chunk `k`, claimed by `log`'s slot at `now`, and hands it out.
+    #[inline]
+    fn record_claim(
+        &self,
+        log: &mut SlotLog,
+        k: u64,
+        now: Instant,
+        cell: Option<&SplitCell>,
+    ) -> Claimed {
         let chunk = self.chunk(k);
         if let Some(cell) = cell {
             cell.arm(chunk.size);
@@ -193,6 +268,31 @@ impl Claims {
         });
         log.open.push((k, now, listed));
         Claimed::Chunk(chunk)
+    }
+
+    /// Fed blocks: claims the next chunk's `k` for `log`'s slot, asking for the next block
+    /// early or installing it where the claim says so; `None` once the rank has no more.
+    #[inline]
+    fn claim_fed(&self, fed: &Fed, log: &mut SlotLog) -> Option<u64> {
+        loop {
+            let word = self.next.fetch_add(1, Ordering::Relaxed);
+            if let Some((k, ahead)) = feed::claimed(word) {
+                if fed.low(ahead) {
+                    fed.ask_early(&self.next, ahead, Self::sample(log));
+                }
+                return Some(k);
+            }
+            if !fed.refill(&self.next, Self::sample(log)) {
+                return None;
+            }
+        }
+    }
+
+    /// What `log`'s slot finished since its last sample (the feed's chunk time).
+    fn sample(log: &mut SlotLog) -> Sample {
+        let (iterates, work_s) = log.sampled;
+        log.sampled = (log.iterates, log.work_s);
+        (log.iterates - iterates, log.work_s - work_s)
     }
 
     /// Records a finished chunk of `log`'s slot: its oldest open chunk of that size.
@@ -222,9 +322,37 @@ impl Claims {
         }
     }
 
-    /// Every chunk handed out (`DLS_Terminated`).
+    /// Every chunk handed out (`DLS_Terminated`; fed blocks: every block the rank will get).
     pub(crate) fn all_out(&self) -> bool {
-        self.next.load(Ordering::Relaxed) >= self.chunks
+        match &self.fed {
+            Some(fed) => fed.all_out(&self.next),
+            None => self.next.load(Ordering::Relaxed) >= self.chunks,
+        }
+    }
+
+    /// Fed blocks, at the loop's end: what each slot did, its listed chunks with their ends on
+    /// the claims' clock; the progress count made whole. The logs are emptied.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn take_slots(&self) -> Vec<SlotSummary> {
+        self.slots
+            .iter()
+            .map(|slot| {
+                let mut log = slot.lock();
+                self.done.fetch_add(log.unreported, Ordering::Relaxed);
+                let out = SlotSummary {
+                    chunks: log.chunks,
+                    iterates: log.iterates,
+                    work_s: log.work_s,
+                    listed: log
+                        .listed
+                        .drain(..)
+                        .map(|(k, ends)| (self.chunk(k), ends))
+                        .collect(),
+                };
+                *log = SlotLog::default();
+                out
+            })
+            .collect()
     }
 
     /// Hands in a chunk still open at the loop's end (the worker left without asking again).

@@ -110,6 +110,7 @@ impl MpiEnv {
                     ))
                 })?;
             self.pool = Some(pool);
+            panic_ctx::threads_inside_ranks();
         }
         // A launcher binds a rank to one core by default (Open MPI does for up to 2 ranks, and
         // srun without --cpus-per-task): its threads would then share that core. Said, not

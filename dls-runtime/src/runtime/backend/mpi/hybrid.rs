@@ -14,7 +14,11 @@
 //!   its shares in turn; each chunk carries its share, and the rank reports each chunk's timing
 //!   to the share it was handed to, so adaptive techniques see each chunk's own time (a rank
 //!   whose threads are slower gets smaller chunks).
-//! - **The rank.** Its threads pop chunks from a local queue under a mutex (no message). How
+//! - **Blocks.** A dynamic technique of fixed-size chunks (SS, FSC, mFSC) hands a rank blocks of
+//!   whole chunks instead ([`Blocks`]); the rank's threads claim their chunks from its blocks
+//!   with one atomic add each, through the claims of the threads backend
+//!   (`runtime/sched/feed.rs`), and ask for the next block before the rank runs dry.
+//! - **The rank** (batches). Its threads pop chunks from a local queue under a mutex (no message). How
 //!   many chunks the rank asks for, and when, follows what it measured: the time of a chunk
 //!   and of a request's round trip. While chunks are short beside a round trip (SS on cheap
 //!   iterates), the thread whose pop leaves fewer than half the chunks that hide a round trip
@@ -56,6 +60,8 @@ use crate::report::LoopReport;
 use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::source::ChunkSource;
+use crate::runtime::sched::claim::{Claimed, Claims};
+use crate::runtime::sched::feed::{Fed, Feed};
 use crate::runtime::sched::reporting::ReportingScheduler;
 use crate::runtime::sync::lock;
 use crate::runtime::tolerance::reexecution::Verdict;
@@ -81,23 +87,6 @@ fn watch(size: usize, k: usize) -> Duration {
 }
 /// The shortest round trip the rank plans with (rank 0's batches cost a lock, not a message).
 const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
-/// Blocks (fixed-size chunks): the most chunks per thread a rank asks for at once.
-const MAX_BLOCK_CHUNKS: u64 = 256;
-/// Blocks: the fewest chunks per thread a rank asks for once its chunks are timed: on rank 0,
-/// whose round trip is a lock, blocks of one or two chunks a thread made its threads wait for
-/// each other's fetches (Mandelbrot 500×500 SS, 1 rank × 2 threads: 0.569-0.583 at 1, 0.615-0.632
-/// at 8); the end of the loop stays balanced by the cap on a block (the iterates left over 2P).
-/// A rank of one thread has nobody to wait for: one chunk, as a rank without threads takes.
-const MIN_BLOCK_CHUNKS: u64 = 8;
-
-/// Blocks: the fewest chunks a rank of `k` threads asks for once its chunks are timed.
-pub(crate) fn min_block_chunks(k: u64) -> u64 {
-    if k > 1 {
-        MIN_BLOCK_CHUNKS * k
-    } else {
-        1
-    }
-}
 
 /// What a rank's threads share: the chunks of its batches not yet taken, and what they finished
 /// since the rank's last request.
@@ -120,17 +109,6 @@ struct Local {
     /// round trip takes.
     chunk_s: Option<f64>,
     round_trip_s: f64,
-    /// Iterates in `queue`.
-    left: u64,
-    /// Blocks (fixed-size chunks): per worker slot of this rank, its chunk in progress, and its
-    /// chunks, iterates and work time so far.
-    piece: Vec<Option<Chunk>>,
-    tally: Vec<(u64, u64, f64)>,
-    /// Blocks: the chunks run, `[start, size, slot, end bits, work bits]` (end: seconds after
-    /// the loop's start on this rank), at most `log_max`; how many more were not listed.
-    log: Vec<[u64; 5]>,
-    log_max: usize,
-    dropped: u64,
 }
 
 impl Local {
@@ -145,69 +123,6 @@ impl Local {
             first: true,
             chunk_s: None,
             round_trip_s: MIN_ROUND_TRIP.as_secs_f64(),
-            left: 0,
-            piece: vec![None; k],
-            tally: vec![(0, 0, 0.0); k],
-            log: Vec::new(),
-            log_max: 0,
-            dropped: 0,
-        }
-    }
-
-    /// Blocks: the next chunk of `c` iterates (fewer at a block's end) from the queue's first
-    /// block.
-    fn take_piece(&mut self, c: u64) -> Option<Chunk> {
-        let (block, _) = self.queue.front_mut()?;
-        let piece = Chunk {
-            start: block.start,
-            size: c.min(block.size),
-        };
-        block.start += piece.size;
-        block.size -= piece.size;
-        if block.size == 0 {
-            self.queue.pop_front();
-        }
-        self.left -= piece.size;
-        Some(piece)
-    }
-
-    /// Blocks: the iterates a rank of `k` threads keeps in hand: the chunks that run while two
-    /// round trips travel, at least [`MIN_BLOCK_CHUNKS`] and at most [`MAX_BLOCK_CHUNKS`] per
-    /// thread (one per thread before any chunk is timed).
-    fn block_target(&self, k: usize, c: u64) -> u64 {
-        let k = k as u64;
-        let chunks = match self.chunk_s {
-            Some(t) if t > 0.0 => ((2.0 * k as f64 * self.round_trip_s / t).ceil() as u64)
-                .clamp(min_block_chunks(k), MAX_BLOCK_CHUNKS * k),
-            Some(_) => MAX_BLOCK_CHUNKS * k,
-            None => k,
-        };
-        chunks * c
-    }
-
-    /// Blocks: whether to ask for more iterates now (fewer than half the target in hand), and
-    /// how many.
-    fn ask_early_blocks(&self, k: usize, c: u64) -> Option<u64> {
-        let target = self.block_target(k, c);
-        (!self.fetching && !self.done && self.left < target / 2).then(|| target - self.left)
-    }
-
-    /// Blocks: worker `slot` finished `piece` with timing `t`, at `end_s` after the loop's start.
-    fn record_piece(&mut self, slot: usize, piece: Chunk, t: ChunkTiming, end_s: f64) {
-        let tally = &mut self.tally[slot];
-        tally.0 += 1;
-        tally.1 += t.iterates;
-        tally.2 += t.work_s;
-        if self.log.len() < self.log_max {
-            self.log.push([
-                piece.start,
-                piece.size,
-                slot as u64,
-                end_s.to_bits(),
-                t.work_s.to_bits(),
-            ]);
-        } else {
-            self.dropped += 1;
         }
     }
 
@@ -256,9 +171,11 @@ struct Hand {
 }
 
 /// A dynamic technique of fixed-size chunks (SS, FSC, mFSC): rank 0 hands a rank a **block**
-/// of whole chunks at a time, and the rank's threads take the chunks of its blocks one by one.
+/// of whole chunks at a time, and the rank's threads claim the chunks of its blocks one by one,
+/// one atomic add each, as threads on one machine do (`runtime/sched/feed.rs`: the rank's
+/// [`Claims`] and the engine's claiming worker loop).
 /// How many a rank asks for follows its measured round trip and chunk time (the chunks that run
-/// while two round trips travel, at least 8 per thread once timed); a block holds at most the iterates
+/// while two round trips travel, at least 50 µs of work per thread once timed, 1 to 32 chunks: `feed::min_block_chunks`); a block holds at most the iterates
 /// left over twice the ranks (rounded up to whole chunks), so blocks shrink toward the end as
 /// guided self-scheduling's chunks do, and at the end a rank holds at most a chunk per thread
 /// more than another. The chunks are the technique's own: `c` iterates from a multiple of `c`.
@@ -348,8 +265,8 @@ pub(crate) struct HybridLoop {
     arrived: Condvar,
     /// Batches received: what a thread waiting for one watches before it sleeps.
     batches: AtomicU64,
-    /// Blocks: the technique's chunk size (`None`: batches of chunks).
-    pieces: Option<u64>,
+    /// Blocks: the rank's threads claim the chunks of its blocks (`None`: batches of chunks).
+    claims: Option<Claims>,
     /// How long a thread waiting for a batch watches for it ([`watch`]).
     watch: Duration,
     /// When the loop started on this rank (the chunks' end times of blocks).
@@ -379,9 +296,8 @@ impl HybridLoop {
         if let Some(w) = weights {
             core.set_weights(w)?;
         }
-        let mut local = Local::new(k);
-        // The chunk map of blocks lists each rank's share of the scheduler's most.
-        local.log_max = core.chunk_map_max() / size;
+        let pieces = pieces.filter(|_| !crate::runtime::observe::delay::chunk_delayed());
+        let (map_max, done) = (core.chunk_map_max(), core.done_counter());
         let comm = Arc::new(LoopComm(comm.duplicate()));
         let side = if rank == 0 {
             let hand = Arc::new(Mutex::new(Hand {
@@ -409,17 +325,34 @@ impl HybridLoop {
         } else {
             Side::Worker
         };
+        let started = Instant::now();
+        let watch = watch(size, k);
+        // Blocks: the rank's threads claim their chunks (`runtime/sched/feed.rs`); the chunk map
+        // lists the chunks below the scheduler's most, whichever rank ran them.
+        let claims = pieces.and_then(|c| {
+            let feed = RankFeed {
+                comm: comm.clone(),
+                k,
+                hand: match &side {
+                    Side::Scheduler { hand, .. } => Some(hand.clone()),
+                    Side::Worker => None,
+                },
+            };
+            let fed = Fed::new(Box::new(feed), k, c, watch);
+            let done = if rank == 0 { done } else { Arc::default() };
+            Claims::fed(c, n, k, map_max, started, done, fed)
+        });
         Ok(HybridLoop {
             comm,
             rank,
             size,
             k,
-            local: Mutex::new(local),
+            local: Mutex::new(Local::new(k)),
             arrived: Condvar::new(),
             batches: AtomicU64::new(0),
-            pieces,
-            watch: watch(size, k),
-            started: Instant::now(),
+            claims,
+            watch,
+            started,
             side,
         })
     }
@@ -438,28 +371,12 @@ impl HybridLoop {
         let asked = Instant::now();
         let batch = match &self.side {
             Side::Scheduler { hand, .. } => lock(hand).batch(0, count, &finished, asked),
-            Side::Worker => {
-                let root = self.comm.0.process_at_rank(0);
-                let request = BatchRequest { count, finished };
-                root.send_with_tag(&request.encode()[..], TAG_REQUEST);
-                let mut buf = vec![0u64; Batch::words(self.k)];
-                mpi::request::scope(|scope| {
-                    backoff::complete(root.immediate_receive_into_with_tag(
-                        scope,
-                        &mut buf[..],
-                        TAG_REPLY,
-                    ))
-                });
-                Batch::decode(&buf).unwrap_or_else(|| {
-                    panic!("dls: malformed batch from the scheduler: {buf:?} (internal error)")
-                })
-            }
+            Side::Worker => ask_scheduler(&self.comm, self.k, count, finished),
         };
         let trip = asked.elapsed().max(MIN_ROUND_TRIP).as_secs_f64();
         let mut local = lock(&self.local);
         local.round_trip_s += NEW * (trip - local.round_trip_s);
         local.done = batch.is_empty();
-        local.left += batch.iter().map(|(c, _)| c.size).sum::<u64>();
         local.queue.extend(batch);
         local.fetching = false;
         self.batches.fetch_add(1, Ordering::Release);
@@ -467,6 +384,46 @@ impl HybridLoop {
             self.arrived.notify_all();
         }
         local
+    }
+}
+
+/// A request to rank 0's scheduler for `count` chunks (with blocks: a block of about `count`
+/// iterates), handing in `finished`, and its reply.
+fn ask_scheduler(
+    comm: &LoopComm,
+    k: usize,
+    count: usize,
+    finished: Vec<Option<ChunkTiming>>,
+) -> Vec<(Chunk, usize)> {
+    let root = comm.0.process_at_rank(0);
+    let request = BatchRequest { count, finished };
+    root.send_with_tag(&request.encode()[..], TAG_REQUEST);
+    let mut buf = vec![0u64; Batch::words(k)];
+    mpi::request::scope(|scope| {
+        backoff::complete(root.immediate_receive_into_with_tag(scope, &mut buf[..], TAG_REPLY))
+    });
+    Batch::decode(&buf).unwrap_or_else(|| {
+        panic!("dls: malformed batch from the scheduler: {buf:?} (internal error)")
+    })
+}
+
+/// Where a rank's blocks come from: rank 0's scheduler, under its lock on rank 0, by a request
+/// elsewhere.
+struct RankFeed {
+    comm: Arc<LoopComm>,
+    k: usize,
+    /// Rank 0: the scheduler.
+    hand: Option<Arc<Mutex<Hand>>>,
+}
+
+impl Feed for RankFeed {
+    fn block(&self, want: u64) -> Option<Chunk> {
+        let want = want.min(usize::MAX as u64) as usize;
+        let batch = match &self.hand {
+            Some(hand) => lock(hand).batch(0, want, &[], Instant::now()),
+            None => ask_scheduler(&self.comm, self.k, want, vec![None; self.k]),
+        };
+        batch.first().map(|&(c, _)| c)
     }
 }
 
@@ -528,52 +485,6 @@ impl HybridLoop {
         local.waiting -= 1;
         local
     }
-
-    /// [`ChunkSource::next`] with blocks of chunks of `c` iterates (see [`Blocks`]).
-    fn next_piece(
-        &self,
-        slot: usize,
-        finished: Option<ChunkTiming>,
-        now: Instant,
-        c: u64,
-    ) -> (Option<Chunk>, Verdict) {
-        let mut local = lock(&self.local);
-        if let Some(t) = finished {
-            if let Some(piece) = local.piece.get_mut(slot).and_then(Option::take) {
-                let end = now.saturating_duration_since(self.started).as_secs_f64();
-                local.record_piece(slot, piece, t, end);
-                let cs = local.chunk_s.get_or_insert(t.work_s);
-                *cs += NEW * (t.work_s - *cs);
-            }
-        }
-        loop {
-            if let Some(piece) = local.take_piece(c) {
-                if let Some(p) = local.piece.get_mut(slot) {
-                    *p = Some(piece);
-                }
-                if let Some(want) = local.ask_early_blocks(self.k, c) {
-                    // Ask for the next block before the rank's threads run dry.
-                    local.fetching = true;
-                    drop(self.fetch(local, want as usize));
-                }
-                return (Some(piece), Verdict::Keep);
-            }
-            if local.done {
-                return (None, Verdict::Keep);
-            }
-            if local.fetching {
-                local = self.wait_for_batch(local);
-                continue;
-            }
-            let want = if local.first {
-                self.k as u64 * c
-            } else {
-                local.block_target(self.k, c)
-            };
-            local.fetching = true;
-            local = self.fetch(local, want as usize);
-        }
-    }
 }
 
 impl HybridLoop {
@@ -583,48 +494,63 @@ impl HybridLoop {
     /// k × (chunks, iterates, work bits), then per listed chunk (start, size, thread, end bits,
     /// work bits)]`, the ends in seconds after the loop's start on the rank (the ranks start a
     /// loop together, at its collective start).
-    fn gather_blocks(&self, cpu_s: f64, report: Option<(&str, Instant)>) -> Option<LoopReport> {
+    fn gather_blocks(
+        &self,
+        claims: &Claims,
+        cpu_s: f64,
+        report: Option<(&str, Instant)>,
+    ) -> Option<LoopReport> {
         let k = self.k;
-        let words: Vec<u64> = {
-            let mut l = lock(&self.local);
-            let mut w = vec![cpu_s.to_bits(), l.dropped];
-            for &(chunks, iterates, work) in &l.tally {
-                w.extend([chunks, iterates, work.to_bits()]);
-            }
-            let log = std::mem::take(&mut l.log);
-            if report.is_some() {
-                w.extend(log.into_iter().flatten());
-            } else {
-                w[1] += log.len() as u64;
-            }
-            w
-        };
+        let slots = claims.take_slots();
+        let chunks: u64 = slots.iter().map(|s| s.chunks).sum();
         let hand = match &self.side {
             Side::Worker => {
-                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let listed: u64 = slots.iter().map(|s| s.listed.len() as u64).sum();
+                let mut w = vec![
+                    cpu_s.to_bits(),
+                    chunks - if report.is_some() { listed } else { 0 },
+                ];
+                for s in &slots {
+                    w.extend([s.chunks, s.iterates, s.work_s.to_bits()]);
+                }
+                if report.is_some() {
+                    for (slot, s) in slots.iter().enumerate() {
+                        for &(c, [end, work]) in &s.listed {
+                            w.extend([c.start, c.size, slot as u64, end.to_bits(), work.to_bits()]);
+                        }
+                    }
+                }
+                let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
                 self.comm.send(0, &bytes);
                 return None;
             }
             Side::Scheduler { hand, .. } => hand,
         };
-        let mut all = vec![words];
-        for r in 1..self.size {
-            let bytes = self.comm.receive(r);
-            all.push(
-                bytes
-                    .chunks_exact(8)
-                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-                    .collect(),
-            );
-        }
         let mut hand = lock(hand);
         let offset = self
             .started
             .saturating_duration_since(hand.core.origin())
             .as_secs_f64();
         let mut listed = Vec::new();
-        let mut unlisted = 0;
-        for (r, w) in all.iter().enumerate() {
+        // Rank 0's own, as they are.
+        for (t, s) in slots.into_iter().enumerate() {
+            hand.core.add_claimed(t, s.chunks, s.iterates, s.work_s);
+            hand.core.add_cpu(t, cpu_s / k as f64);
+            if report.is_some() {
+                listed.extend(
+                    s.listed
+                        .into_iter()
+                        .map(|(c, [end, work])| (c, t, [offset + end, work])),
+                );
+            }
+        }
+        let mut unlisted = chunks - listed.len() as u64;
+        for r in 1..self.size {
+            let bytes = self.comm.receive(r);
+            let w: Vec<u64> = bytes
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                .collect();
             if w.len() < 2 + 3 * k || (w.len() - 2 - 3 * k) % 5 != 0 {
                 panic!(
                     "dls: malformed end of loop from rank {r}: {} words (internal error)",
@@ -649,8 +575,20 @@ impl HybridLoop {
                 ));
             }
         }
-        // Blocks are handed out in the order of their iterates.
-        listed.sort_unstable_by_key(|e| e.0.start);
+        // In the order of their iterates: the listed chunks are the first ones (`k` below the
+        // most listed), each at its index `start / c`, placed, not sorted.
+        let c = claims.size();
+        let all = listed.len();
+        if listed.iter().all(|e| ((e.0.start / c) as usize) < all) {
+            let none = Chunk { start: 0, size: 0 };
+            let mut placed = vec![(none, 0usize, [f64::NAN; 2]); all];
+            for e in listed.drain(..) {
+                placed[(e.0.start / c) as usize] = e;
+            }
+            listed = placed;
+        } else {
+            listed.sort_unstable_by_key(|e| e.0.start);
+        }
         hand.core.add_claimed_map(listed.into_iter(), unlisted);
         report.map(|(name, started)| {
             let mut r = hand.core.report(name, started);
@@ -667,8 +605,11 @@ impl ChunkSource for HybridLoop {
         finished: Option<ChunkTiming>,
         now: Instant,
     ) -> (Option<Chunk>, Verdict) {
-        if let Some(c) = self.pieces {
-            return self.next_piece(slot, finished, now, c);
+        if let Some(claims) = &self.claims {
+            return match claims.next(slot, finished, now, false, None) {
+                Claimed::Chunk(c) => (Some(c), Verdict::Keep),
+                Claimed::Done | Claimed::Tail { .. } => (None, Verdict::Keep),
+            };
         }
         let mut local = lock(&self.local);
         if let Some(t) = finished {
@@ -681,7 +622,6 @@ impl ChunkSource for HybridLoop {
         }
         loop {
             if let Some((c, j)) = local.queue.pop_front() {
-                local.left -= c.size;
                 if let Some(r) = local.running.get_mut(slot) {
                     *r = Some(j);
                 }
@@ -712,6 +652,9 @@ impl ChunkSource for HybridLoop {
     }
 
     fn terminated(&self) -> bool {
+        if let Some(claims) = &self.claims {
+            return claims.all_out();
+        }
         let l = lock(&self.local);
         l.done && l.queue.is_empty()
     }
@@ -738,22 +681,30 @@ impl ChunkSource for HybridLoop {
         cpu: Vec<(usize, f64)>,
         report: Option<(&str, Instant)>,
     ) -> Option<LoopReport> {
-        let (unreported, left) = {
-            let mut l = lock(&self.local);
-            let end = self.started.elapsed().as_secs_f64();
-            for (slot, t) in open {
-                if let Some(j) = l.running.get_mut(slot).and_then(Option::take) {
-                    add(&mut l.unreported[j], t);
+        let (unreported, left) = match &self.claims {
+            Some(claims) => {
+                let now = Instant::now();
+                for (slot, t) in open {
+                    claims.hand_in_open(slot, t, now);
                 }
-                if let Some(piece) = l.piece.get_mut(slot).and_then(Option::take) {
-                    l.record_piece(slot, piece, t, end);
-                }
+                let fed = claims.feed().expect("fed claims");
+                // A loop finished before its last chunk (the explicit API): the rank leaves.
+                let left = !fed.done();
+                fed.close();
+                (vec![None; self.k], left)
             }
-            // A loop finished before its last chunk (the explicit API): the rank leaves.
-            let left = !l.done;
-            l.done = true;
-            l.queue.clear();
-            (l.take_unreported(), left)
+            None => {
+                let mut l = lock(&self.local);
+                for (slot, t) in open {
+                    if let Some(j) = l.running.get_mut(slot).and_then(Option::take) {
+                        add(&mut l.unreported[j], t);
+                    }
+                }
+                let left = !l.done;
+                l.done = true;
+                l.queue.clear();
+                (l.take_unreported(), left)
+            }
         };
         let cpu_s: f64 = cpu.iter().map(|c| c.1).sum();
         let root = self.comm.0.process_at_rank(0);
@@ -773,8 +724,8 @@ impl ChunkSource for HybridLoop {
             }
             Side::Worker => {}
         }
-        if self.pieces.is_some() {
-            let built = self.gather_blocks(cpu_s, report);
+        if let Some(claims) = &self.claims {
+            let built = self.gather_blocks(claims, cpu_s, report);
             return share_report(&root, self.rank == 0, report.is_some(), built);
         }
         // Every rank's work not yet reported and its CPU time, to rank 0 (the service thread
@@ -829,5 +780,9 @@ impl ChunkSource for HybridLoop {
 
     fn exchange(&self) -> Option<&dyn Exchange> {
         Some(&*self.comm)
+    }
+
+    fn claims(&self) -> Option<&Claims> {
+        self.claims.as_ref()
     }
 }
