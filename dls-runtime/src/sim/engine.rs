@@ -74,7 +74,7 @@
 //!    (left = 0) ends the rank. Requests carry no timings, as the runtime's.
 //! 2. The rank keeps the blocks in a queue; a thread free at `t` pops the next chunk of `c`
 //!    iterates (fewer at a block's end) from the front block, at cost `l`. The rank's target
-//!    is `c × clamp(⌈2k × round trip / chunk time⌉, k × the chunks of 50 µs (1 to 32; 1 for k = 1), 256·k)` iterates
+//!    is `c × clamp(⌈2k × round trip / chunk time⌉, k × the chunks of 50 µs (8 to 32; 1 for k = 1), 256·k)` iterates
 //!    (the running means above; `256·k·c` for chunks of no time; `k·c` before the first chunk
 //!    ends). If the pop
 //!    leaves fewer iterates in the queue than half the target (`⌊target / 2⌋`), no request of

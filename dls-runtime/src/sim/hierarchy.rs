@@ -125,7 +125,7 @@ impl Rank {
 
     /// Blocks of chunks of `c` iterates: the iterates a rank of `k` threads keeps in hand, as
     /// the runtime's (`runtime::sched::feed::block_target`): `c × clamp(⌈2k × round trip / chunk time⌉, k ×
-    /// the chunks of 50 µs (1 to 32; 1 in all for k = 1), 256·k)` (256·k chunks for chunks of no time), `k·c` while no chunk has
+    /// the chunks of 50 µs (8 to 32; 1 in all for k = 1), 256·k)` (256·k chunks for chunks of no time), `k·c` while no chunk has
     /// been timed.
     fn block_target(&self, k: usize, c: u64) -> u64 {
         block_target(k as u64, self.chunk_s, self.round_trip_s) * c
@@ -546,14 +546,14 @@ mod tests {
     #[test]
     fn the_block_target_follows_the_round_trip_over_the_chunk_time() {
         // k = 2, c = 3: k chunks before any is timed; c × clamp(⌈2k × round trip / chunk
-        // time⌉, k × (the chunks of 50 µs, 1 to 32), 256·k) after.
+        // time⌉, k × (the chunks of 50 µs, 8 to 32), 256·k) after.
         let mut r = Rank::new(2);
         assert_eq!(r.block_target(2, 3), 6);
         r.round_trip_s = 0.04375;
         r.chunk_s = Some(0.01);
         assert_eq!(r.block_target(2, 3), 18 * 3);
         r.chunk_s = Some(1.0);
-        assert_eq!(r.block_target(2, 3), 2 * 3);
+        assert_eq!(r.block_target(2, 3), 16 * 3);
         r.round_trip_s = 1e-6;
         r.chunk_s = Some(1.5e-6);
         assert_eq!(r.block_target(2, 3), 64 * 3);

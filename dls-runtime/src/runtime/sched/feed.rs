@@ -42,28 +42,30 @@ const NEW: f64 = 0.25;
 const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
 /// The most chunks per thread a rank asks for at once.
 pub(crate) const MAX_BLOCK_CHUNKS: u64 = 256;
-/// The least work a block holds per thread once its chunks are timed, and the most chunks per
-/// thread that floor may ask for: a fetch (the lock of rank 0's scheduler or a message, and the
-/// refill of the claim word) comes at most once per 50 µs of a thread's work. Mandelbrot 500×500
-/// SS (1.5 µs a pixel), 1 rank × 2 threads: 0.569-0.583 with blocks of 1-2 chunks a thread,
-/// 0.615-0.632 with 8 (the rank's threads sharing them under a mutex); with the claims, 0.80 with
-/// 8 and 0.92 with 32 (`#[par_doall]`, threads on one machine 0.91). Dear chunks (50 µs or more)
-/// keep blocks of one chunk a thread: chunks taken early are chunks other ranks cannot get. The
-/// end of the loop stays balanced by the cap on a block (the iterates left over 2P).
+/// The fewest chunks per thread a block holds once its chunks are timed: the chunks of 50 µs of
+/// a thread's work, at least 8 and at most 32, so that a fetch (the lock of rank 0's scheduler or
+/// a message, and the refill of the claim word) comes at most once per 8 chunks and, on cheap
+/// chunks, once per 50 µs of a thread's work. Mandelbrot 500×500 SS (1.5 µs a pixel), 1 rank ×
+/// 2 threads: 0.569-0.583 with blocks of 1-2 chunks a thread, 0.615-0.632 with 8 (the rank's
+/// threads sharing them under a mutex); with the claims, 0.80 with 8 and 0.89-0.92 with 32
+/// (`#[par_doall]`; threads on one machine 0.91). The floor of 8 is the simulator's (fewer
+/// requests to a busy rank 0 on dear chunks: `sim_hierarchy`, BENCHMARKS.md). The end of the loop
+/// stays balanced by the cap on a block (the iterates left over 2P).
 const MIN_BLOCK_WORK_S: f64 = 50e-6;
-const MIN_BLOCK_CHUNKS_MAX: u64 = 32;
+const MIN_BLOCK_CHUNKS: (u64, u64) = (8, 32);
 
 /// The fewest chunks a rank of `k` threads asks for once its chunks take `chunk_s` each: per
-/// thread, the chunks of 50 µs of work, 1 to 32. A rank of one thread has nobody to wait for:
+/// thread, the chunks of 50 µs of work, 8 to 32. A rank of one thread has nobody to wait for:
 /// one chunk, as a rank without threads takes.
 pub(crate) fn min_block_chunks(k: u64, chunk_s: f64) -> u64 {
     if k <= 1 {
         return 1;
     }
+    let (least, most) = MIN_BLOCK_CHUNKS;
     let per_thread = if chunk_s > 0.0 {
-        ((MIN_BLOCK_WORK_S / chunk_s).ceil() as u64).clamp(1, MIN_BLOCK_CHUNKS_MAX)
+        ((MIN_BLOCK_WORK_S / chunk_s).ceil() as u64).clamp(least, most)
     } else {
-        MIN_BLOCK_CHUNKS_MAX
+        most
     };
     k * per_thread
 }
@@ -370,9 +372,9 @@ mod tests {
         assert_eq!(block_target(4, None, 1e-3), 4);
         assert_eq!(block_target(4, Some(0.0), 1e-3), 1024);
         assert_eq!(block_target(4, Some(0.5), 5.0), 80);
-        // Chunks of 1 ms: one a thread; of 10 µs: 5 a thread; of 1.5 µs: 32 a thread.
-        assert_eq!(block_target(4, Some(1e-3), 1e-6), 4);
-        assert_eq!(block_target(2, Some(10e-6), 1e-6), 10);
+        // Chunks of 1 ms: 8 a thread; of 5 µs: 10 a thread; of 1.5 µs: 32 a thread.
+        assert_eq!(block_target(4, Some(1e-3), 1e-6), 32);
+        assert_eq!(block_target(2, Some(5e-6), 1e-6), 20);
         assert_eq!(block_target(2, Some(1.5e-6), 1e-6), 64);
         assert_eq!(block_target(1, Some(1e-3), 1e-6), 1);
         assert_eq!(block_target(1, Some(1.5e-6), 1e-6), 2);

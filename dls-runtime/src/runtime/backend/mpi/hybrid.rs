@@ -175,7 +175,7 @@ struct Hand {
 /// one atomic add each, as threads on one machine do (`runtime/sched/feed.rs`: the rank's
 /// [`Claims`] and the engine's claiming worker loop).
 /// How many a rank asks for follows its measured round trip and chunk time (the chunks that run
-/// while two round trips travel, at least 50 µs of work per thread once timed, 1 to 32 chunks: `feed::min_block_chunks`); a block holds at most the iterates
+/// while two round trips travel, at least 8 chunks and 50 µs of work per thread once timed, at most 32 chunks: `feed::min_block_chunks`); a block holds at most the iterates
 /// left over twice the ranks (rounded up to whole chunks), so blocks shrink toward the end as
 /// guided self-scheduling's chunks do, and at the end a rank holds at most a chunk per thread
 /// more than another. The chunks are the technique's own: `c` iterates from a multiple of `c`.
