@@ -113,3 +113,65 @@ mod tests {
         assert_eq!(*lock.lock(), 400_000);
     }
 }
+
+/// What threads waiting under a mutex for another thread's fetch (a rank's next batch or block)
+/// watch: a count of arrivals, watched a while before they sleep on a condition variable (a
+/// sleep and a wake-up are system calls, longer than a short chunk).
+#[derive(Debug)]
+pub(crate) struct Arrivals {
+    count: std::sync::atomic::AtomicU64,
+    cond: std::sync::Condvar,
+    /// How long a waiting thread watches before it sleeps.
+    watch: std::time::Duration,
+}
+
+impl Arrivals {
+    /// Arrivals watched for `watch` before a waiting thread sleeps.
+    pub(crate) fn new(watch: std::time::Duration) -> Self {
+        Arrivals {
+            count: std::sync::atomic::AtomicU64::new(0),
+            cond: std::sync::Condvar::new(),
+            watch,
+        }
+    }
+
+    /// Something arrived (the mutex held): counted, and the sleepers woken when `sleepers`.
+    pub(crate) fn arrived(&self, sleepers: bool) {
+        self.count
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+        if sleepers {
+            self.cond.notify_all();
+        }
+    }
+
+    /// Wakes the sleepers without an arrival (the mutex held): what they wait for will not come.
+    pub(crate) fn wake(&self) {
+        self.cond.notify_all();
+    }
+
+    /// Waits with `guard` (of `mutex`) locked until the next arrival or until `pending` says no
+    /// fetch is in progress, with the lock released meanwhile; `waiting` counts the thread among
+    /// the waiters while it waits. May return early: the caller looks again.
+    pub(crate) fn wait<'a, T>(
+        &self,
+        mutex: &'a Mutex<T>,
+        mut guard: MutexGuard<'a, T>,
+        waiting: fn(&mut T) -> &mut usize,
+        pending: fn(&T) -> bool,
+    ) -> MutexGuard<'a, T> {
+        use std::sync::atomic::Ordering;
+        *waiting(&mut guard) += 1;
+        let seen = self.count.load(Ordering::Acquire);
+        drop(guard);
+        let watch = std::time::Instant::now();
+        while self.count.load(Ordering::Acquire) == seen && watch.elapsed() < self.watch {
+            std::hint::spin_loop();
+        }
+        let mut guard = lock(mutex);
+        if pending(&guard) && self.count.load(Ordering::Acquire) == seen {
+            guard = self.cond.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+        *waiting(&mut guard) -= 1;
+        guard
+    }
+}

@@ -136,7 +136,7 @@ impl Claims {
 
     /// The claims of a rank's `slots` threads over the blocks of `fed` (chunks of `size`
     /// iterates of a loop of `n`; the chunk map lists chunks whose `k` is below `map_max`).
-    /// `None` where the loop has too many chunks for the claim word ([`feed::MAX_CHUNKS`]).
+    /// `None` where the loop does not fit the claim word ([`feed::fits`]).
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub(crate) fn fed(
         size: u64,
@@ -147,10 +147,10 @@ impl Claims {
         done: Arc<AtomicU64>,
         fed: Fed,
     ) -> Option<Self> {
-        let mut claims = Claims::new(size, n, slots, map_max, origin, done);
-        if claims.chunks > feed::MAX_CHUNKS || slots as u64 > feed::MAX_THREADS {
+        if !feed::fits(n, size, slots) {
             return None;
         }
+        let mut claims = Claims::new(size, n, slots, map_max, origin, done);
         claims.next = Padded(AtomicU64::new(Fed::empty_word()));
         claims.fed = Some(fed);
         Some(claims)

@@ -22,10 +22,10 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::runtime::sync::lock;
+use crate::runtime::sync::{lock, Arrivals};
 use crate::Chunk;
 
 /// Where a rank's blocks come from: rank 0's scheduler (a lock on rank 0, a request from the
@@ -95,6 +95,12 @@ pub(crate) const MAX_CHUNKS: u64 = INDEX - (1 << 20);
 /// The most threads a rank fed blocks may have (a block of 256 chunks per thread fits).
 pub(crate) const MAX_THREADS: u64 = MAX_BLOCK / MAX_BLOCK_CHUNKS;
 
+/// Whether a loop of `n` iterates in chunks of `c` on `k` threads fits the claim word: at most
+/// [`MAX_CHUNKS`] chunks, at most [`MAX_THREADS`] threads.
+pub(crate) fn fits(n: u64, c: u64, k: usize) -> bool {
+    n.div_ceil(c.max(1)) <= MAX_CHUNKS && k as u64 <= MAX_THREADS
+}
+
 /// The claim word of a block whose next chunk is `k` and whose end is `end` (exclusive).
 fn word(k: u64, end: u64) -> u64 {
     ((end & END) << INDEX_BITS) | k
@@ -117,16 +123,12 @@ pub(crate) struct Fed {
     /// The technique's chunk size.
     c: u64,
     state: Mutex<State>,
-    /// Notified when a block is installed or none is left (threads waiting for one).
-    arrived: Condvar,
-    /// Blocks installed: what a waiting thread watches before it sleeps.
-    installs: AtomicU64,
+    /// Blocks installed: what threads waiting for one watch, then sleep on.
+    installs: Arrivals,
     /// A block is being fetched or waits in the queue, or none is left: no claim asks early.
     busy: AtomicBool,
     /// A claim that leaves fewer chunks than this in its block asks for the next one.
     low_water: AtomicU64,
-    /// How long a thread waiting for a block watches for it before it sleeps.
-    watch: Duration,
 }
 
 impl std::fmt::Debug for Fed {
@@ -179,11 +181,9 @@ impl Fed {
                 target: k,
                 waiting: 0,
             }),
-            arrived: Condvar::new(),
-            installs: AtomicU64::new(0),
+            installs: Arrivals::new(watch),
             busy: AtomicBool::new(false),
             low_water: AtomicU64::new(0),
-            watch,
         }
     }
 
@@ -257,14 +257,11 @@ impl Fed {
     /// Installs `block` in `next` (whose block is spent), with the state locked.
     fn install(&self, next: &AtomicU64, st: &State, (first, chunks): (u64, u64)) {
         next.store(word(first, first + chunks), Ordering::Release);
-        self.installs.fetch_add(1, Ordering::Release);
         self.busy.store(
             st.fetching || st.done || !st.queue.is_empty(),
             Ordering::Relaxed,
         );
-        if st.waiting > 0 {
-            self.arrived.notify_all();
-        }
+        self.installs.arrived(st.waiting > 0);
     }
 
     /// Asks the feed for `want` chunks with the state unlocked meanwhile, queues the block (or
@@ -310,28 +307,16 @@ impl Fed {
         self.busy
             .store(st.done || !st.queue.is_empty(), Ordering::Relaxed);
         if st.waiting > 0 {
-            self.arrived.notify_all();
+            self.installs.wake();
         }
         st
     }
 
     /// Waits, with the state locked and a block being fetched by another thread, until it was
-    /// installed or the feed is done: watching a while before sleeping (a sleep and a wake-up
-    /// are system calls, longer than a short chunk).
-    fn wait<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
-        st.waiting += 1;
-        let seen = self.installs.load(Ordering::Acquire);
-        drop(st);
-        let watch = Instant::now();
-        while self.installs.load(Ordering::Acquire) == seen && watch.elapsed() < self.watch {
-            std::hint::spin_loop();
-        }
-        let mut st = lock(&self.state);
-        if st.fetching && self.installs.load(Ordering::Acquire) == seen {
-            st = self.arrived.wait(st).unwrap_or_else(|e| e.into_inner());
-        }
-        st.waiting -= 1;
-        st
+    /// installed or the feed is done.
+    fn wait<'a>(&'a self, st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.installs
+            .wait(&self.state, st, |st| &mut st.waiting, |st| st.fetching)
     }
 }
 

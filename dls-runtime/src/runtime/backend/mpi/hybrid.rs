@@ -43,8 +43,8 @@
 //! unless it is asked for. Fault checks run on either (the engine's checked adaptor).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -61,9 +61,9 @@ use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::source::ChunkSource;
 use crate::runtime::sched::claim::{Claimed, Claims};
-use crate::runtime::sched::feed::{Fed, Feed};
+use crate::runtime::sched::feed::{self, Fed, Feed};
 use crate::runtime::sched::reporting::ReportingScheduler;
-use crate::runtime::sync::lock;
+use crate::runtime::sync::{lock, Arrivals};
 use crate::runtime::tolerance::reexecution::Verdict;
 use crate::{Chunk, ChunkTiming, Technique};
 
@@ -261,14 +261,11 @@ pub(crate) struct HybridLoop {
     size: usize,
     k: usize,
     local: Mutex<Local>,
-    /// Notified when a batch arrives (threads waiting with an empty queue).
-    arrived: Condvar,
-    /// Batches received: what a thread waiting for one watches before it sleeps.
-    batches: AtomicU64,
+    /// Batches received: what threads waiting with an empty queue watch, then sleep on (for
+    /// [`watch`] before they sleep).
+    batches: Arrivals,
     /// Blocks: the rank's threads claim the chunks of its blocks (`None`: batches of chunks).
     claims: Option<Claims>,
-    /// How long a thread waiting for a batch watches for it ([`watch`]).
-    watch: Duration,
     /// When the loop started on this rank (the chunks' end times of blocks).
     started: Instant,
     side: Side,
@@ -296,7 +293,9 @@ impl HybridLoop {
         if let Some(w) = weights {
             core.set_weights(w)?;
         }
-        let pieces = pieces.filter(|_| !crate::runtime::observe::delay::chunk_delayed());
+        // (Every rank decides the same: the same technique, range, threads and settings.)
+        let pieces = pieces
+            .filter(|&c| !crate::runtime::observe::delay::chunk_delayed() && feed::fits(n, c, k));
         let (map_max, done) = (core.chunk_map_max(), core.done_counter());
         let comm = Arc::new(LoopComm(comm.duplicate()));
         let side = if rank == 0 {
@@ -348,10 +347,8 @@ impl HybridLoop {
             size,
             k,
             local: Mutex::new(Local::new(k)),
-            arrived: Condvar::new(),
-            batches: AtomicU64::new(0),
+            batches: Arrivals::new(watch),
             claims,
-            watch,
             started,
             side,
         })
@@ -379,10 +376,7 @@ impl HybridLoop {
         local.done = batch.is_empty();
         local.queue.extend(batch);
         local.fetching = false;
-        self.batches.fetch_add(1, Ordering::Release);
-        if local.waiting > 0 {
-            self.arrived.notify_all();
-        }
+        self.batches.arrived(local.waiting > 0);
         local
     }
 }
@@ -465,25 +459,13 @@ fn serve(comm: &LoopComm, hand: &Mutex<Hand>, k: usize) {
 
 impl HybridLoop {
     /// Waits, with `local` locked and a batch being fetched by another thread of this rank,
-    /// until it arrived: watching a while before sleeping (a sleep and a wake-up are system
-    /// calls, longer than a short chunk).
+    /// until it arrived.
     fn wait_for_batch<'a>(
         &'a self,
-        mut local: std::sync::MutexGuard<'a, Local>,
+        local: std::sync::MutexGuard<'a, Local>,
     ) -> std::sync::MutexGuard<'a, Local> {
-        local.waiting += 1;
-        let seen = self.batches.load(Ordering::Acquire);
-        drop(local);
-        let watch = Instant::now();
-        while self.batches.load(Ordering::Acquire) == seen && watch.elapsed() < self.watch {
-            std::hint::spin_loop();
-        }
-        local = lock(&self.local);
-        if local.fetching && self.batches.load(Ordering::Acquire) == seen {
-            local = self.arrived.wait(local).unwrap_or_else(|e| e.into_inner());
-        }
-        local.waiting -= 1;
-        local
+        self.batches
+            .wait(&self.local, local, |l| &mut l.waiting, |l| l.fetching)
     }
 }
 
