@@ -296,10 +296,18 @@ pub(crate) fn expand(
     // Which clause combinations work is decided before any code is made (`nested.rs`).
     check_combination(clauses, kind)?;
     let CallShape {
-        run,
+        mut run,
         lead,
         extra_param,
     } = call_shape(kind);
+    // A one-level loop that is not checked hands its body whole runs of iterates: the body
+    // becomes a `for` over the run (as in the serial program, which the compiler optimises as
+    // a loop), the reduction variables taken out of the accumulator once per run. A checked
+    // loop's body yields each iterate's value, so it stays one call per iterate.
+    let runs = kind == LoopKind::OneLevel && clauses.check.is_none();
+    if runs {
+        run = Ident::new("run_iterates", Span::call_site());
+    }
     // The builder chain: one method per clause given (tokio-macros' `entry.rs` manner).
     let mut chain = Vec::new();
     if let (Some(lit), true) = (&clauses.reduction, kind != LoopKind::Inner) {
@@ -357,6 +365,27 @@ pub(crate) fn expand(
         ),
         None => (quote!(), quote!()),
     };
+    let closure = if runs {
+        quote!(|__dls_iterates, #acc| {
+            #(#take)*
+            for __dls_index in __dls_iterates {
+                #bind
+                #(#slots)*
+                let () = #body;
+            }
+            #(#put_back)*
+        })
+    } else {
+        quote!(|__dls_index, #extra_param #acc| {
+            #bind
+            #(#take)*
+            #(#slots)*
+            #y_init
+            let () = #body;
+            #(#put_back)*
+            #y_return
+        })
+    };
     Ok(quote_spanned! {span=> {
         #(#attrs)*
         let () = {
@@ -367,15 +396,7 @@ pub(crate) fn expand(
                 (#(#witnesses,)*),
                 #range,
                 #identity,
-                |__dls_index, #extra_param #acc| {
-                    #bind
-                    #(#take)*
-                    #(#slots)*
-                    #y_init
-                    let () = #body;
-                    #(#put_back)*
-                    #y_return
-                },
+                #closure,
                 |__dls_a, __dls_b| (#(#combine,)*),
             );
             #(#finish)*

@@ -30,6 +30,7 @@ use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
 use crate::runtime::check::checked::{Check, Observation};
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
+pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
 pub use crate::gather::{GatherAccess, GatherBuf, GatherSlot, GatherTarget, Place};
@@ -357,6 +358,53 @@ impl<'a> Loop<'a> {
             crate::current()?
                 .without_cpu_clock()
                 .run(&options, range, identity, body, combine)
+        };
+        or_exit(self.name, run()).0.into_inner()
+    }
+
+    /// [`Loop::run`] with a body that goes through a run of consecutive iterates itself
+    /// ([`Iterates`]): what a one-level `#[par_doall]` loop that is not checked expands to
+    /// (the user's body inside a `for` over the run, its reduction variables taken out of the
+    /// accumulator once per run).
+    ///
+    /// ```
+    /// use dls_runtime::__private::{type_of, Loop};
+    /// // #[par_doall(schedule = "gss", reduce(+: s))] for i in 0..100u64 { s += i; }
+    /// let (s,) = Loop::new("sum", "gss").run_iterates((type_of(&0_u64),), 0..100u64, || (0u64,),
+    ///     |run, acc| {
+    ///         let mut s = core::mem::take(&mut acc.0);
+    ///         for i in run {
+    ///             s += i;
+    ///         }
+    ///         acc.0 = s;
+    ///     }, |a, b| (a.0 + b.0,));
+    /// assert_eq!(s, 4950);
+    /// ```
+    pub fn run_iterates<R, T, W, Id, B, C>(
+        self,
+        _partials: W,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> T
+    where
+        R: LoopRange,
+        T: Send,
+        W: Partials<T>,
+        Id: Fn() -> T + Sync,
+        B: Fn(Iterates<R::Index>, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let run = || {
+            let options = self.options()?;
+            let (identity, combine) = coded::<T, W, _, _>(identity, combine);
+            let body =
+                move |run: Iterates<R::Index>, acc: &mut Coded<T, W>| body(run, &mut acc.value);
+            // The statistics are dropped here: no CPU clocks for them (a report still reads them).
+            crate::current()?
+                .without_cpu_clock()
+                .run_iterates(&options, range, identity, body, combine)
         };
         or_exit(self.name, run()).0.into_inner()
     }

@@ -24,17 +24,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "runtime",
                 )
-                .run(
+                .run_iterates(
                     (::dls::__private::type_of(&a),),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &a),),
-                    |__dls_index, __dls_acc| {
-                        let x = &__dls_items[__dls_index];
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut a = ::core::mem::take(&mut __dls_acc.0);
-                        let () = {
-                            a += x;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let x = &__dls_items[__dls_index];
+                            let () = {
+                                a += x;
+                            };
+                        }
                         __dls_acc.0 = a;
                     },
                     |__dls_a, __dls_b| (
@@ -69,17 +71,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "runtime",
                 )
-                .run(
+                .run_iterates(
                     (::dls::__private::type_of(&b),),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &b),),
-                    |__dls_index, __dls_acc| {
-                        let (i, x) = (__dls_index, &__dls_items[__dls_index]);
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut b = ::core::mem::take(&mut __dls_acc.0);
-                        let () = {
-                            b += x * i as u32;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let (i, x) = (__dls_index, &__dls_items[__dls_index]);
+                            let () = {
+                                b += x * i as u32;
+                            };
+                        }
                         __dls_acc.0 = b;
                     },
                     |__dls_a, __dls_b| (
@@ -114,17 +118,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "runtime",
                 )
-                .run(
+                .run_iterates(
                     (::dls::__private::type_of(&c),),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &c),),
-                    |__dls_index, __dls_acc| {
-                        let x = &__dls_items[__dls_index];
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut c = ::core::mem::take(&mut __dls_acc.0);
-                        let () = {
-                            c += x;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let x = &__dls_items[__dls_index];
+                            let () = {
+                                c += x;
+                            };
+                        }
                         __dls_acc.0 = c;
                     },
                     |__dls_a, __dls_b| (
@@ -159,17 +165,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "runtime",
                 )
-                .run(
+                .run_iterates(
                     (::dls::__private::type_of(&d),),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &d),),
-                    |__dls_index, __dls_acc| {
-                        let x = &__dls_items[__dls_index];
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut d = ::core::mem::take(&mut __dls_acc.0);
-                        let () = {
-                            d += x;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let x = &__dls_items[__dls_index];
+                            let () = {
+                                d += x;
+                            };
+                        }
                         __dls_acc.0 = d;
                     },
                     |__dls_a, __dls_b| (

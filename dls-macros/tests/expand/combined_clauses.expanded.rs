@@ -185,18 +185,20 @@ fn counted(n: u64, seen: &std::sync::Mutex<u64>) -> u64 {
                 )
                 .reduction("tree")
                 .shared()
-                .run(
+                .run_iterates(
                     (::dls::__private::type_of(&total),),
                     0..n,
                     || (::dls::__private::identity_like(&__dls_op_0, &total),),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
-                        let () = {
-                            *seen.lock().unwrap() += 1;
-                            total += i;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            let () = {
+                                *seen.lock().unwrap() += 1;
+                                total += i;
+                            };
+                        }
                         __dls_acc.0 = total;
                     },
                     |__dls_a, __dls_b| (

@@ -28,7 +28,7 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",
                 )
-                .run(
+                .run_iterates(
                     (
                         ::dls::__private::place_partial(&__dls_place_0),
                         ::dls::__private::place_partial(&__dls_place_1),
@@ -38,22 +38,24 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                         ::dls::__private::GatherBuf::new(),
                         ::dls::__private::GatherBuf::new(),
                     ),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
-                        #[allow(unused_mut)]
-                        let mut v = ::dls::__private::GatherAccess::new(
-                            &__dls_place_0,
-                            &mut __dls_acc.0,
-                        );
-                        #[allow(unused_mut)]
-                        let mut out = ::dls::__private::GatherAccess::new(
-                            &__dls_place_1,
-                            &mut __dls_acc.1,
-                        );
-                        let () = {
-                            v[i] = (i * i) as f64;
-                            out[i] += 1.0;
-                        };
+                    |__dls_iterates, __dls_acc| {
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            #[allow(unused_mut)]
+                            let mut v = ::dls::__private::GatherAccess::new(
+                                &__dls_place_0,
+                                &mut __dls_acc.0,
+                            );
+                            #[allow(unused_mut)]
+                            let mut out = ::dls::__private::GatherAccess::new(
+                                &__dls_place_1,
+                                &mut __dls_acc.1,
+                            );
+                            let () = {
+                                v[i] = (i * i) as f64;
+                                out[i] += 1.0;
+                            };
+                        }
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),

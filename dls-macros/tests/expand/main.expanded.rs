@@ -22,17 +22,19 @@ fn main() {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "runtime",
                 )
-                .run(
+                .run_iterates(
                     (::dls::__private::type_of(&total),),
                     0..10_u64,
                     || (::dls::__private::identity_like(&__dls_op_0, &total),),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
-                        let () = {
-                            total += i;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            let () = {
+                                total += i;
+                            };
+                        }
                         __dls_acc.0 = total;
                     },
                     |__dls_a, __dls_b| (

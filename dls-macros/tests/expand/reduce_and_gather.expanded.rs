@@ -35,7 +35,7 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "fac2",
                 )
-                .run(
+                .run_iterates(
                     (
                         ::dls::__private::type_of(&total),
                         ::dls::__private::place_partial(&__dls_place_1),
@@ -45,19 +45,21 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                         ::dls::__private::identity_like(&__dls_op_0, &total),
                         ::dls::__private::GatherBuf::new(),
                     ),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
-                        #[allow(unused_mut)]
-                        let mut out = ::dls::__private::GatherAccess::new(
-                            &__dls_place_1,
-                            &mut __dls_acc.1,
-                        );
-                        let () = {
-                            out[i] = i as u64;
-                            total += i as u64;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            #[allow(unused_mut)]
+                            let mut out = ::dls::__private::GatherAccess::new(
+                                &__dls_place_1,
+                                &mut __dls_acc.1,
+                            );
+                            let () = {
+                                out[i] = i as u64;
+                                total += i as u64;
+                            };
+                        }
                         __dls_acc.0 = total;
                     },
                     |__dls_a, __dls_b| (

@@ -49,7 +49,7 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",
                 )
-                .run(
+                .run_iterates(
                     (
                         ::dls::__private::type_of(&forces),
                         ::dls::__private::type_of(&best),
@@ -59,21 +59,23 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
                         ::dls::__private::identity_like(&__dls_op_0, &forces),
                         ::dls::__private::identity_like(&__dls_op_1, &best),
                     ),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut forces = ::core::mem::take(&mut __dls_acc.0);
                         #[allow(unused_mut)]
                         let mut best = ::core::mem::take(&mut __dls_acc.1);
-                        let () = {
-                            for j in (i + 1)..n {
-                                let f = 1.0 / (x[j] - x[i]);
-                                forces[i] += f;
-                                forces[j] -= f;
-                            }
-                            let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
-                            *b = b.max(x[i]);
-                        };
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            let () = {
+                                for j in (i + 1)..n {
+                                    let f = 1.0 / (x[j] - x[i]);
+                                    forces[i] += f;
+                                    forces[j] -= f;
+                                }
+                                let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
+                                *b = b.max(x[i]);
+                            };
+                        }
                         __dls_acc.0 = forces;
                         __dls_acc.1 = best;
                     },

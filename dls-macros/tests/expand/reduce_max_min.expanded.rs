@@ -29,7 +29,7 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "af",
                 )
-                .run(
+                .run_iterates(
                     (
                         ::dls::__private::type_of(&hi),
                         ::dls::__private::type_of(&hi2),
@@ -41,19 +41,21 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
                         ::dls::__private::identity_like(&__dls_op_1, &hi2),
                         ::dls::__private::identity_like(&__dls_op_2, &lo),
                     ),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut hi = ::core::mem::take(&mut __dls_acc.0);
                         #[allow(unused_mut)]
                         let mut hi2 = ::core::mem::take(&mut __dls_acc.1);
                         #[allow(unused_mut)]
                         let mut lo = ::core::mem::take(&mut __dls_acc.2);
-                        let () = {
-                            hi = hi.max(v[i]);
-                            hi2 = hi2.max(2.0 * v[i]);
-                            lo = lo.min(v[i]);
-                        };
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            let () = {
+                                hi = hi.max(v[i]);
+                                hi2 = hi2.max(2.0 * v[i]);
+                                lo = lo.min(v[i]);
+                            };
+                        }
                         __dls_acc.0 = hi;
                         __dls_acc.1 = hi2;
                         __dls_acc.2 = lo;

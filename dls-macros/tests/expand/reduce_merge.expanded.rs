@@ -25,17 +25,19 @@ fn histogram(v: &[u8]) -> Vec<u64> {
                     "ss",
                 )
                 .ordered()
-                .run(
+                .run_iterates(
                     (::dls::__private::type_of(&counts),),
                     0..v.len(),
                     || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut counts = ::core::mem::take(&mut __dls_acc.0);
-                        let () = {
-                            counts = support::one(v[i]);
-                        };
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            let () = {
+                                counts = support::one(v[i]);
+                            };
+                        }
                         __dls_acc.0 = counts;
                     },
                     |__dls_a, __dls_b| (

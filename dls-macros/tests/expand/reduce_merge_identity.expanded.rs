@@ -39,7 +39,7 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
                     "fac2",
                 )
                 .ordered()
-                .run(
+                .run_iterates(
                     (::dls::__private::option_partial(__dls_ty_0),),
                     0..v.len(),
                     || (
@@ -47,13 +47,15 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
                             ::dls::__private::identity(&__dls_op_0, __dls_ty_0),
                         ),
                     ),
-                    |__dls_index, __dls_acc| {
-                        let i = __dls_index;
+                    |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut hist = ::dls::__private::take_partial(&mut __dls_acc.0);
-                        let () = {
-                            hist[v[i] % bins] += 1.0;
-                        };
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            let () = {
+                                hist[v[i] % bins] += 1.0;
+                            };
+                        }
                         __dls_acc.0 = ::core::option::Option::Some(hist);
                     },
                     |__dls_a, __dls_b| (

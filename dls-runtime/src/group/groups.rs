@@ -9,6 +9,7 @@ use super::spec::GroupSpec;
 use super::two_level::TwoLevel;
 use crate::runtime::loops::options::LoopOptions;
 use crate::runtime::loops::ordered::Runs;
+use crate::runtime::Iterates;
 use crate::runtime::{
     combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Panics,
     Runtime, UntypedLoop, Wire,
@@ -236,12 +237,17 @@ impl Groups<'_> {
                 // Every rank of a group runs the group's outer iterates in lock step, on the
                 // worker loop of every loop (a panicking iterate names its outer iterate and
                 // aborts the job).
-                let each = |j, acc: &mut T| {
+                let mut each = |j, acc: &mut T| {
                     let mut inner = InnerLoops::group(team, &mut tally, schedule, strategy);
                     // Later iterates still run, so that every rank of the group keeps starting
                     // the same inner loops.
                     if let Err(e) = body(j, &mut inner, acc) {
                         failure.get_or_insert(e);
+                    }
+                };
+                let each = |run: Iterates<R::Index>, acc: &mut T| {
+                    for j in run {
+                        each(j, acc);
                     }
                 };
                 let _ = drive(&lp, Some(0), &mut acc, each, Panics::Unwind);

@@ -12,6 +12,7 @@ use crate::runtime::check::checked::{
 use crate::runtime::combine::gather_values;
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
 use crate::runtime::loops::ordered::Runs;
+use crate::runtime::Iterates;
 use crate::runtime::{
     combine_partials, drive, loops::panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop,
     LoopIndex, LoopRange, Panics, Tally, UntypedLoop, Wire,
@@ -183,7 +184,12 @@ impl<'a> InnerLoops<'a> {
         )
         .nested_in(panic_ctx::save());
         let lp = Loop::new(first, lp);
-        let _ = drive(&lp, Some(0), &mut acc, &mut body, Panics::Unwind);
+        let each = |run: Iterates<R::Index>, acc: &mut T| {
+            for i in run {
+                body(i, acc);
+            }
+        };
+        let _ = drive(&lp, Some(0), &mut acc, each, Panics::Unwind);
         let done = lp.finish_quietly();
         if let Some(t) = self.tally.as_deref_mut() {
             t.note(technique, &done);
@@ -348,7 +354,12 @@ impl<'a> InnerLoops<'a> {
             .nested_in(panic_ctx::save());
             let lp = Loop::new(0_u64, lp);
             if skip != Some(me) {
-                let _ = drive(&lp, Some(0), &mut parts, |k, p| step(k, p), Panics::Unwind);
+                let each = |run: Iterates<u64>, p: &mut _| {
+                    for k in run {
+                        step(k, p);
+                    }
+                };
+                let _ = drive(&lp, Some(0), &mut parts, each, Panics::Unwind);
             }
             let done = lp.finish_quietly();
             if let Some(t) = self.tally.as_deref_mut() {

@@ -85,7 +85,7 @@ pub use check::inject::inject;
 pub use combine::strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
 pub use combine::wire::Wire;
 pub use error::DlsError;
-pub use loops::handle::{ChunkRange, Loop};
+pub use loops::handle::{ChunkRange, Iterates, Loop};
 pub use loops::range::{LoopIndex, LoopRange};
 pub use observe::delay::region;
 pub use observe::stats::LoopStats;

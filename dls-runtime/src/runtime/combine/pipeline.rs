@@ -32,7 +32,7 @@ use crate::runtime::combine::wire::{self, Wire};
 use crate::runtime::combine::{Exchange, Folder};
 use crate::runtime::drive;
 use crate::runtime::error::DlsError;
-use crate::runtime::loops::handle::{Loop, Panics};
+use crate::runtime::loops::handle::{Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::LoopIndex;
 
@@ -47,7 +47,7 @@ pub(crate) fn run<I: LoopIndex, T: Wire>(
     lp: &Loop<I>,
     x: &dyn Exchange,
     identity: &dyn Fn() -> T,
-    body: &(dyn Fn(I, &mut T) + Sync),
+    body: &(dyn Fn(Iterates<I>, &mut T) + Sync),
     combine: &dyn Fn(T, T) -> T,
 ) -> Result<(T, ReductionReport), DlsError> {
     let started = Instant::now();
@@ -77,9 +77,9 @@ pub(crate) fn run<I: LoopIndex, T: Wire>(
         // An extra rank: the loop as usual, then its partial result to rank P' − 1.
         let mut acc = identity();
         let mut iterates = 0_u64;
-        let count_and_run = |i: I, a: &mut T| {
-            iterates += 1;
-            body(i, a)
+        let count_and_run = |run: Iterates<I>, a: &mut T| {
+            iterates += run.left();
+            body(run, a)
         };
         let _ = drive(lp, Some(0), &mut acc, count_and_run, Panics::Unwind);
         x.send(last, &wire::encode(&(None::<u64>, iterates, Some(acc)))?);
@@ -196,22 +196,18 @@ pub(crate) fn run<I: LoopIndex, T: Wire>(
 fn compute_one<I: LoopIndex, T>(
     lp: &Loop<I>,
     identity: &dyn Fn() -> T,
-    body: &(dyn Fn(I, &mut T) + Sync),
+    body: &(dyn Fn(Iterates<I>, &mut T) + Sync),
 ) -> Option<(u64, T)> {
-    let (chunk, _) = lp.next_chunk_in(Some(0), Panics::Unwind)?;
+    let (mut chunk, _) = lp.next_chunk_in(Some(0), Panics::Unwind)?;
     let iterates = chunk.len() as u64;
     let mut acc = identity();
     // The `body` delay of DLS_DELAY, once per iterate (see `runtime/observe/delay.rs`).
     match crate::runtime::observe::delay::body() {
-        None => {
-            for i in chunk {
-                body(i, &mut acc);
-            }
-        }
+        None => body(chunk.take_run(u64::MAX), &mut acc),
         Some(d) => {
-            for i in chunk {
+            while !chunk.is_done() {
                 d.wait(1);
-                body(i, &mut acc);
+                body(chunk.take_run(1), &mut acc);
             }
         }
     }

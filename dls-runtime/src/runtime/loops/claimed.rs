@@ -18,7 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::runtime::loops::handle::{Loop, Panics};
+use crate::runtime::loops::handle::{Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::loops::source::Tally;
@@ -63,7 +63,7 @@ pub(crate) fn drive_claimed<I, T, Id, B, C>(
 where
     I: LoopIndex,
     Id: Fn() -> T,
-    B: FnMut(I, &mut T),
+    B: FnMut(Iterates<I>, &mut T),
     C: Fn(T, T) -> T,
 {
     #[cfg(test)]
@@ -168,7 +168,9 @@ where
             Keep::Apart { identity, .. } => Some(identity()),
         };
         let target = part.as_mut().unwrap_or(&mut acc);
-        run_chunk(lp, slot, panics, range, |i| body(i, &mut *target))?;
+        run_chunk(lp, slot, panics, range, |c| {
+            body(c.take_run(u64::MAX), &mut *target)
+        })?;
         if let Some(part) = part {
             pending = Some((part, chunk.start, chunk.size));
         }

@@ -10,13 +10,13 @@ use crate::runtime::combine::wire::Wire;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::alone;
 use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
-use crate::runtime::loops::handle::{Ending, History, Loop, Panics, UntypedLoop};
+use crate::runtime::loops::handle::{Ending, History, Iterates, Loop, Panics, UntypedLoop};
 use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
 use crate::runtime::loops::ordered::Runs;
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
 use crate::runtime::loops::source::{ChunkSource, SharedSource};
-use crate::runtime::loops::worker::{drive, drive_apart, Apart, Failure};
+use crate::runtime::loops::worker::{drive, drive_apart, each, Apart, Failure};
 use crate::runtime::observe::stats::LoopStats;
 use crate::runtime::observe::stats::ReportMode;
 use crate::runtime::sync::lock;
@@ -305,7 +305,8 @@ impl Runtime {
             ..Plan::default()
         };
         let options = LoopOptions::new(name, technique);
-        self.reduce_impl(&options, plan, range, || (), |i, _| body(i), |_, _| ())
+        let body = |i, _: &mut ()| body(i);
+        self.reduce_impl(&options, plan, range, || (), each(body), |_, _| ())
             .map(|(_, stats)| stats)
     }
 
@@ -499,6 +500,66 @@ impl Runtime {
         rt.unordered(options, range, identity, body, combine)
     }
 
+    /// [`run`](Runtime::run) with a body that goes through a run of consecutive iterates
+    /// itself ([`Iterates`]): the form a `#[par_doall]` loop expands to, so that the compiler
+    /// sees the loop's body inside a loop, as in the serial program, and the engine's work is per
+    /// run, not per iterate. An ordered loop's body is given runs of one iterate; a checked loop
+    /// needs each iterate's value, so its body is one of [`run`](Runtime::run).
+    ///
+    /// ```
+    /// use dls_runtime::runtime::{options::LoopOptions, Iterates};
+    /// let rt = dls_runtime::init().unwrap();
+    /// let options = LoopOptions::new("squares", "af".parse().unwrap());
+    /// let (s, stats) = rt.run_iterates(&options, 1..=10u64, || 0,
+    ///     |run: Iterates<u64>, s: &mut u64| for i in run { *s += i * i },
+    ///     |a, b| a + b).unwrap();
+    /// assert_eq!(s, 385);
+    /// assert_eq!(stats.iterates, 10);
+    /// ```
+    pub fn run_iterates<R, T, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(Iterates<R::Index>, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        if options.check.is_some() {
+            return Err(DlsError::FaultCheck(format!(
+                "loop `{}` is checked, but its body returns no value to test: give it as a body \
+                 of one iterate that returns the iterate's value (Runtime::run)",
+                options.name
+            )));
+        }
+        let rt = self.for_options(options);
+        if options.ordered {
+            // One value per run of consecutive iterates (`ordered.rs`): the body sees one
+            // iterate at a time.
+            let (runs, stats) = rt.reduce_impl(
+                options,
+                Plan::default(),
+                range,
+                Runs::new,
+                |run: Iterates<R::Index>, own: &mut Runs<T>| {
+                    for one in run.singles() {
+                        let offset = one.offset();
+                        body(one, own.at(offset, &identity));
+                    }
+                },
+                Runs::append,
+            )?;
+            return Ok((runs.finish(&identity, &combine), stats));
+        }
+        rt.reduce_impl(options, Plan::default(), range, identity, body, combine)
+    }
+
     /// [`run`](Runtime::run) after the ordered adaptor: the checked adaptor when the loop is
     /// checked (and `DLS_CHECK` is not `off`), else the plain loop.
     fn unordered<R, T, Y, Id, B, C>(
@@ -526,9 +587,9 @@ impl Runtime {
                 Plan::default(),
                 range,
                 identity,
-                |i, acc| {
+                each(|i, acc: &mut T| {
                     body(i, acc);
-                },
+                }),
                 combine,
             ),
         }
@@ -561,7 +622,7 @@ impl Runtime {
         R: LoopRange,
         T: Send + Wire,
         Id: Fn() -> T + Sync,
-        B: Fn(R::Index, &mut T) + Sync,
+        B: Fn(Iterates<R::Index>, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
         let Plan {
@@ -853,7 +914,7 @@ impl Plain for Runtime {
         B: Fn(R::Index, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.reduce_impl(options, plan, range, identity, body, combine)
+        self.reduce_impl(options, plan, range, identity, each(body), combine)
     }
 
     fn rank(&self) -> usize {

@@ -837,6 +837,114 @@ impl<I: LoopIndex> ChunkRange<'_, I> {
     }
 }
 
+impl<I: LoopIndex> ChunkRange<'_, I> {
+    /// The next `n` iterates of the chunk (fewer at its end; none once it is done), as a run the
+    /// loop's body goes through itself: the engine hands a `#[par_doall]` body whole runs, so
+    /// that the compiler sees the user's loop as a loop (one call per run, not per iterate).
+    #[inline]
+    pub(crate) fn take_run(&mut self, n: u64) -> Iterates<I> {
+        let from = self.next;
+        self.next = from.saturating_add(n).min(self.end);
+        Iterates {
+            first: self.first,
+            next: from,
+            end: self.next,
+        }
+    }
+
+    /// Whether the chunk has iterates left.
+    #[inline]
+    pub(crate) fn is_done(&self) -> bool {
+        self.next >= self.end
+    }
+
+    /// The iterate a panic raised while this chunk's runs went: the last one a run of it
+    /// yielded on this thread (see [`Iterates`]).
+    pub(crate) fn current(&self) -> I {
+        I::offset_from(self.first, panic_ctx::offset())
+    }
+}
+
+/// A run of consecutive iterates of one chunk, in order: what a loop body given as a run
+/// ([`Runtime::run_iterates`](crate::runtime::Runtime::run_iterates), the form `#[par_doall]`
+/// expands to) goes through. Like [`ChunkRange`], yielding an iterate records it, so that a
+/// panic names it.
+///
+/// ```
+/// use dls_runtime::runtime::{options::LoopOptions, Iterates};
+/// let rt = dls_runtime::init().unwrap();
+/// let options = LoopOptions::new("sum", "fac2".parse().unwrap());
+/// let body = |run: Iterates<u64>, s: &mut u64| {
+///     for i in run {
+///         *s += i;
+///     }
+/// };
+/// let (s, _) = rt.run_iterates(&options, 0..100u64, || 0, body, |a, b| a + b).unwrap();
+/// assert_eq!(s, 4950);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Iterates<I: LoopIndex> {
+    first: I,
+    next: u64,
+    end: u64,
+}
+
+impl<I: LoopIndex> Iterates<I> {
+    /// The number of iterates left in the run.
+    ///
+    /// ```
+    /// use dls_runtime::runtime::{options::LoopOptions, Iterates};
+    /// let rt = dls_runtime::init().unwrap();
+    /// let options = LoopOptions::new("count", "static".parse().unwrap());
+    /// let (n, _) = rt
+    ///     .run_iterates(&options, 0..10u32, || 0, |run: Iterates<u32>, n: &mut u64| *n += run.left(), |a, b| a + b)
+    ///     .unwrap();
+    /// assert_eq!(n, 10);
+    /// ```
+    #[inline]
+    pub fn left(&self) -> u64 {
+        self.end - self.next
+    }
+
+    /// The offset of the run's next iterate from the loop's first index.
+    #[inline]
+    pub(crate) fn offset(&self) -> u64 {
+        self.next
+    }
+
+    /// The run as runs of one iterate each (a body delay waits before each iterate).
+    pub(crate) fn singles(self) -> impl Iterator<Item = Iterates<I>> {
+        let first = self.first;
+        (self.next..self.end).map(move |o| Iterates {
+            first,
+            next: o,
+            end: o + 1,
+        })
+    }
+}
+
+impl<I: LoopIndex> Iterator for Iterates<I> {
+    type Item = I;
+
+    #[inline]
+    fn next(&mut self) -> Option<I> {
+        if self.next >= self.end {
+            return None;
+        }
+        let offset = self.next;
+        self.next += 1;
+        panic_ctx::set_offset(offset);
+        Some(I::offset_from(self.first, offset))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.end - self.next) as usize;
+        (left, Some(left))
+    }
+}
+
+impl<I: LoopIndex> ExactSizeIterator for Iterates<I> {}
+
 impl<I: LoopIndex> Iterator for ChunkRange<'_, I> {
     type Item = I;
 

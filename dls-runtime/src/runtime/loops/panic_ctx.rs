@@ -167,6 +167,11 @@ pub(crate) fn set_offset(offset: u64) {
     }
 }
 
+/// The offset of the iterate this thread last recorded ([`set_offset`]).
+pub(crate) fn offset() -> u64 {
+    OFFSET.with(|o| o.get())
+}
+
 /// The current chunk ended normally (not by unwinding): a panic raised in one of its iterates
 /// was caught inside the iterate, which went on (issue 17 case 5). Forget its message.
 pub(crate) fn chunk_went_on() {

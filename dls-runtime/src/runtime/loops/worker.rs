@@ -8,7 +8,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use crate::runtime::loops::handle::{Loop, Panics};
+use crate::runtime::loops::handle::{ChunkRange, Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::observe::delay;
@@ -28,7 +28,8 @@ pub(crate) struct Failure {
 }
 
 /// Pulls chunks of `lp` as worker `slot` (None: the current thread's slot) until the loop has no
-/// more, folding every iterate into `acc` with `body`.
+/// more, folding every iterate into `acc` with `body`, which goes through a run of iterates
+/// ([`Iterates`]: here, a whole chunk).
 ///
 /// With [`Panics::Catch`] (threads backend), a panicking iterate stops the loop for every worker
 /// and is returned as a [`Failure`]; with [`Panics::Unwind`] it unwinds (under MPI the panic
@@ -42,48 +43,59 @@ pub(crate) fn drive<I, T, B>(
 ) -> Result<(), Failure>
 where
     I: LoopIndex,
-    B: FnMut(I, &mut T),
+    B: FnMut(Iterates<I>, &mut T),
 {
     while let Some((chunk, worker)) = lp.next_chunk_in(slot, panics) {
         match delay::body() {
-            None => run_chunk(lp, worker, panics, chunk, |i| body(i, acc))?,
-            Some(d) => run_chunk(lp, worker, panics, chunk, |i| {
-                d.wait(1);
-                body(i, acc);
+            None => run_chunk(lp, worker, panics, chunk, |c| {
+                body(c.take_run(u64::MAX), acc)
+            })?,
+            Some(d) => run_chunk(lp, worker, panics, chunk, |c| {
+                while !c.is_done() {
+                    d.wait(1);
+                    body(c.take_run(1), acc);
+                }
             })?,
         }
     }
     Ok(())
 }
 
-/// Runs the iterates of one chunk of `lp` as `worker`, `each` for every one. With
-/// [`Panics::Catch`] (threads backend) a panicking iterate stops the loop for every worker and
-/// comes back as a [`Failure`] naming it; with [`Panics::Unwind`] it unwinds.
+/// A body of one iterate as a body of runs ([`Iterates`]), what the engine's drivers call.
+#[inline]
+pub(crate) fn each<I: LoopIndex, T>(
+    body: impl Fn(I, &mut T) + Sync,
+) -> impl Fn(Iterates<I>, &mut T) + Sync {
+    move |run, acc| {
+        for i in run {
+            body(i, acc);
+        }
+    }
+}
+
+/// Runs the iterates of one chunk of `lp` as `worker`: `each` goes through them (in runs taken
+/// from the chunk). With [`Panics::Catch`] (threads backend) a panicking iterate stops the loop
+/// for every worker and comes back as a [`Failure`] naming it; with [`Panics::Unwind`] it
+/// unwinds.
 #[inline]
 pub(crate) fn run_chunk<I: LoopIndex>(
     lp: &Loop<I>,
     worker: usize,
     panics: Panics,
-    iterates: impl Iterator<Item = I>,
-    mut each: impl FnMut(I),
+    mut chunk: ChunkRange<'_, I>,
+    mut each: impl FnMut(&mut ChunkRange<'_, I>),
 ) -> Result<(), Failure> {
     if panics == Panics::Unwind {
-        iterates.for_each(each);
+        each(&mut chunk);
         return Ok(());
     }
-    let mut current: Option<I> = None;
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        for i in iterates {
-            current = Some(i);
-            each(i);
-        }
-    }));
+    let result = catch_unwind(AssertUnwindSafe(|| each(&mut chunk)));
     result.map_err(|payload| {
         lp.abort();
         Failure {
             merging: false,
             worker,
-            iterate: current.map(|i| i.to_string()).unwrap_or_default(),
+            iterate: chunk.current().to_string(),
             message: payload_text(payload.as_ref()),
         }
     })
@@ -92,6 +104,9 @@ pub(crate) fn run_chunk<I: LoopIndex>(
 /// A re-executing worker asks whether its chunk became redundant about this often: (no more
 /// often than, at least as often as) — when the question is an atomic load (threads) ...
 const CHECK_CHEAP: (Duration, Duration) = (Duration::from_micros(200), Duration::from_millis(1));
+/// ... when it is a load of the worker's cancel flag (threads: asked after each run of
+/// iterates, so the runs stay short) ...
+const CHECK_FLAG: (Duration, Duration) = (Duration::from_micros(10), Duration::from_micros(50));
 /// ... and when it is an `MPI_Improbe`, which on an oversubscribed node yields the core.
 const CHECK_COSTLY: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(20));
 /// The most iterates of a new chunk before its first question (when it is a probe): the stride
@@ -120,7 +135,7 @@ where
     I: LoopIndex,
     T: Serialize,
     Id: Fn() -> T,
-    B: FnMut(I, &mut T),
+    B: FnMut(Iterates<I>, &mut T),
     C: Fn(T, T) -> T,
 {
     // The body delay (`DLS_DELAY=body:...`) is chosen once per loop, so that the loop without
@@ -131,9 +146,11 @@ where
             lp,
             slot,
             apart,
-            move |i, part: &mut T| {
-                d.wait(1);
-                body(i, part);
+            move |run: Iterates<I>, part: &mut T| {
+                for one in run.singles() {
+                    d.wait(1);
+                    body(one, part);
+                }
             },
             panics,
         ),
@@ -166,7 +183,7 @@ where
     I: LoopIndex,
     T: Serialize,
     Id: Fn() -> T,
-    B: FnMut(I, &mut T),
+    B: FnMut(Iterates<I>, &mut T),
     C: Fn(T, T) -> T,
 {
     let Apart {
@@ -245,11 +262,16 @@ where
         ordinal += 1;
         let (start, size) = (chunk.start_offset(), chunk.len() as u64);
         let mut part = identity();
-        let mut current: Option<I> = None;
         let mut abandoned = false;
-        // Where the question is a memory load, it is asked after every iterate: exact, and
-        // cheaper than the clock a stride would need.
+        // Where the question is a memory load (threads), it is asked after every run of
+        // iterates, the runs adapted to 10-50 µs of work: soon after a copy finished, without
+        // a load per iterate in the body's loop.
         let flag = tolerance.and_then(|t| t.cancel_flag(worker));
+        let (check_at_least, check_at_most) = if flag.is_some() {
+            CHECK_FLAG
+        } else {
+            (check_at_least, check_at_most)
+        };
         // A new chunk may hold dearer iterates than the last (cost that follows the index):
         // its first question comes within a few iterates, whatever the stride was.
         countdown = countdown.min(FIRST_CHECK);
@@ -267,14 +289,17 @@ where
         // When the chunk was handed (no clock read of its own: self-scheduling's chunks are
         // one iterate).
         let chunk_started = handed;
-        let run = |part: &mut T, current: &mut Option<I>| {
-            let mut chunk = chunk;
+        let mut chunk = chunk;
+        let mut run = |part: &mut T, chunk: &mut ChunkRange<'_, I>| {
             let mut claimed_left: u64 = 0;
             // The chunk's first claim takes the chunk's start for its time (one clock read
             // fewer per chunk).
             let mut claimed_at = chunk_started;
             let mut first_claim = true;
             loop {
+                // The iterates run now, as one run: up to the next question, and within the
+                // batch claimed.
+                let mut n = u64::from(countdown);
                 if let Some(cell) = cell {
                     if claimed_left == 0 {
                         let now = if first_claim {
@@ -299,19 +324,23 @@ where
                         }
                         claimed_left = batch.min(limit - from);
                     }
-                    claimed_left -= 1;
+                    n = n.min(claimed_left);
                 }
-                let Some(i) = chunk.next() else { break };
-                *current = Some(i);
-                body(i, part);
+                let iterates = chunk.take_run(n);
+                let took = iterates.left();
+                if took == 0 {
+                    break;
+                }
+                body(iterates, part);
+                claimed_left = claimed_left.saturating_sub(took);
                 if let Some(flag) = flag {
                     if flag.load(std::sync::atomic::Ordering::Relaxed) == ordinal {
                         abandoned = true;
                         break;
                     }
-                    continue;
                 }
-                countdown -= 1;
+                // `took` is at most `countdown` (u32).
+                countdown -= took as u32;
                 if countdown == 0 {
                     let now = Instant::now();
                     let gap = now.saturating_duration_since(last_check);
@@ -327,7 +356,7 @@ where
                     countdown = stride;
                     // Every iterate of this chunk was confirmed by other copies: its verdict
                     // will be `Discard`, so the rest need not run.
-                    if tolerance.is_some_and(|t| t.cancelled(worker, ordinal)) {
+                    if flag.is_none() && tolerance.is_some_and(|t| t.cancelled(worker, ordinal)) {
                         abandoned = true;
                         break;
                     }
@@ -335,15 +364,15 @@ where
             }
         };
         if panics == Panics::Unwind {
-            run(&mut part, &mut current);
+            run(&mut part, &mut chunk);
         } else {
-            let result = catch_unwind(AssertUnwindSafe(|| run(&mut part, &mut current)));
+            let result = catch_unwind(AssertUnwindSafe(|| run(&mut part, &mut chunk)));
             if let Err(payload) = result {
                 lp.abort();
                 return Err(Failure {
                     merging: false,
                     worker,
-                    iterate: current.map(|i| i.to_string()).unwrap_or_default(),
+                    iterate: chunk.current().to_string(),
                     message: payload_text(payload.as_ref()),
                 });
             }
