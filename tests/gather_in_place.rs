@@ -46,6 +46,19 @@ fn squares_logged(n: usize) -> Vec<Counted> {
     out
 }
 
+/// Only assigns at the loop's index, re-execution at its default (on): the first execution of
+/// each iterate writes in place, a copy would log.
+#[dls::parallel]
+fn squares_assigned(n: usize) -> Vec<Counted> {
+    let mut out: Vec<Counted> = (0..n as u64).map(Counted).collect();
+    #[par_doall(schedule = "fac2", gather(out))]
+    for i in 0..n {
+        let x = i as u64;
+        out[i] = Counted(x * x + 1);
+    }
+    out
+}
+
 /// Writes at another element than the loop's index: logged (and checked) whatever the settings.
 #[dls::parallel]
 fn shifted(n: usize, calls: &AtomicU64) -> Vec<Counted> {
@@ -86,6 +99,15 @@ fn writes_at_the_index_go_in_place_when_iterates_run_once() {
             "logged: every element copied once at least"
         );
     }
+    for n in [0usize, 1, 7, 5000] {
+        CLONES.store(0, Ordering::Relaxed);
+        assert_eq!(squares_assigned(n), serial(n), "n = {n}");
+        assert_eq!(
+            CLONES.load(Ordering::Relaxed),
+            0,
+            "only assigned, re-execution on: first executions write in place"
+        );
+    }
     CLONES.store(0, Ordering::Relaxed);
     let got = shifted(100, &calls);
     let want: Vec<Counted> = (0..100)
@@ -123,4 +145,111 @@ fn an_index_past_the_end_panics_as_serially() {
         text.contains("index out of bounds: the len is 10 but the index is 10"),
         "{text}"
     );
+}
+
+/// Iterate `stall` sleeps 300 ms the first time it runs, and that first execution then writes a
+/// wrong value (`u64::MAX`) in place: by then an idle worker has run a copy of its chunk, which
+/// counts, so the copy's logged values must replace it. `runs` counts the executions of
+/// iterate `stall`.
+/// Where `here`: counts the execution in `runs` and, the first time, sleeps 300 ms and says so.
+/// (A helper one step away from the body: the macro does not see its side effects.)
+fn stall_first(first: &std::sync::atomic::AtomicBool, runs: &AtomicU64, here: bool) -> bool {
+    if !here {
+        return false;
+    }
+    runs.fetch_add(1, Ordering::Relaxed);
+    let stalled = first.swap(false, Ordering::Relaxed);
+    if stalled {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    stalled
+}
+
+macro_rules! assigned_with_a_stall {
+    ($name:ident, $schedule:literal) => {
+        #[dls::parallel]
+        fn $name(
+            n: usize,
+            stall: usize,
+            first: &std::sync::atomic::AtomicBool,
+            runs: &AtomicU64,
+        ) -> Vec<u64> {
+            let mut out = vec![0_u64; n];
+            #[par_doall(schedule = $schedule, gather(out))]
+            for i in 0..n {
+                let stalled = stall_first(first, runs, i == stall);
+                out[i] = if stalled { u64::MAX } else { (i * i) as u64 };
+            }
+            out
+        }
+    };
+}
+assigned_with_a_stall!(stalled_fac2, "fac2");
+assigned_with_a_stall!(stalled_ss, "ss");
+assigned_with_a_stall!(stalled_gss, "gss");
+assigned_with_a_stall!(stalled_af, "af");
+
+/// Issue 29: a gathered vector the body only assigns to is written in place by first executions
+/// even under re-execution; a copy logs, and where the copy counts, its values replace what the
+/// discarded first execution wrote. Every element ends as the serial loop's, for techniques whose
+/// chunks are claimed (SS) or served (FAC2, GSS, AF), the stall early, in the middle or last.
+#[test]
+fn a_copys_values_replace_a_discarded_first_execution_written_in_place() {
+    use std::sync::atomic::AtomicBool;
+    if std::env::var_os("DLS_REEXECUTE").is_some() || std::env::var_os("DLS_CHECKPOINT").is_some() {
+        return;
+    }
+    let workers = dls::init().unwrap().workers();
+    type Way = fn(usize, usize, &AtomicBool, &AtomicU64) -> Vec<u64>;
+    let ways: [(&str, Way); 4] = [
+        ("fac2", stalled_fac2),
+        ("ss", stalled_ss),
+        ("gss", stalled_gss),
+        ("af", stalled_af),
+    ];
+    for (name, way) in ways {
+        for (n, stall) in [(2000usize, 0usize), (2000, 1000), (2000, 1999), (3, 1)] {
+            // A loop that finds the pool busy (another test's loop) runs on its thread alone,
+            // without copies: the case is tried again until a copy ran (large loops, several
+            // workers), every try checked.
+            let mut copied = false;
+            for _try in 0..5 {
+                let first = AtomicBool::new(true);
+                let runs = AtomicU64::new(0);
+                let got = way(n, stall, &first, &runs);
+                // With one execution of the stalled iterate (no copy), that execution counts,
+                // with its value.
+                let runs = runs.load(Ordering::Relaxed);
+                let want: Vec<u64> = (0..n as u64)
+                    .map(|i| {
+                        if runs == 1 && i == stall as u64 {
+                            u64::MAX
+                        } else {
+                            i * i
+                        }
+                    })
+                    .collect();
+                assert!(
+                    got == want,
+                    "{name}, n = {n}, stall at {stall}: elements {:?} differ ({runs} runs of the \
+                     stalled iterate)",
+                    got.iter()
+                        .zip(&want)
+                        .enumerate()
+                        .filter(|(_, (a, b))| a != b)
+                        .map(|(k, (a, _))| (k, *a))
+                        .take(5)
+                        .collect::<Vec<_>>(),
+                );
+                copied = runs >= 2;
+                if copied || workers == 1 || n <= 100 {
+                    break;
+                }
+            }
+            assert!(
+                copied || workers == 1 || n <= 100,
+                "{name}, n = {n}, stall at {stall}: no copy ran in 5 tries"
+            );
+        }
+    }
 }

@@ -205,6 +205,10 @@ pub(crate) fn expand(
     }
 
     let mut any_in_place = false;
+    let mut any_assigned = false;
+    // Only a one-level loop that is not checked hands its body runs, which say whether they
+    // are copies (re-execution).
+    let runs = kind == LoopKind::OneLevel && clauses.check.is_none();
     for var in &clauses.gathers {
         let outer_private = &private;
         // Errors about the target's type (not a vector, elements that cannot travel) point at it.
@@ -220,18 +224,44 @@ pub(crate) fn expand(
             // once on this process's threads (`Loop::writes_in_place`), else logged.
             any_in_place = true;
             let place = format_ident!("__dls_place_{}", slot);
+            // Only assigned (`out[i] = …`): the first execution of an iterate writes in place
+            // even under re-execution, a copy logs (it never reads the element).
+            let assigned = runs && in_place::only_assigned(&for_loop.pat, &for_loop.body, var);
+            let (when, access) = if assigned {
+                any_assigned = true;
+                in_place::rewrite_assignments(&mut for_loop.body, var);
+                (
+                    quote!(__dls_assigned_in_place),
+                    quote_spanned!(var.span()=>
+                        #private::GatherAccess::of_run(&#place, &mut #acc.#idx, __dls_copy)
+                    ),
+                )
+            } else {
+                (
+                    quote!(__dls_in_place),
+                    quote_spanned!(var.span()=>
+                        #private::GatherAccess::new(&#place, &mut #acc.#idx)
+                    ),
+                )
+            };
             setup.push(quote_spanned!(var.span()=>
                 #private::gathers(&#var);
                 let #place = #private::Place::new({
                     use #private::ScatterTarget as _;
                     #var.scatter_elements()
-                }, __dls_in_place);
+                }, #when);
             ));
             witnesses.push(quote_spanned!(var.span()=> #private::place_partial(&#place)));
-            slots.push(quote_spanned!(var.span()=>
+            let slot_code = quote_spanned!(var.span()=>
                 #[allow(unused_mut)]
-                let mut #var = #private::GatherAccess::new(&#place, &mut #acc.#idx);
-            ));
+                let mut #var = #access;
+            );
+            if assigned {
+                // One access for the run: `set` keeps no state per iterate.
+                take.push(slot_code);
+            } else {
+                slots.push(slot_code);
+            }
         } else {
             setup.push(quote_spanned!(var.span()=>
                 #private::gathers(&#var);
@@ -304,7 +334,6 @@ pub(crate) fn expand(
     // becomes a `for` over the run (as in the serial program, which the compiler optimises as
     // a loop), the reduction variables taken out of the accumulator once per run. A checked
     // loop's body yields each iterate's value, so it stays one call per iterate.
-    let runs = kind == LoopKind::OneLevel && clauses.check.is_none();
     if runs {
         run = Ident::new("run_iterates", Span::call_site());
     }
@@ -348,10 +377,21 @@ pub(crate) fn expand(
             quote!(#private::Loop::new(#name, #schedule) #(#chain)* .writes_in_place()),
             span,
         );
+        let ask_assigned = if any_assigned {
+            let ask = respan(
+                quote!(#private::Loop::new(#name, #schedule) #(#chain)* .writes_assigned_in_place()),
+                span,
+            );
+            quote!(let __dls_assigned_in_place = #ask;)
+        } else {
+            quote!()
+        };
         (
             quote!(
                 let __dls_range = #range;
+                #[allow(unused_variables)]
                 let __dls_in_place = #ask;
+                #ask_assigned
             ),
             quote!(__dls_range),
         )
@@ -366,7 +406,13 @@ pub(crate) fn expand(
         None => (quote!(), quote!()),
     };
     let closure = if runs {
+        let copy = if any_assigned {
+            quote!(let __dls_copy = __dls_iterates.is_copy();)
+        } else {
+            quote!()
+        };
         quote!(|__dls_iterates, #acc| {
+            #copy
             #(#take)*
             for __dls_index in __dls_iterates {
                 #bind

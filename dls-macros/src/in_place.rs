@@ -13,9 +13,14 @@
 //! runtime writes in place (threads, without re-execution, checkpoints or a check: see
 //! `Loop::writes_in_place` in the runtime), so no element is touched by two threads. Anything
 //! else keeps the log of writes and its checks.
+//!
+//! Where every use is a plain assignment `out[i] = …` ([`only_assigned`]), the assignments are
+//! rewritten to `GatherAccess::set`, and the first execution of each iterate writes in place
+//! under re-execution too: a copy (which may run beside it) logs without reading the element.
 
 use proc_macro2::TokenTree;
 use syn::visit::{self, Visit};
+use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Ident, Pat};
 
 use crate::source::LoopSource;
@@ -66,6 +71,89 @@ pub(crate) fn writes_at_the_index(
     };
     uses.visit_block(body);
     uses.ok
+}
+
+/// Whether every use of `var` in `body` is a plain assignment to its element at the loop's
+/// index, `out[i] = …` (given [`writes_at_the_index`]): the body never reads the element, so a
+/// copy of the iterate (re-execution) may log its write while the first execution writes in
+/// place. Each such assignment is rewritten to `GatherAccess::set` ([`rewrite_assignments`]).
+pub(crate) fn only_assigned(pat: &Pat, body: &Block, var: &Ident) -> bool {
+    if !matches!(pat, Pat::Ident(_)) {
+        return false;
+    }
+    let mut a = Assigned {
+        var,
+        ok: true,
+        any: false,
+    };
+    a.visit_block(body);
+    a.ok && a.any
+}
+
+/// Rewrites every `var[index] = value` of `body` to
+/// `::dls::__private::GatherAccess::set(&mut var, index, value)` (see [`only_assigned`]).
+pub(crate) fn rewrite_assignments(body: &mut Block, var: &Ident) {
+    struct Rewrite<'a> {
+        var: &'a Ident,
+    }
+    impl VisitMut for Rewrite<'_> {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            if let Expr::Assign(a) = e {
+                if let Expr::Index(ix) = &*a.left {
+                    if matches!(&*ix.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.var))
+                    {
+                        let var = self.var;
+                        let index = &ix.index;
+                        let mut value = (*a.right).clone();
+                        self.visit_expr_mut(&mut value);
+                        let span = a.eq_token.span;
+                        *e = syn::parse_quote_spanned!(span=>
+                            ::dls::__private::GatherAccess::set(&mut #var, #index, #value)
+                        );
+                        return;
+                    }
+                }
+            }
+            visit_mut::visit_expr_mut(self, e);
+        }
+    }
+    Rewrite { var }.visit_block_mut(body);
+}
+
+struct Assigned<'a> {
+    var: &'a Ident,
+    ok: bool,
+    any: bool,
+}
+
+impl<'ast> Visit<'ast> for Assigned<'_> {
+    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        if let Expr::Index(ix) = &*e.left {
+            if matches!(&*ix.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.var))
+            {
+                // `out[i] = …`: the index is the loop's ([`writes_at_the_index`]); the value may
+                // not read the element either.
+                self.any = true;
+                self.visit_expr(&e.right);
+                return;
+            }
+        }
+        visit::visit_expr_assign(self, e);
+    }
+
+    fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
+        // `out[…]` anywhere but as an assignment's left side: a read, or a borrow.
+        if matches!(&*e.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.var)) {
+            self.ok = false;
+        }
+        visit::visit_expr_index(self, e);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if mentions(m.tokens.clone(), self.var) {
+            self.ok = false;
+        }
+    }
 }
 
 struct Uses<'a> {
@@ -171,6 +259,70 @@ mod tests {
             println!("{i} {x}");
             out[i] = x;
         })));
+    }
+
+    fn assigned(for_loop: syn::ExprForLoop) -> bool {
+        let out: Ident = parse_quote!(out);
+        in_place(for_loop.clone()) && only_assigned(&for_loop.pat, &for_loop.body, &out)
+    }
+
+    #[test]
+    fn plain_assignments_alone_are_write_only() {
+        assert!(assigned(parse_quote!(for i in 0..n {
+            out[i] = 2 * i;
+        })));
+        assert!(assigned(parse_quote!(for i in 0..n {
+            let k = f(i);
+            if k > 0 {
+                out[i as usize] = k;
+            } else {
+                out[i] = 0;
+            }
+        })));
+        // A read, a compound assignment, an element's field or method, a borrow, a value
+        // that reads the element, no assignment at all.
+        for l in [
+            parse_quote!(for i in 0..n {
+                out[i] += 1;
+            }),
+            parse_quote!(for i in 0..n {
+                out[i] = out[i] * 2;
+            }),
+            parse_quote!(for i in 0..n {
+                out[i][0] = 1.0;
+            }),
+            parse_quote!(for i in 0..n {
+                out[i].push(3);
+            }),
+            parse_quote!(for i in 0..n {
+                let r = &mut out[i];
+                *r = 1;
+            }),
+            parse_quote!(for i in 0..n {
+                let x = out[i];
+            }),
+        ] {
+            assert!(!assigned(l));
+        }
+    }
+
+    #[test]
+    fn assignments_are_rewritten_to_set() {
+        let mut body: Block = parse_quote!({
+            out[i] = g(i);
+            if c {
+                out[i as usize] = 3;
+            }
+        });
+        let out: Ident = parse_quote!(out);
+        rewrite_assignments(&mut body, &out);
+        let text = quote::quote!(#body).to_string();
+        assert_eq!(
+            text.matches("GatherAccess :: set (& mut out").count(),
+            2,
+            "{text}"
+        );
+        assert!(!text.contains("out [i] ="), "{text}");
     }
 
     #[test]

@@ -306,6 +306,25 @@ impl<'a> Loop<'a> {
         rt.runs_each_iterate_once(self.side_effects.then_some(false))
     }
 
+    /// Whether this loop's gathered vectors that its body only assigns to at the loop's index
+    /// (`out[i] = …`, the macro checks that) are written in place by the first execution of each
+    /// iterate: on this process's threads (the threads backend), without checkpoints
+    /// (`DLS_CHECKPOINT`) or a check. Under re-execution a copy of unfinished iterates then logs
+    /// its writes ([`GatherAccess::of_run`]), scattered over the first execution's after the
+    /// loop if the copy is the one that counts; a body that also reads the element needs
+    /// [`Loop::writes_in_place`] instead.
+    ///
+    /// ```
+    /// use dls_runtime::__private::Loop;
+    /// assert!(!Loop::new("checked", "ss").check(false).writes_assigned_in_place());
+    /// ```
+    pub fn writes_assigned_in_place(&self) -> bool {
+        if self.check.is_some() {
+            return false;
+        }
+        crate::current().is_ok_and(|rt| rt.runs_originals_here())
+    }
+
     /// The runtime's options of this loop.
     fn options(&self) -> Result<LoopOptions, DlsError> {
         let mut options = LoopOptions::new(self.name, parsed(self.schedule)?);

@@ -409,7 +409,9 @@ impl<'a, T> GatherSlot<'a, T> {
 /// re-execution, checkpoints or a check: `__private::Loop::writes_in_place`). Then the iterates
 /// write their elements where they are, as the serial loop does, and nothing is logged or
 /// scattered: distinct iterates touch distinct elements. Otherwise the writes are logged as
-/// with [`GatherSlot`].
+/// with [`GatherSlot`]. A vector the body only assigns to (`out[i] = …`) is written in place
+/// under re-execution too (`__private::Loop::writes_assigned_in_place`): by each iterate's
+/// first execution, while a copy logs ([`GatherAccess::of_run`], [`GatherAccess::set`]).
 ///
 /// ```
 /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
@@ -519,6 +521,16 @@ pub enum GatherAccess<'a, T> {
         /// This iterate's element once written: `(index, run, position in the run)`.
         own: Option<(usize, usize, usize)>,
     },
+    /// Writes of a copy of iterates whose first execution writes in place
+    /// ([`GatherAccess::of_run`]): logged, and the vector is neither read nor borrowed (the
+    /// first execution may be writing it). Only [`GatherAccess::set`] reaches it: the macro
+    /// makes it only for a vector the body only assigns to.
+    Copy {
+        /// The vector's length.
+        len: usize,
+        /// The worker's log.
+        buf: &'a mut GatherBuf<T>,
+    },
 }
 
 impl<T> std::fmt::Debug for GatherAccess<'_, T> {
@@ -530,6 +542,10 @@ impl<T> std::fmt::Debug for GatherAccess<'_, T> {
             GatherAccess::Logged { original, .. } => f
                 .debug_struct("Logged")
                 .field("len", &original.len())
+                .finish_non_exhaustive(),
+            GatherAccess::Copy { len, .. } => f
+                .debug_struct("Copy")
+                .field("len", len)
                 .finish_non_exhaustive(),
         }
     }
@@ -563,6 +579,121 @@ impl<'a, T> GatherAccess<'a, T> {
     }
 }
 
+impl<'a, T> GatherAccess<'a, T> {
+    /// [`GatherAccess::new`] for a whole run of iterates ([`Iterates`](crate::runtime::Iterates))
+    /// that only assign to the vector ([`GatherAccess::set`]): a run that is a copy of another worker's iterates (`copy`: re-execution) logs its writes
+    /// even where the loop writes in place, since the first execution of the same iterates may
+    /// be writing their elements at the same time (the macro makes such a place only for a
+    /// vector the body only assigns to, `out[i] = …`: see [`GatherAccess::set`]).
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
+    /// let mut out = vec![0_u32; 2];
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     let place = Place::new(&mut out, true);
+    ///     GatherAccess::of_run(&place, &mut log, false).set(0, 7); // an original: in place
+    ///     GatherAccess::of_run(&place, &mut log, true).set(1, 9); // a copy: logged
+    /// }
+    /// assert_eq!((out[0], out[1], log.len()), (7, 0, 1));
+    /// ```
+    #[inline]
+    pub fn of_run(place: &'a Place<'_, T>, log: &'a mut GatherBuf<T>, copy: bool) -> Self {
+        match (place.in_place, copy) {
+            (true, false) => GatherAccess::InPlace {
+                ptr: place.ptr,
+                len: place.len,
+                place: std::marker::PhantomData,
+            },
+            (true, true) => GatherAccess::Copy {
+                len: place.len,
+                buf: log,
+            },
+            (false, _) => GatherAccess::Logged {
+                original: place.view(),
+                buf: log,
+                own: None,
+            },
+        }
+    }
+
+    /// `out[index] = value`, as the macro writes it where the body only assigns to the vector's
+    /// elements at the loop's index: in place, the element is replaced; logged, the value is
+    /// logged without reading the element (which the first execution of the iterate may be
+    /// writing, in place, at the same time).
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
+    /// let mut out = vec![String::new(); 3];
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     let place = Place::new(&mut out, false);
+    ///     let mut access = GatherAccess::new(&place, &mut log);
+    ///     access.set(2, "a".to_string());
+    ///     access.set(2, "b".to_string()); // the iterate's last write counts
+    /// }
+    /// log.scatter_into(&mut out).unwrap();
+    /// assert_eq!(out, ["", "", "b"]);
+    /// ```
+    #[inline]
+    pub fn set(&mut self, index: usize, value: T) {
+        match self {
+            GatherAccess::InPlace { ptr, len, .. } => {
+                if index >= *len {
+                    out_of_bounds(index, *len);
+                }
+                // SAFETY: as in `index`.
+                unsafe { *ptr.add(index) = value }
+            }
+            GatherAccess::Logged { original, buf, .. } => {
+                log_write(original.len(), buf, index, value)
+            }
+            GatherAccess::Copy { len, buf, .. } => log_write(*len, buf, index, value),
+        }
+    }
+}
+
+/// Logs `value` as the write of element `index` of a vector of `len`. Each iterate writes only
+/// its own element (the macro calls [`GatherAccess::set`] only then), so a write of the element
+/// the log ended with is the same iterate's again: it replaces that value (the iterate's last
+/// write counts). No state per iterate: one access serves a whole run.
+#[inline]
+fn log_write<T>(len: usize, buf: &mut GatherBuf<T>, index: usize, value: T) {
+    if index >= len {
+        out_of_bounds(index, len);
+    }
+    let element = index as u64;
+    let runs = &mut buf.runs;
+    match runs.last_mut() {
+        Some((first, values)) if *first + values.len() as u64 == element => values.push(value),
+        Some((first, values)) if *first + values.len() as u64 == element + 1 => {
+            if let Some(last) = values.last_mut() {
+                *last = value;
+            }
+        }
+        _ => new_run(runs, element, value),
+    }
+}
+
+/// Starts a run of logged writes at `element` (the last run is complete: what its growth
+/// reserved is given back). Out of line: the common write extends the last run.
+#[cold]
+#[inline(never)]
+fn new_run<T>(runs: &mut Vec<(u64, Vec<T>)>, element: u64, value: T) {
+    if let Some((_, values)) = runs.last_mut() {
+        values.shrink_to_fit();
+    }
+    runs.push((element, vec![value]));
+}
+
+/// An element of a copy's [`GatherAccess::Copy`] read or borrowed: never from the macro's
+/// code, which makes one only for a vector the body only assigns to.
+#[cold]
+#[inline(never)]
+fn copy_is_write_only() -> ! {
+    panic!("dls internal error: an element of a gathered vector read in a copy of iterates whose first execution writes it in place")
+}
+
 /// The panic of an index past the end, as a slice's.
 #[cold]
 #[inline(never)]
@@ -589,6 +720,7 @@ impl<T> Index<usize> for GatherAccess<'_, T> {
                 Some((e, r, k)) if e == index => &buf.runs[r].1[k],
                 _ => &original[index],
             },
+            GatherAccess::Copy { .. } => copy_is_write_only(),
         }
     }
 }
@@ -632,6 +764,7 @@ impl<T: Clone> IndexMut<usize> for GatherAccess<'_, T> {
                 *own = Some((index, r, k));
                 &mut runs[r].1[k]
             }
+            GatherAccess::Copy { .. } => copy_is_write_only(),
         }
     }
 }

@@ -3,18 +3,24 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
     {
         let () = {
             let __dls_range = 0..n;
+            #[allow(unused_variables)]
             let __dls_in_place = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",
                 )
                 .writes_in_place();
+            let __dls_assigned_in_place = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "gss",
+                )
+                .writes_assigned_in_place();
             ::dls::__private::gathers(&v);
             let __dls_place_0 = ::dls::__private::Place::new(
                 {
                     use ::dls::__private::ScatterTarget as _;
                     v.scatter_elements()
                 },
-                __dls_in_place,
+                __dls_assigned_in_place,
             );
             ::dls::__private::gathers(&out);
             let __dls_place_1 = ::dls::__private::Place::new(
@@ -39,20 +45,26 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                         ::dls::__private::GatherBuf::new(),
                     ),
                     |__dls_iterates, __dls_acc| {
+                        let __dls_copy = __dls_iterates.is_copy();
+                        #[allow(unused_mut)]
+                        let mut v = ::dls::__private::GatherAccess::of_run(
+                            &__dls_place_0,
+                            &mut __dls_acc.0,
+                            __dls_copy,
+                        );
                         for __dls_index in __dls_iterates {
                             let i = __dls_index;
-                            #[allow(unused_mut)]
-                            let mut v = ::dls::__private::GatherAccess::new(
-                                &__dls_place_0,
-                                &mut __dls_acc.0,
-                            );
                             #[allow(unused_mut)]
                             let mut out = ::dls::__private::GatherAccess::new(
                                 &__dls_place_1,
                                 &mut __dls_acc.1,
                             );
                             let () = {
-                                v[i] = (i * i) as f64;
+                                ::dls::__private::GatherAccess::set(
+                                    &mut v,
+                                    i,
+                                    (i * i) as f64,
+                                );
                                 out[i] += 1.0;
                             };
                         }

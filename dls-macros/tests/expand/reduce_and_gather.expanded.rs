@@ -4,11 +4,17 @@ fn both(n: usize) -> (u64, Vec<u64>) {
     {
         let () = {
             let __dls_range = 0..n;
+            #[allow(unused_variables)]
             let __dls_in_place = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "fac2",
                 )
                 .writes_in_place();
+            let __dls_assigned_in_place = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "fac2",
+                )
+                .writes_assigned_in_place();
             ::dls::__private::travels(&total);
             let __dls_op_0 = {
                 #[allow(unused_imports)]
@@ -29,7 +35,7 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                     use ::dls::__private::ScatterTarget as _;
                     out.scatter_elements()
                 },
-                __dls_in_place,
+                __dls_assigned_in_place,
             );
             let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
@@ -46,17 +52,19 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                         ::dls::__private::GatherBuf::new(),
                     ),
                     |__dls_iterates, __dls_acc| {
+                        let __dls_copy = __dls_iterates.is_copy();
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
+                        #[allow(unused_mut)]
+                        let mut out = ::dls::__private::GatherAccess::of_run(
+                            &__dls_place_1,
+                            &mut __dls_acc.1,
+                            __dls_copy,
+                        );
                         for __dls_index in __dls_iterates {
                             let i = __dls_index;
-                            #[allow(unused_mut)]
-                            let mut out = ::dls::__private::GatherAccess::new(
-                                &__dls_place_1,
-                                &mut __dls_acc.1,
-                            );
                             let () = {
-                                out[i] = i as u64;
+                                ::dls::__private::GatherAccess::set(&mut out, i, i as u64);
                                 total += i as u64;
                             };
                         }

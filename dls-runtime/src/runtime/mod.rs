@@ -593,9 +593,21 @@ impl Runtime {
         self.cpu_clock || *mode != ReportMode::Off
     }
 
+    /// Whether a loop on this runtime runs the first execution of each iterate in this
+    /// process's threads and keeps no checkpoint: the threads backend, no checkpoints, no gather
+    /// delay (`DLS_DELAY=gather:…`, spent per logged element: a scalability test). Gathered
+    /// vectors that a body only assigns to are then written in place by first executions,
+    /// logged by copies (re-execution: `gather::GatherAccess::of_run`).
+    pub(crate) fn runs_originals_here(&self) -> bool {
+        matches!(self.backend(), Backend::Threads { .. })
+            && self.shared.settings.checkpoint.is_none()
+            && observe::delay::active().gather.is_none()
+    }
+
     /// Whether a loop on this runtime runs each iterate exactly once in this process's threads,
     /// `loop_reexecute` being the loop's own re-execution setting (`Some(false)`: a loop with
-    /// `shared(...)` variables): the threads backend, no checkpoints, no re-execution (the
+    /// `shared(...)` variables): the threads backend, no checkpoints, no gather delay, no
+    /// re-execution (the
     /// precedence of [`effective_reexecution`](Self::effective_reexecution), with the loop's
     /// setting between `DLS_REEXECUTE` and the runtime's). Gathered vectors are then written in
     /// place (`gather::Place`).
@@ -603,6 +615,7 @@ impl Runtime {
         let settings = &self.shared.settings;
         matches!(self.backend(), Backend::Threads { .. })
             && settings.checkpoint.is_none()
+            && observe::delay::active().gather.is_none()
             && !settings
                 .reexecute
                 .or(loop_reexecute)

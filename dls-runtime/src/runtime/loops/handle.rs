@@ -651,6 +651,7 @@ impl<I: LoopIndex> Loop<I> {
             start: chunk.start,
             next: chunk.start,
             end: chunk.start + chunk.size,
+            copy: false,
             _loop: PhantomData,
         }
     }
@@ -809,6 +810,8 @@ pub struct ChunkRange<'a, I: LoopIndex> {
     start: u64,
     next: u64,
     end: u64,
+    /// A copy of another worker's chunk (re-execution): its runs say so ([`Iterates::is_copy`]).
+    copy: bool,
     _loop: PhantomData<&'a ()>,
 }
 
@@ -849,7 +852,15 @@ impl<I: LoopIndex> ChunkRange<'_, I> {
             first: self.first,
             next: from,
             end: self.next,
+            copy: self.copy,
+            naming: panic_ctx::naming(),
         }
+    }
+
+    /// Marks the chunk as a copy of another worker's (re-execution), or not.
+    #[inline]
+    pub(crate) fn set_copy(&mut self, copy: bool) {
+        self.copy = copy;
     }
 
     /// Whether the chunk has iterates left.
@@ -887,6 +898,9 @@ pub struct Iterates<I: LoopIndex> {
     first: I,
     next: u64,
     end: u64,
+    copy: bool,
+    /// [`panic_ctx::naming`], asked when the run was taken.
+    naming: bool,
 }
 
 impl<I: LoopIndex> Iterates<I> {
@@ -906,6 +920,24 @@ impl<I: LoopIndex> Iterates<I> {
         self.end - self.next
     }
 
+    /// Whether these iterates are a copy of iterates another worker was handed first
+    /// (re-execution of an unfinished chunk), which may run beside them: a gathered vector that
+    /// an original writes in place is logged by a copy (`gather::GatherAccess::of_run`).
+    ///
+    /// ```
+    /// use dls_runtime::runtime::{options::LoopOptions, Iterates};
+    /// let rt = dls_runtime::init().unwrap();
+    /// let options = LoopOptions::new("originals", "fac2".parse().unwrap());
+    /// // No worker is late here: every chunk is its first execution.
+    /// let (copies, _) = rt.run_iterates(&options, 0..1000u32, || 0u32,
+    ///     |run: Iterates<u32>, n: &mut u32| *n += u32::from(run.is_copy()), |a, b| a + b).unwrap();
+    /// assert_eq!(copies, 0);
+    /// ```
+    #[inline]
+    pub fn is_copy(&self) -> bool {
+        self.copy
+    }
+
     /// The offset of the run's next iterate from the loop's first index.
     #[inline]
     pub(crate) fn offset(&self) -> u64 {
@@ -915,10 +947,13 @@ impl<I: LoopIndex> Iterates<I> {
     /// The run as runs of one iterate each (a body delay waits before each iterate).
     pub(crate) fn singles(self) -> impl Iterator<Item = Iterates<I>> {
         let first = self.first;
+        let (copy, naming) = (self.copy, self.naming);
         (self.next..self.end).map(move |o| Iterates {
             first,
             next: o,
             end: o + 1,
+            copy,
+            naming,
         })
     }
 }
@@ -933,7 +968,7 @@ impl<I: LoopIndex> Iterator for Iterates<I> {
         }
         let offset = self.next;
         self.next += 1;
-        panic_ctx::set_offset(offset);
+        panic_ctx::set_offset_as(offset, self.naming);
         Some(I::offset_from(self.first, offset))
     }
 

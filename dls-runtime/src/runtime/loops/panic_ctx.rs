@@ -167,6 +167,22 @@ pub(crate) fn set_offset(offset: u64) {
     }
 }
 
+/// Whether this process names its iterate to other threads ([`set_offset`]): asked once per
+/// run of iterates, so that [`set_offset_as`] tests a value in a register per iterate.
+#[inline]
+pub(crate) fn naming() -> bool {
+    NAMING.load(Ordering::Relaxed)
+}
+
+/// [`set_offset`] with the answer of [`naming`] given.
+#[inline]
+pub(crate) fn set_offset_as(offset: u64, naming: bool) {
+    OFFSET.with(|o| o.set(offset));
+    if naming {
+        PROCESS_OFFSET.store(offset, Ordering::Relaxed);
+    }
+}
+
 /// The offset of the iterate this thread last recorded ([`set_offset`]).
 pub(crate) fn offset() -> u64 {
     OFFSET.with(|o| o.get())

@@ -159,6 +159,10 @@ pub(crate) struct SharedSource {
     /// reads it after every iterate: each on lines of its own, so that no write near it (another
     /// slot's, or an allocation next to it) moves the line away from the reader.
     cancelled: Vec<Padded<AtomicU64>>,
+    /// Per slot: whether the chunk it was last handed is a copy of another worker's
+    /// (re-execution), written by the slot's worker when it takes the chunk: an original writes
+    /// a gathered vector in place, a copy logs its writes (`gather::Place`).
+    copies: Vec<Padded<AtomicBool>>,
     /// Workers waiting for a late chunk or the end of the loop (re-execution).
     changed: Condvar,
     /// Counts the notifications of `changed`: what a waiting worker watches before it sleeps.
@@ -222,6 +226,7 @@ impl SharedSource {
             splits,
             scheduler: Mutex::new(scheduler),
             cancelled: (0..p).map(|_| Padded(AtomicU64::new(0))).collect(),
+            copies: (0..p).map(|_| Padded(AtomicBool::new(false))).collect(),
             changed: Condvar::new(),
             changes: AtomicU64::new(0),
             sleeping: AtomicUsize::new(0),
@@ -318,6 +323,7 @@ impl ChunkSource for SharedSource {
                 self.changed_under_lock();
             }
         }
+        self.copies[rank].store(scheduler.holds_copy(rank), Ordering::Relaxed);
         (next.chunk(), verdict)
     }
 
@@ -435,6 +441,10 @@ impl Tolerance for SharedSource {
 
     fn cancel_flag(&self, slot: usize) -> Option<&AtomicU64> {
         Some(&*self.cancelled[slot % self.p])
+    }
+
+    fn holds_copy(&self, slot: usize) -> bool {
+        self.copies[slot % self.p].load(Ordering::Relaxed)
     }
 
     fn split_cell(&self, slot: usize) -> Option<&SplitCell> {

@@ -290,6 +290,9 @@ where
         // one iterate).
         let chunk_started = handed;
         let mut chunk = chunk;
+        // A copy of another worker's chunk logs its writes to gathered vectors that originals
+        // write in place (where the source cannot tell, every chunk counts as a copy).
+        chunk.set_copy(tolerance.map_or(true, |t| t.holds_copy(worker)));
         let mut run = |part: &mut T, chunk: &mut ChunkRange<'_, I>| {
             let mut claimed_left: u64 = 0;
             // The chunk's first claim takes the chunk's start for its time (one clock read

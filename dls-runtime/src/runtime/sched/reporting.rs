@@ -640,6 +640,12 @@ impl ReportingScheduler {
         self.ranks[rank].chunks += 1;
     }
 
+    /// Whether `rank` holds a copy of another worker's chunk (re-execution) rather than a chunk
+    /// of its own.
+    pub(crate) fn holds_copy(&self, rank: usize) -> bool {
+        self.reexecute && self.ledger.holds_copy(rank)
+    }
+
     /// Hands in the timing of the chunk `rank` held: recorded if it is the first copy of its chunk
     /// to finish ([`Verdict::Keep`]), else counted as discarded work.
     pub(crate) fn hand_in(&mut self, rank: usize, t: ChunkTiming, now: Instant) -> Verdict {

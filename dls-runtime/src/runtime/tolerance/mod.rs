@@ -50,6 +50,15 @@ pub(crate) trait Tolerance {
         None
     }
 
+    /// Whether the chunk worker `slot` was last handed is a copy of (part of) another worker's
+    /// chunk (re-execution), so that its iterates may run beside their first execution: such a
+    /// chunk logs its writes to a gathered vector where an original writes them in place
+    /// (`gather::Place`). Where the source cannot tell, every chunk counts as a copy.
+    fn holds_copy(&self, slot: usize) -> bool {
+        let _ = slot;
+        true
+    }
+
     /// Whether [`cancelled`](Self::cancelled) is cheap (a memory load) rather than a message
     /// probe: the worker loop asks more often then.
     fn cheap_cancel_check(&self) -> bool {
