@@ -15,12 +15,16 @@
 //! - `dls-nogather`: the same without `gather(assign)` (the assignments are not kept): the
 //!   difference from `dls` is the gather's cost;
 //! - `rayon`: as a rayon user writes it, on a pool of as many threads as dls has workers:
-//!   `par_iter_mut()` over the assignments, then `par_iter().fold().reduce()` for the sums.
+//!   `par_iter_mut()` over the assignments, then `par_iter().fold().reduce()` for the sums;
+//! - `floor`: by hand on std threads (scoped threads per iteration claiming chunks of 1000
+//!   points with one `fetch_add`, assignments written in place, per-thread sums): what the
+//!   machine allows, the ceiling of any parallel way.
 //!
 //! The results are checked against the serial run's: the assignments identical, the counts
 //! equal and the centroids within 1e-9 relative (the parallel sums add in another order).
 //! Prints each way's median time over the rounds and the medians of the per-round speed-up
-//! ratios (> 1: the first named is faster): serial/dls, serial/rayon, rayon/dls. Issue 29's
+//! ratios (> 1: the first named is faster): serial/dls, serial/rayon, rayon/dls, serial/floor,
+//! floor/dls. Issue 29's
 //! targets at 2 threads: serial/dls ≥ 1.7 and rayon/dls ≥ 0.95.
 //!
 //! ```text
@@ -229,6 +233,70 @@ fn with_rayon(pool: &rayon::ThreadPool, pts: &[[f64; 2]]) -> Outcome {
     })
 }
 
+/// The floor: what a hand-written loop on std threads costs, as issue 29 asks beside every
+/// baseline. Per iteration, `p` scoped threads claim chunks of 1000 points with one `fetch_add`,
+/// write their assignments in place and keep per-thread sums, added up after the join.
+fn with_floor(p: usize, pts: &[[f64; 2]]) -> Outcome {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    /// The assignments' base pointer, shared by the threads: each writes only the points of its
+    /// own chunks.
+    struct Out(*mut u32);
+    // SAFETY: the chunks the threads claim are disjoint, so no element is written twice.
+    unsafe impl Sync for Out {}
+    const CHUNK: usize = 1000;
+    let mut c = first_centroids(pts);
+    let mut assign = vec![0u32; pts.len()];
+    let mut counts = [0u64; K];
+    for _ in 0..ITERS {
+        let cur = c;
+        let next = AtomicUsize::new(0);
+        let out = Out(assign.as_mut_ptr());
+        let work = || {
+            let out = &out;
+            let mut s: Sums = ([0.0; K], [0.0; K], [0; K]);
+            loop {
+                let from = next.fetch_add(CHUNK, Ordering::Relaxed);
+                if from >= pts.len() {
+                    return s;
+                }
+                for (i, q) in pts.iter().enumerate().take(from + CHUNK).skip(from) {
+                    let k = nearest(q, &cur);
+                    // SAFETY: `i` is in this thread's chunk, within the vector.
+                    unsafe { *out.0.add(i) = k as u32 };
+                    s.0[k] += q[0];
+                    s.1[k] += q[1];
+                    s.2[k] += 1;
+                }
+            }
+        };
+        let parts: Vec<Sums> = std::thread::scope(|scope| {
+            let others: Vec<_> = (1..p).map(|_| scope.spawn(work)).collect();
+            let mut parts = vec![work()];
+            parts.extend(
+                others
+                    .into_iter()
+                    .map(|h| h.join().expect("a floor thread")),
+            );
+            parts
+        });
+        let (mut sx, mut sy) = ([0.0; K], [0.0; K]);
+        counts = [0; K];
+        for part in &parts {
+            for k in 0..K {
+                sx[k] += part.0[k];
+                sy[k] += part.1[k];
+                counts[k] += part.2[k];
+            }
+        }
+        update(&mut c, &sx, &sy, &counts);
+    }
+    Outcome {
+        centroids: c,
+        counts: counts.to_vec(),
+        assign,
+    }
+}
+
 /// `got` against the serial run: the same counts and assignments (where kept), centroids
 /// within 1e-9 relative.
 fn check(name: &str, got: &Outcome, want: &Outcome) -> Result<(), String> {
@@ -292,6 +360,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("dls", Box::new(|| with_dls(&pts))),
         ("dls-nogather", Box::new(|| with_dls_nogather(&pts))),
         ("rayon", Box::new(|| with_rayon(&pool, &pts))),
+        ("floor", Box::new(|| with_floor(p, &pts))),
     ];
     // Warm-up: pools started, pages touched, every result checked once.
     for (name, f) in &ways {
@@ -317,12 +386,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         |a: usize, b: usize| median(times[a].iter().zip(&times[b]).map(|(x, y)| x / y).collect());
     println!(
         "medians of the per-round ratios: serial/dls {:.2} (target >= 1.7), serial/dls-nogather \
-         {:.2}, serial/rayon {:.2}, rayon/dls {:.3} (target >= 0.95), rayon/dls-nogather {:.3}",
+         {:.2}, serial/rayon {:.2}, rayon/dls {:.3} (target >= 0.95), rayon/dls-nogather {:.3}, \
+         serial/floor {:.2}, floor/dls {:.3}",
         ratio(0, 1),
         ratio(0, 2),
         ratio(0, 3),
         ratio(3, 1),
-        ratio(3, 2)
+        ratio(3, 2),
+        ratio(0, 4),
+        ratio(4, 1)
     );
     Ok(())
 }
