@@ -20,16 +20,26 @@
 //!
 //! ```text
 //! let (r0, g1) = dls::__private::Loop::new("file.rs:12", "af")  // + one method per clause:
-//!     .run((type_of(&total), gather_partial(&out)),            // .reduction("tree"), .ordered(),
-//!     0..n,                                                     // .check(false), .shared(), …
+//!     .run_iterates((type_of(&total), gather_partial(&out)),   // .reduction("tree"), .ordered(),
+//!     0..n,                                                     // .shared(), …
 //!     || (identity of + shaped like total, empty gather log),
-//!     |i, acc| { let mut total = take(acc.0); let mut out = GatherSlot(&out, &mut acc.1);
-//!                '__dls_iterate: { BODY }   // `continue` -> `break '__dls_iterate`
-//!                acc.0 = total; },
+//!     |run, acc| { let mut total = take(acc.0);                 // once per run of iterates
+//!                  for i in run {
+//!                      let mut out = GatherSlot(&out, &mut acc.1);
+//!                      '__dls_iterate: { BODY }  // `continue` -> `break '__dls_iterate`
+//!                  }
+//!                  acc.0 = total; },
 //!     |a, b| (a.0 + b.0, merge(a.1, b.1)));
 //! total = total + r0;           // the value from before the loop, combined with the result
 //! scatter(g1, &mut out, "out", "file.rs:12"); // every rank's writes, checked, on every rank
 //! ```
+//!
+//! The engine hands the body whole runs of a chunk's iterates, so the compiler sees the user's
+//! loop as a loop. A checked loop (`check(...)`) calls `.run` with a body of one iterate
+//! (`|i, acc| { … }`) instead, which returns the iterate's value. A gathered vector the body uses
+//! only at the loop's index is written in place where the runtime allows it (`Place`,
+//! `GatherAccess`); one it only assigns to (`out[i] = …`) has those assignments rewritten to
+//! `GatherAccess::set`, made once per run.
 //!
 //! Everything that is not parsing, checking or this code generation lives in the runtime, and the
 //! generated code reaches it only through the hidden module `dls::__private` (the contract between
