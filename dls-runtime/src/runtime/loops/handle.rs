@@ -958,18 +958,25 @@ impl<I: LoopIndex> Iterates<I> {
     }
 }
 
+/// The iterate at offset `*next` of a chunk or run ending at `end` (none past it), recorded for
+/// a panic's message (`naming`: for other threads too, see [`panic_ctx::naming`]).
+#[inline]
+fn next_iterate<I: LoopIndex>(first: I, next: &mut u64, end: u64, naming: bool) -> Option<I> {
+    if *next >= end {
+        return None;
+    }
+    let offset = *next;
+    *next += 1;
+    panic_ctx::set_offset(offset, naming);
+    Some(I::offset_from(first, offset))
+}
+
 impl<I: LoopIndex> Iterator for Iterates<I> {
     type Item = I;
 
     #[inline]
     fn next(&mut self) -> Option<I> {
-        if self.next >= self.end {
-            return None;
-        }
-        let offset = self.next;
-        self.next += 1;
-        panic_ctx::set_offset_as(offset, self.naming);
-        Some(I::offset_from(self.first, offset))
+        next_iterate(self.first, &mut self.next, self.end, self.naming)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -985,13 +992,7 @@ impl<I: LoopIndex> Iterator for ChunkRange<'_, I> {
 
     #[inline]
     fn next(&mut self) -> Option<I> {
-        if self.next >= self.end {
-            return None;
-        }
-        let offset = self.next;
-        self.next += 1;
-        panic_ctx::set_offset(offset);
-        Some(I::offset_from(self.first, offset))
+        next_iterate(self.first, &mut self.next, self.end, panic_ctx::naming())
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -155,28 +155,19 @@ fn process_iterate() -> Option<(Arc<str>, String)> {
     Some((ctx.loop_name, index))
 }
 
-/// Records that the current thread is executing iterate `offset` of its chunk's loop.
-#[inline]
-pub(crate) fn set_offset(offset: u64) {
-    OFFSET.with(|o| o.set(offset));
-    // Only an MPI rank of one worker names its iterate to other threads: where several workers
-    // share the process (threads; threads inside ranks) each would write this one word at every
-    // iterate.
-    if NAMING.load(Ordering::Relaxed) {
-        PROCESS_OFFSET.store(offset, Ordering::Relaxed);
-    }
-}
-
 /// Whether this process names its iterate to other threads ([`set_offset`]): asked once per
-/// run of iterates, so that [`set_offset_as`] tests a value in a register per iterate.
+/// run of iterates, so that [`set_offset`] tests a value in a register per iterate.
 #[inline]
 pub(crate) fn naming() -> bool {
     NAMING.load(Ordering::Relaxed)
 }
 
-/// [`set_offset`] with the answer of [`naming`] given.
+/// Records that the current thread is executing iterate `offset` of its chunk's loop;
+/// `naming` is [`naming`]'s answer. Only an MPI rank of one worker names its iterate to other
+/// threads: where several workers share the process (threads; threads inside ranks) each would
+/// write this one word at every iterate.
 #[inline]
-pub(crate) fn set_offset_as(offset: u64, naming: bool) {
+pub(crate) fn set_offset(offset: u64, naming: bool) {
     OFFSET.with(|o| o.set(offset));
     if naming {
         PROCESS_OFFSET.store(offset, Ordering::Relaxed);
