@@ -308,7 +308,15 @@ wait_for() {
   done
   return 1
 }
-job_field() { timeout 10 scontrol show job "$1" | grep -o "$2=[^ ]*" | head -1; }
+# A field of job $1's record (`scontrol show job`), e.g. `job_field 5 Restarts` -> Restarts=1;
+# nothing where the controller has no record of the job (CI once lost a finished job's record,
+# stop 38: `slurm_load_jobs error: Invalid job id specified`), so that reading a field for a
+# message never ends the script. Checks that need a field read it while the job is live.
+job_field() {
+  { timeout 10 scontrol show job "$1" 2>/dev/null || true; } | grep -o "$2=[^ ]*" | head -1 || true
+}
+# The controller's log lines about job $1 (for a failure's message).
+job_log() { grep -E "JobId=$1( |$)" "$dir/log/slurmctld.log" 2>/dev/null | tail -n "${2:-20}" || true; }
 
 # ---- 1. srun's MPI plugins ---------------------------------------------------------------------
 plugins=$(timeout 20 srun --mpi=list 2>&1 | sed -n 's/^[[:space:]]\+\([a-z0-9_]\+\)$/\1/p')
@@ -381,13 +389,24 @@ ls -l "$ckpt"/sweep-*/ | sed -n 's/^.* \([0-9]\+ [A-Z][a-z][a-z] .*\)$/     \1/p
   || fail "job $job is not running any more ($(job_field "$job" JobState)): the signal ended it"
 echo "   scontrol requeue $job"
 timeout 10 scontrol requeue "$job"
+# The requeued job runs again (cred_expire + 1 s after the requeue): its record says so while it
+# runs; after its end the record may be gone (see job_field).
+second_run() {
+  [ "$(job_field "$job" Restarts)" = Restarts=1 ] \
+    && [[ "$(job_field "$job" JobState)" =~ ^JobState=(RUNNING|COMPLETING|COMPLETED)$ ]]
+}
+restarts=""
+wait_for 90 second_run && restarts=Restarts=1
 finish "$folder"
 sed 's/^/   | /' "$folder/job.out"
 [ "$rc" = 0 ] || fail "the long job failed (sbatch --wait: exit $rc)"
 grep -q "JOB $job .* DUE TO JOB REQUEUE" "$folder/job.out" || fail "no requeue in the job's output"
 grep -q '^sweep: .* parallel == serial' "$folder/job.out" || fail "no serial result in the output"
-restarts=$(job_field "$job" Restarts)
-[ "$restarts" = Restarts=1 ] || fail "job $job: $restarts, expected Restarts=1"
+[ "$restarts" = Restarts=1 ] || {
+  job_log "$job"
+  fail "job $job: not seen running again with Restarts=1 after the requeue" \
+    "(now: $(job_field "$job" JobState) $(job_field "$job" Restarts))"
+}
 python3 - "$report" "$ranks" <<'EOF' || fail "the second run did not continue from the checkpoints"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
