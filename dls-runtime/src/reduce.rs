@@ -294,6 +294,19 @@ fn length_mismatch<O: BuiltIn>(a: usize, b: usize) -> ! {
     )
 }
 
+/// Spare capacity, in elements, that keeps a worker's partial vector off the cache lines of the
+/// next allocation: a worker adds into its partial at every iterate, and an allocator hands out
+/// neighbouring blocks to different threads (a block freed by one thread is reused by another),
+/// so without it two workers' partials can share a cache line, which then moves between their
+/// cores at every write (false sharing).
+fn apart<T>() -> usize {
+    const GAP: usize = 128;
+    match std::mem::size_of::<T>() {
+        0 => 0,
+        size => GAP.div_ceil(size),
+    }
+}
+
 /// `a ⊕ b` element by element for two vectors (an empty one is the identity).
 fn combine_vecs<O: BuiltIn, T: Reducible<O>>(op: &O, a: Vec<T>, b: Vec<T>) -> Vec<T> {
     if b.is_empty() {
@@ -316,7 +329,9 @@ impl<O: BuiltIn, T: Reducible<O>> Reducible<O> for Vec<T> {
         Vec::new()
     }
     fn identity_like(&self, op: &O) -> Self {
-        self.iter().map(|x| x.identity_like(op)).collect()
+        let mut v = Vec::with_capacity(self.len() + apart::<T>());
+        v.extend(self.iter().map(|x| x.identity_like(op)));
+        v
     }
     fn combine(op: &O, a: Self, b: Self) -> Self {
         combine_vecs(op, a, b)
@@ -846,6 +861,24 @@ impl Bounds for f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A worker's partial vector ends in 128 bytes of spare capacity (nested ones too), and
+    /// keeps it through the combine of two partials, which adds into the first one's block.
+    #[test]
+    fn partial_vectors_keep_apart_from_the_next_block() {
+        let like = vec![1.5_f64; 8];
+        let a = Sum.identity_like(&like);
+        assert_eq!(a, [0.0; 8]);
+        assert!(a.capacity() >= 8 + 16, "capacity {}", a.capacity());
+        let nested = Sum.identity_like(&vec![vec![7_u32; 3]; 2]);
+        assert!(nested.iter().all(|v| v.capacity() >= 3 + 32));
+        let block = a.as_ptr();
+        let sum = Sum.combine(a, vec![1.0; 8]);
+        assert_eq!((sum.as_ptr(), sum.len()), (block, 8));
+        assert!(sum.capacity() >= 8 + 16);
+        assert_eq!(apart::<()>(), 0);
+        assert_eq!(apart::<[u8; 200]>(), 1);
+    }
 
     #[test]
     fn max_and_min_skip_nan_like_f64_max() {
