@@ -233,7 +233,7 @@ pub(crate) fn expand(
                 (
                     quote!(__dls_assigned_in_place),
                     quote_spanned!(var.span()=>
-                        #private::GatherAccess::of_run(&#place, &mut #acc.#idx, __dls_copy)
+                        #private::GatherWriter::of_run(&#place, &mut #acc.#idx, __dls_copy)
                     ),
                 )
             } else {

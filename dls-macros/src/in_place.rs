@@ -15,7 +15,7 @@
 //! else keeps the log of writes and its checks.
 //!
 //! Where every use is a plain assignment `out[i] = …` ([`only_assigned`]), the assignments are
-//! rewritten to `GatherAccess::set`, and the first execution of each iterate writes in place
+//! rewritten to `GatherWriter::set`, and the first execution of each iterate writes in place
 //! under re-execution too: a copy (which may run beside it) logs without reading the element.
 
 use proc_macro2::TokenTree;
@@ -76,7 +76,7 @@ pub(crate) fn writes_at_the_index(
 /// Whether every use of `var` in `body` is a plain assignment to its element at the loop's
 /// index, `out[i] = …` (given [`writes_at_the_index`]): the body never reads the element, so a
 /// copy of the iterate (re-execution) may log its write while the first execution writes in
-/// place. Each such assignment is rewritten to `GatherAccess::set` ([`rewrite_assignments`]).
+/// place. Each such assignment is rewritten to `GatherWriter::set` ([`rewrite_assignments`]).
 pub(crate) fn only_assigned(pat: &Pat, body: &Block, var: &Ident) -> bool {
     if !matches!(pat, Pat::Ident(_)) {
         return false;
@@ -91,7 +91,7 @@ pub(crate) fn only_assigned(pat: &Pat, body: &Block, var: &Ident) -> bool {
 }
 
 /// Rewrites every `var[index] = value` of `body` to
-/// `::dls::__private::GatherAccess::set(&mut var, index, value)` (see [`only_assigned`]).
+/// `::dls::__private::GatherWriter::set(&mut var, index, value)` (see [`only_assigned`]).
 pub(crate) fn rewrite_assignments(body: &mut Block, var: &Ident) {
     struct Rewrite<'a> {
         var: &'a Ident,
@@ -108,7 +108,7 @@ pub(crate) fn rewrite_assignments(body: &mut Block, var: &Ident) {
                         self.visit_expr_mut(&mut value);
                         let span = a.eq_token.span;
                         *e = syn::parse_quote_spanned!(span=>
-                            ::dls::__private::GatherAccess::set(&mut #var, #index, #value)
+                            ::dls::__private::GatherWriter::set(&mut #var, #index, #value)
                         );
                         return;
                     }
@@ -318,7 +318,7 @@ mod tests {
         rewrite_assignments(&mut body, &out);
         let text = quote::quote!(#body).to_string();
         assert_eq!(
-            text.matches("GatherAccess :: set (& mut out").count(),
+            text.matches("GatherWriter :: set (& mut out").count(),
             2,
             "{text}"
         );

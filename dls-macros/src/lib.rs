@@ -39,7 +39,7 @@
 //! (`|i, acc| { … }`) instead, which returns the iterate's value. A gathered vector the body uses
 //! only at the loop's index is written in place where the runtime allows it (`Place`,
 //! `GatherAccess`); one it only assigns to (`out[i] = …`) has those assignments rewritten to
-//! `GatherAccess::set`, made once per run.
+//! `GatherWriter::set`, made once per run.
 //!
 //! Everything that is not parsing, checking or this code generation lives in the runtime, and the
 //! generated code reaches it only through the hidden module `dls::__private` (the contract between

@@ -33,7 +33,7 @@ use crate::runtime::loops::options::{IterateValue, LoopOptions};
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
-pub use crate::gather::{GatherAccess, GatherBuf, GatherSlot, GatherTarget, Place};
+pub use crate::gather::{GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter, Place};
 pub use crate::reduce::{
     AddDefault, AppendBuf, AppendSlot, AppendTarget, Max, Merge, MergeFrom, Min, Operator, Product,
     Reducible, Sum,
@@ -310,7 +310,7 @@ impl<'a> Loop<'a> {
     /// (`out[i] = …`, the macro checks that) are written in place by the first execution of each
     /// iterate: on this process's threads (the threads backend), without checkpoints
     /// (`DLS_CHECKPOINT`) or a check. Under re-execution a copy of unfinished iterates then logs
-    /// its writes ([`GatherAccess::of_run`]), scattered over the first execution's after the
+    /// its writes ([`GatherWriter::of_run`]), scattered over the first execution's after the
     /// loop if the copy is the one that counts; a body that also reads the element needs
     /// [`Loop::writes_in_place`] instead.
     ///

@@ -411,7 +411,7 @@ impl<'a, T> GatherSlot<'a, T> {
 /// scattered: distinct iterates touch distinct elements. Otherwise the writes are logged as
 /// with [`GatherSlot`]. A vector the body only assigns to (`out[i] = …`) is written in place
 /// under re-execution too (`__private::Loop::writes_assigned_in_place`): by each iterate's
-/// first execution, while a copy logs ([`GatherAccess::of_run`], [`GatherAccess::set`]).
+/// first execution, while a copy logs ([`GatherWriter`]).
 ///
 /// ```
 /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
@@ -521,16 +521,6 @@ pub enum GatherAccess<'a, T> {
         /// This iterate's element once written: `(index, run, position in the run)`.
         own: Option<(usize, usize, usize)>,
     },
-    /// Writes of a copy of iterates whose first execution writes in place
-    /// ([`GatherAccess::of_run`]): logged, and the vector is neither read nor borrowed (the
-    /// first execution may be writing it). Only [`GatherAccess::set`] reaches it: the macro
-    /// makes it only for a vector the body only assigns to.
-    Copy {
-        /// The vector's length.
-        len: usize,
-        /// The worker's log.
-        buf: &'a mut GatherBuf<T>,
-    },
 }
 
 impl<T> std::fmt::Debug for GatherAccess<'_, T> {
@@ -542,10 +532,6 @@ impl<T> std::fmt::Debug for GatherAccess<'_, T> {
             GatherAccess::Logged { original, .. } => f
                 .debug_struct("Logged")
                 .field("len", &original.len())
-                .finish_non_exhaustive(),
-            GatherAccess::Copy { len, .. } => f
-                .debug_struct("Copy")
-                .field("len", len)
                 .finish_non_exhaustive(),
         }
     }
@@ -579,82 +565,115 @@ impl<'a, T> GatherAccess<'a, T> {
     }
 }
 
-impl<'a, T> GatherAccess<'a, T> {
-    /// [`GatherAccess::new`] for a whole run of iterates ([`Iterates`](crate::runtime::Iterates))
-    /// that only assign to the vector ([`GatherAccess::set`]): a run that is a copy of another worker's iterates (`copy`: re-execution) logs its writes
-    /// even where the loop writes in place, since the first execution of the same iterates may
-    /// be writing their elements at the same time (the macro makes such a place only for a
-    /// vector the body only assigns to, `out[i] = …`: see [`GatherAccess::set`]).
+/// What the name of a gathered vector means in a run of iterates
+/// ([`Iterates`](crate::runtime::Iterates)) whose body only assigns to its elements at the
+/// loop's index, `out[i] = …`: the macro rewrites each such assignment to
+/// [`GatherWriter::set`]. The first execution of the iterates writes in place where the loop
+/// allows it ([`Place`]); a copy of them (re-execution), or a loop that logs, logs the writes
+/// without reading an element.
+///
+/// An assignment in place costs what `out[i] = v` costs on a `Vec`: one comparison with the
+/// length and the store. A run that logs has a length of 0 to compare with, so the same
+/// comparison sends each of its writes to the log.
+///
+/// ```
+/// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
+/// let mut out = vec![0_u32; 2];
+/// let mut log = GatherBuf::new();
+/// {
+///     let place = Place::new(&mut out, true);
+///     GatherWriter::of_run(&place, &mut log, false).set(0, 7); // an original: in place
+///     GatherWriter::of_run(&place, &mut log, true).set(1, 9); // a copy: logged
+/// }
+/// assert_eq!((out[0], out[1], log.len()), (7, 0, 1));
+/// log.scatter_into(&mut out).unwrap();
+/// assert_eq!(out, [7, 9]);
+/// ```
+pub struct GatherWriter<'a, T> {
+    /// The vector's first element.
+    ptr: *mut T,
+    /// How many elements this run writes in place: the vector's length, or 0 where it logs.
+    in_place: usize,
+    /// Where the run logs: the worker's log and the vector's length.
+    log: Option<(&'a mut GatherBuf<T>, usize)>,
+    /// The borrow of the [`Place`].
+    place: std::marker::PhantomData<&'a Place<'a, T>>,
+}
+
+impl<T> std::fmt::Debug for GatherWriter<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatherWriter")
+            .field("in_place", &self.in_place)
+            .field("logs", &self.log.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T> GatherWriter<'a, T> {
+    /// The writer of one run of iterates to `place`, logging into `log` where the loop does not
+    /// write in place or where the run is a copy of another worker's iterates (`copy`:
+    /// re-execution), since the first execution of the same iterates may be writing their
+    /// elements at the same time.
     ///
     /// ```
-    /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
-    /// let mut out = vec![0_u32; 2];
+    /// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
+    /// let mut out = vec![0_u8; 2];
     /// let mut log = GatherBuf::new();
-    /// {
-    ///     let place = Place::new(&mut out, true);
-    ///     GatherAccess::of_run(&place, &mut log, false).set(0, 7); // an original: in place
-    ///     GatherAccess::of_run(&place, &mut log, true).set(1, 9); // a copy: logged
-    /// }
-    /// assert_eq!((out[0], out[1], log.len()), (7, 0, 1));
+    /// let place = Place::new(&mut out, false);
+    /// GatherWriter::of_run(&place, &mut log, false).set(1, 5); // the loop logs
+    /// assert_eq!(log.len(), 1);
     /// ```
     #[inline]
     pub fn of_run(place: &'a Place<'_, T>, log: &'a mut GatherBuf<T>, copy: bool) -> Self {
-        match (place.in_place, copy) {
-            (true, false) => GatherAccess::InPlace {
-                ptr: place.ptr,
-                len: place.len,
-                place: std::marker::PhantomData,
-            },
-            (true, true) => GatherAccess::Copy {
-                len: place.len,
-                buf: log,
-            },
-            (false, _) => GatherAccess::Logged {
-                original: place.view(),
-                buf: log,
-                own: None,
-            },
+        let logs = !place.in_place || copy;
+        GatherWriter {
+            ptr: place.ptr,
+            in_place: if logs { 0 } else { place.len },
+            log: logs.then_some((log, place.len)),
+            place: std::marker::PhantomData,
         }
     }
 
-    /// `out[index] = value`, as the macro writes it where the body only assigns to the vector's
-    /// elements at the loop's index: in place, the element is replaced; logged, the value is
-    /// logged without reading the element (which the first execution of the iterate may be
-    /// writing, in place, at the same time).
+    /// `out[index] = value`: in place, the element is replaced; logged, the value is logged
+    /// without reading the element, and an iterate's last write counts. An index past the end
+    /// panics as a slice's does.
     ///
     /// ```
-    /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
+    /// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
     /// let mut out = vec![String::new(); 3];
     /// let mut log = GatherBuf::new();
     /// {
     ///     let place = Place::new(&mut out, false);
-    ///     let mut access = GatherAccess::new(&place, &mut log);
-    ///     access.set(2, "a".to_string());
-    ///     access.set(2, "b".to_string()); // the iterate's last write counts
+    ///     let mut writer = GatherWriter::of_run(&place, &mut log, false);
+    ///     writer.set(2, "a".to_string());
+    ///     writer.set(2, "b".to_string()); // the iterate's last write counts
     /// }
     /// log.scatter_into(&mut out).unwrap();
     /// assert_eq!(out, ["", "", "b"]);
     /// ```
     #[inline]
     pub fn set(&mut self, index: usize, value: T) {
-        match self {
-            GatherAccess::InPlace { ptr, len, .. } => {
-                if index >= *len {
-                    out_of_bounds(index, *len);
-                }
-                // SAFETY: as in `index`.
-                unsafe { *ptr.add(index) = value }
-            }
-            GatherAccess::Logged { original, buf, .. } => {
-                log_write(original.len(), buf, index, value)
-            }
-            GatherAccess::Copy { len, buf, .. } => log_write(*len, buf, index, value),
+        if index < self.in_place {
+            // SAFETY: in bounds; only this iterate writes this element while the loop runs, and
+            // nothing reads it (see `Place`, and `of_run` for copies).
+            unsafe { *self.ptr.add(index) = value }
+        } else {
+            self.log_or_panic(index, value)
+        }
+    }
+
+    /// [`GatherWriter::set`] of a run that logs, or past the end of the vector.
+    #[inline]
+    fn log_or_panic(&mut self, index: usize, value: T) {
+        match &mut self.log {
+            Some((buf, len)) => log_write(*len, buf, index, value),
+            None => out_of_bounds(index, self.in_place),
         }
     }
 }
 
 /// Logs `value` as the write of element `index` of a vector of `len`. Each iterate writes only
-/// its own element (the macro calls [`GatherAccess::set`] only then), so a write of the element
+/// its own element (the macro calls [`GatherWriter::set`] only then), so a write of the element
 /// the log ended with is the same iterate's again: it replaces that value (the iterate's last
 /// write counts). No state per iterate: one access serves a whole run.
 #[inline]
@@ -686,14 +705,6 @@ fn new_run<T>(runs: &mut Vec<(u64, Vec<T>)>, element: u64, value: T) {
     runs.push((element, vec![value]));
 }
 
-/// An element of a copy's [`GatherAccess::Copy`] read or borrowed: never from the macro's
-/// code, which makes one only for a vector the body only assigns to.
-#[cold]
-#[inline(never)]
-fn copy_is_write_only() -> ! {
-    panic!("dls internal error: an element of a gathered vector read in a copy of iterates whose first execution writes it in place")
-}
-
 /// The panic of an index past the end, as a slice's.
 #[cold]
 #[inline(never)]
@@ -720,7 +731,6 @@ impl<T> Index<usize> for GatherAccess<'_, T> {
                 Some((e, r, k)) if e == index => &buf.runs[r].1[k],
                 _ => &original[index],
             },
-            GatherAccess::Copy { .. } => copy_is_write_only(),
         }
     }
 }
@@ -764,7 +774,6 @@ impl<T: Clone> IndexMut<usize> for GatherAccess<'_, T> {
                 *own = Some((index, r, k));
                 &mut runs[r].1[k]
             }
-            GatherAccess::Copy { .. } => copy_is_write_only(),
         }
     }
 }

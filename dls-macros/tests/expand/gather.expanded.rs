@@ -47,7 +47,7 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                     |__dls_iterates, __dls_acc| {
                         let __dls_copy = __dls_iterates.is_copy();
                         #[allow(unused_mut)]
-                        let mut v = ::dls::__private::GatherAccess::of_run(
+                        let mut v = ::dls::__private::GatherWriter::of_run(
                             &__dls_place_0,
                             &mut __dls_acc.0,
                             __dls_copy,
@@ -60,7 +60,7 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                                 &mut __dls_acc.1,
                             );
                             let () = {
-                                ::dls::__private::GatherAccess::set(
+                                ::dls::__private::GatherWriter::set(
                                     &mut v,
                                     i,
                                     (i * i) as f64,

@@ -56,7 +56,7 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
                         #[allow(unused_mut)]
-                        let mut out = ::dls::__private::GatherAccess::of_run(
+                        let mut out = ::dls::__private::GatherWriter::of_run(
                             &__dls_place_1,
                             &mut __dls_acc.1,
                             __dls_copy,
@@ -64,7 +64,7 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                         for __dls_index in __dls_iterates {
                             let i = __dls_index;
                             let () = {
-                                ::dls::__private::GatherAccess::set(&mut out, i, i as u64);
+                                ::dls::__private::GatherWriter::set(&mut out, i, i as u64);
                                 total += i as u64;
                             };
                         }

@@ -597,7 +597,7 @@ impl Runtime {
     /// process's threads and keeps no checkpoint: the threads backend, no checkpoints, no gather
     /// delay (`DLS_DELAY=gather:…`, spent per logged element: a scalability test). Gathered
     /// vectors that a body only assigns to are then written in place by first executions,
-    /// logged by copies (re-execution: `gather::GatherAccess::of_run`).
+    /// logged by copies (re-execution: `gather::GatherWriter::of_run`).
     pub(crate) fn runs_originals_here(&self) -> bool {
         matches!(self.backend(), Backend::Threads { .. })
             && self.shared.settings.checkpoint.is_none()

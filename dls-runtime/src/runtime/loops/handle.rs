@@ -922,7 +922,7 @@ impl<I: LoopIndex> Iterates<I> {
 
     /// Whether these iterates are a copy of iterates another worker was handed first
     /// (re-execution of an unfinished chunk), which may run beside them: a gathered vector that
-    /// an original writes in place is logged by a copy (`gather::GatherAccess::of_run`).
+    /// an original writes in place is logged by a copy (`gather::GatherWriter::of_run`).
     ///
     /// ```
     /// use dls_runtime::runtime::{options::LoopOptions, Iterates};
