@@ -2,7 +2,8 @@
 //!
 //! Every reduction and gather goes through [`combine_partials`]: one-level loops (`doall_reduce`,
 //! the `reduce`/`gather` clauses), the inner loops of a group and the outer level of a two-level
-//! loop. First a process folds its own workers' values, in worker order; then the processes'
+//! loop. First a process folds its own workers' values, in worker order (from 3 workers on, the
+//! workers merge most of them themselves as they end, as a tree: `workers.rs`); then the processes'
 //! values travel by the loop's [`Strategy`] (see `strategy.rs` for the table): every strategy is
 //! written here once, over the [`Exchange`] primitives, so that the MPI communicator and the
 //! in-process exchange of the unit tests run the same code.
@@ -13,6 +14,7 @@
 pub(crate) mod pipeline;
 pub(crate) mod strategy;
 pub(crate) mod wire;
+pub(crate) mod workers;
 use std::time::Instant;
 
 use crate::report::ReductionReport;

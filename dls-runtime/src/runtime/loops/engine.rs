@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::combine_partials;
 use crate::runtime::combine::wire::Wire;
+use crate::runtime::combine::workers::WorkerTree;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::alone;
 use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
@@ -710,6 +711,38 @@ impl Runtime {
             *lock(&restored_value) = c.restored_value.lock().ok().and_then(|mut v| v.take());
         }
         let process_rank = lp.core().source().rank();
+        // The workers merge their values as a tree as they end (`combine/workers.rs`), except
+        // under a merge delay (`DLS_DELAY`: the scalability test perturbs the fold after the
+        // loop) and for a loop without a value.
+        let tree = (placement == Placement::AllWorkers
+            && std::mem::size_of::<T>() != 0
+            && crate::runtime::observe::delay::active().merge.is_none())
+        .then(|| WorkerTree::new(slots.len()))
+        .flatten();
+        // A worker's end: its value goes up the tree, or to its slot for the fold after the loop.
+        let finish = |slot: usize, done: Result<T, Failure>| match (&tree, done) {
+            (Some(tree), Ok(value)) => {
+                let _names = panic_ctx::merges_of(lp.core().name.clone());
+                let _merging = panic_ctx::merging();
+                if panics == Panics::Unwind {
+                    tree.arrive(slot, value, &combine);
+                    return;
+                }
+                let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    tree.arrive(slot, value, &combine)
+                }));
+                if let Err(payload) = merged {
+                    lp.abort();
+                    *lock(&slots[slot]) = Some(Err(Failure {
+                        merging: true,
+                        worker: slot,
+                        iterate: String::new(),
+                        message: panic_ctx::payload_text(payload.as_ref()),
+                    }));
+                }
+            }
+            (_, done) => *lock(&slots[slot]) = Some(done),
+        };
         let worker = |slot: usize| {
             if placement == Placement::AllWorkers
                 && skip.is_some()
@@ -742,7 +775,7 @@ impl Runtime {
                 };
                 match ended {
                     Ok(Ended::Done(value)) => {
-                        *lock(&slots[slot]) = Some(Ok(value));
+                        finish(slot, Ok(value));
                         return;
                     }
                     Ok(Ended::Tail {
@@ -751,7 +784,7 @@ impl Runtime {
                         ordinal,
                     }) => resume = Some((kept, pending, ordinal)),
                     Err(failure) => {
-                        *lock(&slots[slot]) = Some(Err(failure));
+                        finish(slot, Err(failure));
                         return;
                     }
                 }
@@ -798,7 +831,7 @@ impl Runtime {
                 let mut acc = identity();
                 drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc)
             };
-            *lock(&slots[slot]) = Some(done);
+            finish(slot, done);
         };
         match placement {
             Placement::Nested => worker(0),
@@ -840,6 +873,12 @@ impl Runtime {
                 None => partials.push(None),
             }
         }
+        // What the workers' tree did not merge into one value, in worker order (every value
+        // went up the tree: the slots hold none).
+        let tree_merged = tree.as_ref().map(WorkerTree::merged);
+        if let Some(tree) = tree {
+            partials.extend(tree.rest().into_iter().map(Some));
+        }
         // Restored results that no worker started from (worker 0 took no chunk: a repair).
         if let Some(v) = restored_value
             .into_inner()
@@ -860,6 +899,17 @@ impl Runtime {
             &identity,
             &combine,
         )?;
+        let mut reduction = reduction;
+        if let Some((merges, seconds)) = tree_merged.filter(|&(merges, _)| merges > 0) {
+            let total = reduction.merge_time_s * reduction.merges as f64 + seconds;
+            reduction.merges += merges;
+            reduction.merge_time_s = total / reduction.merges as f64;
+            if reduction.strategy == "local" {
+                reduction.why = "one process: its workers' values are merged in memory, as a \
+                                 tree while the workers end, in worker order"
+                    .to_string();
+            }
+        }
         if reduction.merges > 0 {
             self.record_merge_time(lp.name(), reduction.merge_time_s);
         }
@@ -1002,6 +1052,83 @@ mod tests {
         assert!(!apart("plain probe"));
         assert_eq!(sum(&rt.with_reexecution(true), "apart probe"), 124_750);
         assert!(apart("apart probe"));
+    }
+
+    /// At 3 workers and more the workers merge their values as a tree as they end
+    /// (`combine/workers.rs`): every iterate counts once, in worker order (each worker's value is
+    /// its iterates, which a merge appends: the total sorted is the range), with and without
+    /// re-execution, and the report counts the tree's merges; a merge that panics in the tree
+    /// names the loop.
+    #[test]
+    fn workers_merge_as_a_tree() {
+        for threads in [3, 4, 5] {
+            let rt = Runtime::threads(threads, Settings::default()).unwrap();
+            let mut trees = 0;
+            for technique in ["ss", "fac2", "static", "af"] {
+                for reexecute in [false, true] {
+                    let name = format!("tree {threads} {technique} {reexecute}");
+                    let (mut all, stats) = rt
+                        .with_reexecution(reexecute)
+                        .doall_reduce(
+                            &name,
+                            0..3000u64,
+                            technique.parse().unwrap(),
+                            Vec::new,
+                            |i, v: &mut Vec<u64>| {
+                                // Enough work per iterate that every worker takes chunks.
+                                let mut x = i;
+                                for _ in 0..200 {
+                                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                                }
+                                std::hint::black_box(x);
+                                v.push(i);
+                            },
+                            |mut a, b| {
+                                a.extend(b);
+                                a
+                            },
+                        )
+                        .unwrap();
+                    all.sort_unstable();
+                    assert_eq!(all, (0..3000).collect::<Vec<_>>(), "{name}");
+                    // A pool thread that has not entered when worker 0 ends stays out (with
+                    // more threads than cores they sleep between loops): P - 1 merges at most.
+                    let reduction = stats.report.reduction.expect("a reduction report");
+                    assert!(reduction.merges < threads as u64, "{name}: {reduction:?}");
+                    assert_eq!(reduction.strategy, "local", "{name}");
+                    trees += usize::from(reduction.why.contains("as a tree"));
+                }
+            }
+            assert!(
+                trees > 0,
+                "{threads} threads: no loop merged in the workers"
+            );
+            let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                rt.doall_reduce(
+                    "tree panics",
+                    0..100u64,
+                    "ss".parse().unwrap(),
+                    || 0u64,
+                    |i, s| *s += i,
+                    |a, b| {
+                        if a + b > 0 {
+                            panic!("no merge today");
+                        }
+                        a + b
+                    },
+                )
+            }));
+            let message = merged
+                .expect_err("the merge panicked")
+                .downcast::<String>()
+                .map(|m| *m)
+                .unwrap_or_default();
+            assert!(
+                message.contains("combining the results of loop `tree panics`")
+                    && message.contains("no merge today"),
+                "{message}"
+            );
+        }
     }
 
     /// Fixed-size techniques' chunks are claimed by the workers themselves (`claimed.rs`), with
