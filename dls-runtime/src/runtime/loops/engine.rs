@@ -712,11 +712,12 @@ impl Runtime {
         }
         let process_rank = lp.core().source().rank();
         // The workers merge their values as a tree as they end (`combine/workers.rs`), except
-        // under a merge delay (`DLS_DELAY`: the scalability test perturbs the fold after the
-        // loop) and for a loop without a value.
+        // where `DLS_DELAY` is set at all (a scalability test perturbs the fold after the loop,
+        // and its runs without a delay must combine as its delayed runs do) and for a loop
+        // without a value.
         let tree = (placement == Placement::AllWorkers
             && std::mem::size_of::<T>() != 0
-            && crate::runtime::observe::delay::active().merge.is_none())
+            && !alone::delay_set())
         .then(|| WorkerTree::new(slots.len()))
         .flatten();
         // A worker's end: its value goes up the tree, or to its slot for the fold after the loop.
