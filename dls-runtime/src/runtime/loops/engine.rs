@@ -1062,12 +1062,19 @@ mod tests {
     /// names the loop.
     #[test]
     fn workers_merge_as_a_tree() {
+        use std::collections::HashSet;
+        use std::time::{Duration, Instant};
         for threads in [3, 4, 5] {
             let rt = Runtime::threads(threads, Settings::default()).unwrap();
-            let mut trees = 0;
+            let mut everyone = 0;
             for technique in ["ss", "fac2", "static", "af"] {
                 for reexecute in [false, true] {
                     let name = format!("tree {threads} {technique} {reexecute}");
+                    // The threads that ran an iterate: an iterate waits (up to 2 s) until every
+                    // thread has run one, so that every worker takes part even on a busy machine
+                    // whose pool threads sleep between loops.
+                    let seen: Mutex<HashSet<std::thread::ThreadId>> = Mutex::new(HashSet::new());
+                    let started = Instant::now();
                     let (mut all, stats) = rt
                         .with_reexecution(reexecute)
                         .doall_reduce(
@@ -1076,12 +1083,12 @@ mod tests {
                             technique.parse().unwrap(),
                             Vec::new,
                             |i, v: &mut Vec<u64>| {
-                                // Enough work per iterate that every worker takes chunks.
-                                let mut x = i;
-                                for _ in 0..200 {
-                                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                                lock(&seen).insert(std::thread::current().id());
+                                while lock(&seen).len() < threads
+                                    && started.elapsed() < Duration::from_secs(2)
+                                {
+                                    std::thread::sleep(Duration::from_micros(200));
                                 }
-                                std::hint::black_box(x);
                                 v.push(i);
                             },
                             |mut a, b| {
@@ -1092,17 +1099,21 @@ mod tests {
                         .unwrap();
                     all.sort_unstable();
                     assert_eq!(all, (0..3000).collect::<Vec<_>>(), "{name}");
-                    // A pool thread that has not entered when worker 0 ends stays out (with
-                    // more threads than cores they sleep between loops): P - 1 merges at most.
+                    // A pool thread that has not entered when worker 0 ends stays out: P - 1
+                    // merges at most, and exactly that, all in the tree, when every worker ran.
                     let reduction = stats.report.reduction.expect("a reduction report");
-                    assert!(reduction.merges < threads as u64, "{name}: {reduction:?}");
                     assert_eq!(reduction.strategy, "local", "{name}");
-                    trees += usize::from(reduction.why.contains("as a tree"));
+                    assert!(reduction.merges < threads as u64, "{name}: {reduction:?}");
+                    if lock(&seen).len() == threads {
+                        everyone += 1;
+                        assert_eq!(reduction.merges, threads as u64 - 1, "{name}");
+                        assert!(reduction.why.contains("as a tree"), "{name}: {reduction:?}");
+                    }
                 }
             }
             assert!(
-                trees > 0,
-                "{threads} threads: no loop merged in the workers"
+                everyone > 0,
+                "{threads} threads: no loop ran on every worker"
             );
             let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 rt.doall_reduce(
