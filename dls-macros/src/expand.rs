@@ -182,7 +182,19 @@ pub(crate) fn expand(
             ));
             continue;
         }
-        witnesses.push(quote_spanned!(var.span()=> #private::type_of(&#var)));
+        if shaped {
+            // A map that the built-in operator combines key by key is merged into this
+            // process's as another's bytes are read (`slot_of`).
+            witnesses.push(quote_spanned!(var.span()=> {
+                #[allow(unused_imports)]
+                use #private::SlotOfMap as _;
+                #[allow(unused_imports)]
+                use #private::SlotOfAny as _;
+                (&&#private::slot_of(&#op, #private::type_of(&#var))).__dls_slot()
+            }));
+        } else {
+            witnesses.push(quote_spanned!(var.span()=> #private::type_of(&#var)));
+        }
         if shaped {
             identities.push(quote_spanned!(var.span()=> #private::identity_like(&#op, &#var)));
         } else {

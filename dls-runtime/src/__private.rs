@@ -28,6 +28,7 @@ use crate::clause_types::{CheckedValue, GatherItem, StartValue};
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
+pub use crate::partials::{Keyed, KeyedMap, Marker, Whole};
 use crate::runtime::check::checked::{Check, Observation};
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
 pub use crate::runtime::Iterates;
@@ -35,8 +36,8 @@ use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
 pub use crate::gather::{GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter, Place};
 pub use crate::reduce::{
-    AddDefault, AppendBuf, AppendSlot, AppendTarget, Max, Merge, MergeFrom, Min, Operator, Product,
-    Reducible, Sum,
+    AddDefault, AppendBuf, AppendSlot, AppendTarget, BuiltIn, Max, Merge, MergeFrom, Min, Operator,
+    Product, Reducible, Sum,
 };
 
 /// The schedule text meaning "read `DLS_SCHEDULE`" (as OpenMP's `schedule(runtime)`). The macro
@@ -417,13 +418,21 @@ impl<'a> Loop<'a> {
     {
         let run = || {
             let options = self.options()?;
-            let (identity, combine) = coded::<T, W, _, _>(identity, combine);
+            // Another process's partial results are read into this one's, their maps merged as
+            // they are read (`Partials::read_into`), the rest by `combine`.
+            let read = crate::partials::read_coded::<T, W>(&combine);
+            let (identity, combine) = coded::<T, W, _, _>(identity, &combine);
             let body =
                 move |run: Iterates<R::Index>, acc: &mut Coded<T, W>| body(run, &mut acc.value);
             // The statistics are dropped here: no CPU clocks for them (a report still reads them).
-            crate::current()?
-                .without_cpu_clock()
-                .run_iterates(&options, range, identity, body, combine)
+            crate::current()?.without_cpu_clock().run_iterates_reading(
+                &options,
+                range,
+                identity,
+                body,
+                combine,
+                Some(&read),
+            )
         };
         or_exit(self.name, run()).0.into_inner()
     }
@@ -580,7 +589,7 @@ pub fn checked_value<V: CheckedValue>(value: V) -> f64 {
 /// let e: u8 = identity(&Max, type_of(&0_u8));
 /// assert_eq!(e, 0);
 /// ```
-pub fn type_of<T>(_value: &T) -> PhantomData<fn() -> T> {
+pub fn type_of<T>(_value: &T) -> PhantomData<fn(Whole) -> T> {
     PhantomData
 }
 
@@ -590,7 +599,7 @@ pub fn type_of<T>(_value: &T) -> PhantomData<fn() -> T> {
 /// use dls_runtime::__private::{identity, type_of, Min};
 /// assert_eq!(identity(&Min, type_of(&1.0_f64)), f64::INFINITY);
 /// ```
-pub fn identity<T, O: Operator<T>>(op: &O, _ty: PhantomData<fn() -> T>) -> T {
+pub fn identity<T, O: Operator<T>>(op: &O, _ty: PhantomData<fn(Whole) -> T>) -> T {
     op.identity()
 }
 
@@ -633,7 +642,7 @@ pub fn identity_like<T, O: Operator<T>>(op: &O, like: &T) -> T {
 /// let op = (&&&pick(Sum, type_of(&m))).__dls_operator();
 /// assert_eq!(op.combine(m, Meters(2)), Meters(3));
 /// ```
-pub fn pick<O, T>(op: O, _ty: PhantomData<fn() -> T>) -> Pick<O, T> {
+pub fn pick<O, T>(op: O, _ty: PhantomData<fn(Whole) -> T>) -> Pick<O, T> {
     Pick(op, PhantomData)
 }
 
@@ -677,6 +686,64 @@ impl<O: Copy, T> PickAny<O> for Pick<O, T> {
     }
 }
 
+/// The slot marker of a `reduce` variable with the built-in operator `op` (see
+/// [`crate::partials`]), chosen at compile time by autoref as [`pick`] chooses the operator:
+///
+/// 1. [`SlotOfMap`]: a `HashMap` or `BTreeMap` that a built-in operator combines key by key, of
+///    keys and values that travel: `PhantomData<fn(Keyed<O>) -> T>` ([`Keyed`]), which merges
+///    another process's map into this one's as its bytes are read;
+/// 2. [`SlotOfAny`]: anything else: `PhantomData<fn(Whole) -> T>` (the value is read, then
+///    merged).
+///
+/// Generated code calls `(&&slot_of(&op, type_of(&x))).__dls_slot()` with both traits in scope.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::marker::PhantomData;
+/// use dls_runtime::__private::{slot_of, type_of, Keyed, SlotOfAny, SlotOfMap, Sum, Whole};
+/// let counts: HashMap<String, u64> = HashMap::new();
+/// let _map: PhantomData<fn(Keyed<Sum>) -> HashMap<String, u64>> =
+///     (&&slot_of(&Sum, type_of(&counts))).__dls_slot();
+/// let _whole: PhantomData<fn(Whole) -> f64> = (&&slot_of(&Sum, type_of(&0.0_f64))).__dls_slot();
+/// ```
+pub fn slot_of<O, T>(_op: &O, _ty: PhantomData<fn(Whole) -> T>) -> SlotOf<O, T> {
+    SlotOf(PhantomData)
+}
+
+/// An operator's type and the variable's type; see [`slot_of`].
+#[derive(Debug)]
+pub struct SlotOf<O, T>(PhantomData<fn() -> (O, T)>);
+
+/// First choice of [`slot_of`]: a map combined key by key.
+pub trait SlotOfMap<O, T> {
+    /// The slot marker.
+    fn __dls_slot(&self) -> PhantomData<fn(Keyed<O>) -> T>;
+}
+
+impl<O, T> SlotOfMap<O, T> for &SlotOf<O, T>
+where
+    O: BuiltIn + Default,
+    T: KeyedMap<O> + Wire,
+    T::Key: Wire,
+    T::Value: Wire,
+{
+    fn __dls_slot(&self) -> PhantomData<fn(Keyed<O>) -> T> {
+        PhantomData
+    }
+}
+
+/// Last choice of [`slot_of`]: the marker of a value read whole.
+pub trait SlotOfAny<T> {
+    /// The slot marker.
+    fn __dls_slot(&self) -> PhantomData<fn(Whole) -> T>;
+}
+
+impl<O, T> SlotOfAny<T> for SlotOf<O, T> {
+    fn __dls_slot(&self) -> PhantomData<fn(Whole) -> T> {
+        PhantomData
+    }
+}
+
 /// An empty `reduce(append: v)` log for the element type of `v` (named by `ty`, see
 /// [`type_of`]).
 ///
@@ -685,7 +752,7 @@ impl<O: Copy, T> PickAny<O> for Pick<O, T> {
 /// let v: Vec<char> = Vec::new();
 /// assert!(append_identity(type_of(&v)).is_empty());
 /// ```
-pub fn append_identity<V: AppendTarget>(_ty: PhantomData<fn() -> V>) -> AppendBuf<V::Item> {
+pub fn append_identity<V: AppendTarget>(_ty: PhantomData<fn(Whole) -> V>) -> AppendBuf<V::Item> {
     AppendBuf::new()
 }
 
@@ -777,11 +844,11 @@ where
 ///
 /// ```
 /// let w = dls_runtime::__private::append_partial(dls_runtime::__private::type_of(&vec![1_u8]));
-/// let _: std::marker::PhantomData<fn() -> dls_runtime::__private::AppendBuf<u8>> = w;
+/// let _: std::marker::PhantomData<fn(dls_runtime::__private::Whole) -> dls_runtime::__private::AppendBuf<u8>> = w;
 /// ```
 pub fn append_partial<V: AppendTarget + ?Sized>(
-    _ty: PhantomData<fn() -> V>,
-) -> PhantomData<fn() -> AppendBuf<V::Item>> {
+    _ty: PhantomData<fn(Whole) -> V>,
+) -> Marker<AppendBuf<V::Item>> {
     PhantomData
 }
 
@@ -790,9 +857,9 @@ pub fn append_partial<V: AppendTarget + ?Sized>(
 ///
 /// ```
 /// let w = dls_runtime::__private::option_partial(dls_runtime::__private::type_of(&1_u8));
-/// let _: std::marker::PhantomData<fn() -> Option<u8>> = w;
+/// let _: std::marker::PhantomData<fn(dls_runtime::__private::Whole) -> Option<u8>> = w;
 /// ```
-pub fn option_partial<T>(_ty: PhantomData<fn() -> T>) -> PhantomData<fn() -> Option<T>> {
+pub fn option_partial<T>(_ty: PhantomData<fn(Whole) -> T>) -> PhantomData<fn(Whole) -> Option<T>> {
     PhantomData
 }
 
@@ -801,11 +868,9 @@ pub fn option_partial<T>(_ty: PhantomData<fn() -> T>) -> PhantomData<fn() -> Opt
 ///
 /// ```
 /// let w = dls_runtime::__private::gather_partial(&vec![1.0_f64]);
-/// let _: std::marker::PhantomData<fn() -> dls_runtime::__private::GatherBuf<f64>> = w;
+/// let _: std::marker::PhantomData<fn(dls_runtime::__private::Whole) -> dls_runtime::__private::GatherBuf<f64>> = w;
 /// ```
-pub fn gather_partial<G: GatherTarget + ?Sized>(
-    _target: &G,
-) -> PhantomData<fn() -> GatherBuf<G::Item>> {
+pub fn gather_partial<G: GatherTarget + ?Sized>(_target: &G) -> Marker<GatherBuf<G::Item>> {
     PhantomData
 }
 
@@ -817,7 +882,7 @@ pub fn gather_partial<G: GatherTarget + ?Sized>(
 /// let place = dls_runtime::__private::Place::new(&mut v, false);
 /// let _ = dls_runtime::__private::place_partial(&place);
 /// ```
-pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn() -> GatherBuf<T>> {
+pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
     PhantomData
 }
 
@@ -829,7 +894,7 @@ pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn() -> GatherBuf<
 /// use dls_runtime::__private::{starts_each_worker, type_of};
 /// starts_each_worker(type_of(&String::new()));
 /// ```
-pub fn starts_each_worker<T: StartValue>(_ty: PhantomData<fn() -> T>) {}
+pub fn starts_each_worker<T: StartValue>(_ty: PhantomData<fn(Whole) -> T>) {}
 
 /// Checks at compile time, at the variable's token, that the elements of a `gather(v)` target
 /// can be written by the workers and travel between ranks ([`GatherItem`]).

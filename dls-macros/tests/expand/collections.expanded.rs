@@ -25,7 +25,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     "runtime",
                 )
                 .run_iterates(
-                    (::dls::__private::type_of(&a),),
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&a),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &a),),
                     |__dls_iterates, __dls_acc| {
@@ -72,7 +84,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     "runtime",
                 )
                 .run_iterates(
-                    (::dls::__private::type_of(&b),),
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&b),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &b),),
                     |__dls_iterates, __dls_acc| {
@@ -119,7 +143,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     "runtime",
                 )
                 .run_iterates(
-                    (::dls::__private::type_of(&c),),
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&c),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &c),),
                     |__dls_iterates, __dls_acc| {
@@ -166,7 +202,19 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     "runtime",
                 )
                 .run_iterates(
-                    (::dls::__private::type_of(&d),),
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&d),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
                     0..__dls_items.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &d),),
                     |__dls_iterates, __dls_acc| {

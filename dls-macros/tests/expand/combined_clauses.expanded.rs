@@ -186,7 +186,19 @@ fn counted(n: u64, seen: &std::sync::Mutex<u64>) -> u64 {
                 .reduction("tree")
                 .shared()
                 .run_iterates(
-                    (::dls::__private::type_of(&total),),
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&total),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
                     0..n,
                     || (::dls::__private::identity_like(&__dls_op_0, &total),),
                     |__dls_iterates, __dls_acc| {

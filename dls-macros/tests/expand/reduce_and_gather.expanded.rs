@@ -43,7 +43,17 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                 )
                 .run_iterates(
                     (
-                        ::dls::__private::type_of(&total),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&total),
+                            ))
+                                .__dls_slot()
+                        },
                         ::dls::__private::place_partial(&__dls_place_1),
                     ),
                     __dls_range,

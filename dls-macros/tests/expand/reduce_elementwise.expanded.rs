@@ -51,8 +51,28 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
                 )
                 .run_iterates(
                     (
-                        ::dls::__private::type_of(&forces),
-                        ::dls::__private::type_of(&best),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&forces),
+                            ))
+                                .__dls_slot()
+                        },
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_1,
+                                ::dls::__private::type_of(&best),
+                            ))
+                                .__dls_slot()
+                        },
                     ),
                     0..n,
                     || (

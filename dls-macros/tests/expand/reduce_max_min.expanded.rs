@@ -31,9 +31,39 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
                 )
                 .run_iterates(
                     (
-                        ::dls::__private::type_of(&hi),
-                        ::dls::__private::type_of(&hi2),
-                        ::dls::__private::type_of(&lo),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&hi),
+                            ))
+                                .__dls_slot()
+                        },
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_1,
+                                ::dls::__private::type_of(&hi2),
+                            ))
+                                .__dls_slot()
+                        },
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_2,
+                                ::dls::__private::type_of(&lo),
+                            ))
+                                .__dls_slot()
+                        },
                     ),
                     0..v.len(),
                     || (

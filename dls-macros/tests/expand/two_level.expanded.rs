@@ -37,7 +37,19 @@ fn nested(sizes: &[u64]) -> u64 {
                 )
                 .groups(2usize, 4usize)
                 .run_2d(
-                    (::dls::__private::type_of(&total),),
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&total),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
                     0..sizes.len(),
                     || (::dls::__private::identity_like(&__dls_op_0, &total),),
                     |__dls_index, __dls_inner, __dls_acc| {
@@ -69,7 +81,19 @@ fn nested(sizes: &[u64]) -> u64 {
                                         )
                                         .run_inner(
                                             __dls_inner,
-                                            (::dls::__private::type_of(&s),),
+                                            (
+                                                {
+                                                    #[allow(unused_imports)]
+                                                    use ::dls::__private::SlotOfMap as _;
+                                                    #[allow(unused_imports)]
+                                                    use ::dls::__private::SlotOfAny as _;
+                                                    (&&::dls::__private::slot_of(
+                                                        &__dls_op_0,
+                                                        ::dls::__private::type_of(&s),
+                                                    ))
+                                                        .__dls_slot()
+                                                },
+                                            ),
                                             0..n,
                                             || (::dls::__private::identity_like(&__dls_op_0, &s),),
                                             |__dls_index, __dls_acc| {

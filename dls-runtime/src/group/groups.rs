@@ -268,6 +268,7 @@ impl Groups<'_> {
             [partial],
             &identity,
             &combine,
+            None,
         )?;
         let mut report = g.report(name, &technique, m, time_s, tally, outer_report)?;
         report.reduction = Some(reduction);

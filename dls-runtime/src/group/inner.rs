@@ -203,6 +203,7 @@ impl<'a> InnerLoops<'a> {
             [mine],
             &identity,
             &combine,
+            None,
         )
         .map(|(value, _)| value)
     }

@@ -2,7 +2,8 @@
 //! to each strategy): for N in {0, 1, P − 1, 2P + 1, 997} an integer sum, a float sum (within a
 //! tolerance: the strategies combine in different orders), a `HashMap<String, u64>` merge, a
 //! `Vec` append (compared as a multiset, and in the serial order with `doall_reduce_ordered`) and an element-wise `Vec<f64>` sum through the explicit
-//! API; a `#[par_doall]` loop with `reduce` and `gather` clauses; and a two-level loop whose outer
+//! API; a `#[par_doall]` loop with `reduce` and `gather` clauses; `reduce(+)` of a `HashMap` and
+//! of a `BTreeMap` of vectors (merged key by key as they are read); and a two-level loop whose outer
 //! and inner loops reduce. Checks that the report's `reduction` entry names the strategy that ran.
 //! Prints `strategies OK: P=<ranks> <strategy>` on rank 0.
 //!
@@ -11,7 +12,7 @@
 //! DLS_REDUCTION=tree mpirun -n 5 --oversubscribe -x DLS_REDUCTION target/debug/mpi_strategies
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 fn merge_counts(mut a: HashMap<String, u64>, b: HashMap<String, u64>) -> HashMap<String, u64> {
     for (k, v) in b {
@@ -51,6 +52,32 @@ fn clauses(n: u64) -> (u64, Vec<u64>, String, Vec<f64>, Vec<u64>) {
         list.push(i);
     }
     (total, squares, text, forces, list)
+}
+
+/// Maps that `reduce(+)` merges key by key as another rank's bytes are read (`Keyed`), under the
+/// strategy of `DLS_REDUCTION`: word counts, and per-key vectors added element by element.
+#[dls::parallel]
+fn keyed(n: u64) -> (HashMap<String, u64>, BTreeMap<u64, Vec<u64>>) {
+    let mut counts: HashMap<String, u64> = HashMap::from([("w0".to_string(), 100)]);
+    let mut rows: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    #[par_doall(schedule = "gss", reduce(+: counts, rows))]
+    for i in 0..n {
+        *counts.entry(format!("w{}", i * i % 13)).or_insert(0) += 1;
+        let row = rows.entry(i % 7).or_insert_with(|| vec![0; 3]);
+        row[(i % 3) as usize] += i;
+    }
+    (counts, rows)
+}
+
+fn keyed_serial(n: u64) -> (HashMap<String, u64>, BTreeMap<u64, Vec<u64>>) {
+    let mut counts: HashMap<String, u64> = HashMap::from([("w0".to_string(), 100)]);
+    let mut rows: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for i in 0..n {
+        *counts.entry(format!("w{}", i * i % 13)).or_insert(0) += 1;
+        let row = rows.entry(i % 7).or_insert_with(|| vec![0; 3]);
+        row[(i % 3) as usize] += i;
+    }
+    (counts, rows)
 }
 
 #[dls::parallel]
@@ -173,6 +200,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             serial_forces[(i + 2) % 5] -= 0.25;
         }
         assert_eq!(forces, serial_forces, "reduce(+: forces) N={n}");
+        assert_eq!(keyed(n), keyed_serial(n), "reduce(+) of maps N={n}");
         assert!(list.iter().copied().eq(0..n), "reduce(append: list) N={n}");
         let serial: String = (0..n).map(|i| format!("{i},")).collect();
         assert_eq!(text, serial, "ordered user merge N={n}");

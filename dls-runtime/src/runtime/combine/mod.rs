@@ -20,7 +20,7 @@ use std::time::Instant;
 use crate::report::ReductionReport;
 use crate::runtime::error::DlsError;
 use strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
-use wire::Wire;
+use wire::{ReadInto, Wire};
 
 /// How partial results travel between the processes of a loop (MPI: the loop's communicator).
 pub(crate) trait Exchange {
@@ -73,6 +73,9 @@ pub(crate) trait Exchange {
 /// Folds partial results with the loop's operator, counting and timing the merges.
 pub(crate) struct Folder<'a, T> {
     pub(crate) combine: &'a dyn Fn(T, T) -> T,
+    /// Merges another process's value into one's own as its bytes are read (see
+    /// [`Folder::fold_read`]).
+    pub(crate) read_into: Option<ReadInto<'a, T>>,
     pub(crate) merges: u64,
     pub(crate) merge_s: f64,
     /// Values received from other processes, and their bytes.
@@ -86,6 +89,50 @@ impl<T: Wire> Folder<'_, T> {
         self.received += 1;
         self.received_bytes += bytes.len() as u64;
         wire::decode(bytes)
+    }
+
+    /// `acc ⊕ theirs`, or `theirs ⊕ acc` when `theirs_first`, where `theirs` is the value
+    /// another process sent (an `Option<T>`, in `bytes`); a missing value is the identity. With
+    /// [`Folder::read_into`] and a value of one's own, their bytes are merged into it as they are
+    /// read (a map's entries go straight into one's own map), else they are decoded and then
+    /// merged: the same total either way, operand for operand.
+    pub(crate) fn fold_read(
+        &mut self,
+        acc: Option<T>,
+        bytes: &[u8],
+        theirs_first: bool,
+    ) -> Result<Option<T>, DlsError> {
+        match (acc, self.read_into) {
+            (Some(mine), Some(read_into)) => {
+                self.received += 1;
+                self.received_bytes += bytes.len() as u64;
+                // An `Option<T>` in postcard: 0 for `None`, 1 and the value for `Some`.
+                match bytes.split_first() {
+                    Some((0, [])) => Ok(Some(mine)),
+                    Some((1, value)) => {
+                        let t = Instant::now();
+                        if std::mem::size_of::<T>() != 0 {
+                            crate::runtime::observe::delay::merged();
+                        }
+                        let v = read_into(mine, value, theirs_first)?;
+                        self.merge_s += t.elapsed().as_secs_f64();
+                        self.merges += 1;
+                        Ok(Some(v))
+                    }
+                    _ => Err(DlsError::Wire(
+                        "cannot deserialise: not an optional value".to_string(),
+                    )),
+                }
+            }
+            (acc, _) => {
+                let theirs = self.read(bytes)?;
+                Ok(if theirs_first {
+                    self.fold(theirs, acc)
+                } else {
+                    self.fold(acc, theirs)
+                })
+            }
+        }
     }
 }
 
@@ -113,7 +160,9 @@ impl<T> Folder<'_, T> {
 /// Combines the partial results of a loop: first this process's (`partials`, in worker order;
 /// `None` for a worker without a value), then, with `across`, the processes' by `strategy`.
 /// Every process gets the total (`identity()` when no worker has a value) and a report of what
-/// ran. Collective over `across`.
+/// ran. Collective over `across`. With `read_into`, a value that another process sends is merged
+/// into this process's as its bytes are read ([`Folder::fold_read`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn combine_partials<T: Wire>(
     loop_name: &str,
     strategy: Strategy,
@@ -122,12 +171,14 @@ pub(crate) fn combine_partials<T: Wire>(
     partials: impl IntoIterator<Item = Option<T>>,
     identity: &dyn Fn() -> T,
     combine: &dyn Fn(T, T) -> T,
+    read_into: Option<ReadInto<'_, T>>,
 ) -> Result<(T, ReductionReport), DlsError> {
     // A merge function that panics is reported as such, naming the loop.
     let _combining = crate::runtime::loops::panic_ctx::combining(loop_name);
     let started = Instant::now();
     let mut folder = Folder {
         combine,
+        read_into,
         merges: 0,
         merge_s: 0.0,
         received: 0,
@@ -252,18 +303,23 @@ fn all_gather<T: Wire>(
     // place in rank order as it is, not read back from its bytes: decoding a value costs about
     // as much as building it (a 150,000-key map: 38 ms, against 3 ms to encode it;
     // `benches/src/bin/map_merge.rs`), and every value round-trips through [`Wire`] exactly.
+    // The others' bytes are merged into the total as they are read where the loop can
+    // (`Folder::fold_read`), so the total starts from this process's own value where that keeps
+    // the rank order: on rank 0, and on the rank just after the last one before it with a value
+    // (at P = 2: `v0 ⊕ v1` computed as `v1` with `v0` merged in first, operand for operand).
     let me = x.rank();
     let mut local = local;
     let mut from = 0;
     let mut total = None;
     x.each_process_of(mine, lens, &mut |bytes| {
-        let theirs = if from == me {
-            local.take()
+        total = if from == me {
+            folder.fold(total.take(), local.take())
+        } else if total.is_none() && from + 1 == me && local.is_some() {
+            folder.fold_read(local.take(), bytes, true)?
         } else {
-            folder.read(bytes)?
+            folder.fold_read(total.take(), bytes, false)?
         };
         from += 1;
-        total = folder.fold(total.take(), theirs);
         Ok(())
     })?;
     Ok(total)
@@ -293,8 +349,7 @@ fn master<T: Wire>(
     let total = if x.rank() == 0 {
         let mut acc = local;
         for r in 1..x.size() {
-            let theirs = folder.read(&x.receive(r))?;
-            acc = folder.fold(acc, theirs);
+            acc = folder.fold_read(acc, &x.receive(r), false)?;
         }
         acc
     } else {
@@ -322,8 +377,7 @@ fn tree<T: Wire>(
             break;
         }
         if r + k < p {
-            let theirs = folder.read(&x.receive(r + k))?;
-            acc = folder.fold(acc, theirs);
+            acc = folder.fold_read(acc, &x.receive(r + k), false)?;
         }
         k *= 2;
     }
@@ -355,8 +409,7 @@ fn pipeline_pairs<T: Wire>(
         acc = None;
         active = false;
     } else if r + p2 < p {
-        let theirs = folder.read(&x.receive(r + p2))?;
-        acc = folder.fold(acc, theirs);
+        acc = folder.fold_read(acc, &x.receive(r + p2), false)?;
     }
     let mut half = 1;
     while active && half < p2 {
@@ -365,8 +418,7 @@ fn pipeline_pairs<T: Wire>(
             acc = None;
             active = false;
         } else {
-            let theirs = folder.read(&x.receive(r - half))?;
-            acc = folder.fold(theirs, acc);
+            acc = folder.fold_read(acc, &x.receive(r - half), true)?;
         }
         half *= 2;
     }
@@ -507,13 +559,31 @@ pub(crate) mod tests {
     fn one_process_combines_in_worker_order() {
         let cat = |a: String, b: String| a + &b;
         let local = [Some("a".to_string()), None, Some("b".to_string())];
-        let (v, report) =
-            combine_partials("l", Strategy::Tree, None, None, local, &String::new, &cat).unwrap();
+        let (v, report) = combine_partials(
+            "l",
+            Strategy::Tree,
+            None,
+            None,
+            local,
+            &String::new,
+            &cat,
+            None,
+        )
+        .unwrap();
         assert_eq!(v, "ab");
         assert_eq!((report.strategy.as_str(), report.merges), ("local", 1));
         let none: [Option<String>; 2] = [None, None];
-        let (v, _) =
-            combine_partials("l", Strategy::Auto, None, None, none, &|| "id".into(), &cat).unwrap();
+        let (v, _) = combine_partials(
+            "l",
+            Strategy::Auto,
+            None,
+            None,
+            none,
+            &|| "id".into(),
+            &cat,
+            None,
+        )
+        .unwrap();
         assert_eq!(v, "id");
     }
 
@@ -528,7 +598,7 @@ pub(crate) mod tests {
                 let got = on_ranks(p, |x| {
                     // Rank 2 has no value; the others hold [r, r].
                     let mine = (x.rank() != 2).then(|| vec![x.rank(), x.rank()]);
-                    combine_partials("l", s, None, Some(x), [mine], &Vec::new, &cat).unwrap()
+                    combine_partials("l", s, None, Some(x), [mine], &Vec::new, &cat, None).unwrap()
                 });
                 let serial: Vec<usize> = (0..p).filter(|&r| r != 2).flat_map(|r| [r, r]).collect();
                 for (r, (v, report)) in got.iter().enumerate() {
@@ -572,12 +642,88 @@ pub(crate) mod tests {
             let serial = (0..p).filter_map(part).fold(HashMap::new(), add);
             for s in ALL {
                 let got = on_ranks(p, |x| {
-                    combine_partials("l", s, None, Some(x), [part(x.rank())], &HashMap::new, &add)
-                        .unwrap()
-                        .0
+                    combine_partials(
+                        "l",
+                        s,
+                        None,
+                        Some(x),
+                        [part(x.rank())],
+                        &HashMap::new,
+                        &add,
+                        None,
+                    )
+                    .unwrap()
+                    .0
                 });
                 for (r, v) in got.iter().enumerate() {
                     assert_eq!(v, &serial, "{s} P={p} rank {r}");
+                }
+            }
+        }
+    }
+
+    /// With a map read into a process's own value as its bytes arrive (`read_into`), every
+    /// strategy gives every rank, bit for bit, the total that decoding and combining gives, at
+    /// P = 2..=5: sums of floats whose association matters (1e16 + k − 1e16), a rank with an
+    /// empty map and a rank without a value; the merges are counted as before.
+    #[test]
+    fn reading_into_gives_the_total_of_decoding() {
+        use crate::partials::{read_coded, Coded, Keyed, Whole};
+        use crate::reduce::{Operator, Sum};
+        use std::marker::PhantomData;
+        type V = (HashMap<u32, f64>, f64);
+        type W = (
+            PhantomData<fn(Keyed<Sum>) -> HashMap<u32, f64>>,
+            PhantomData<fn(Whole) -> f64>,
+        );
+        let add = |a: V, b: V| (Sum.combine(a.0, b.0), a.1 + b.1);
+        let coded_add = |a: Coded<V, W>, b: Coded<V, W>| Coded::new(add(a.value, b.value));
+        let read = read_coded::<V, W>(add);
+        let part = |r: usize| -> Option<Coded<V, W>> {
+            let big = [1e16, -1e16, 3.0, -2e16, 1e16][r];
+            match r {
+                2 => None,
+                3 => Some(Coded::new((HashMap::new(), big))),
+                _ => Some(Coded::new((
+                    (0..40 + r as u32)
+                        .map(|k| (k * (r as u32 + 2) % 60, big + f64::from(k)))
+                        .collect(),
+                    big + 1.0,
+                ))),
+            }
+        };
+        let bits = |v: &Coded<V, W>| {
+            let mut m: Vec<(u32, u64)> = v.value.0.iter().map(|(k, x)| (*k, x.to_bits())).collect();
+            m.sort();
+            (m, v.value.1.to_bits())
+        };
+        for p in 2..=5 {
+            for s in ALL {
+                let run = |reading: bool| {
+                    on_ranks(p, |x| {
+                        let r = if reading {
+                            Some(&read as ReadInto<'_, _>)
+                        } else {
+                            None
+                        };
+                        let (v, report) = combine_partials(
+                            "l",
+                            s,
+                            None,
+                            Some(x),
+                            [part(x.rank())],
+                            &|| Coded::new((HashMap::new(), 0.0)),
+                            &coded_add,
+                            r,
+                        )
+                        .unwrap();
+                        (bits(&v), report.merges)
+                    })
+                };
+                let (decoded, read_in) = (run(false), run(true));
+                assert_eq!(decoded, read_in, "{s} P={p}");
+                if s != Strategy::Pipeline {
+                    assert!(read_in.iter().all(|v| v.0 == read_in[0].0), "{s} P={p}");
                 }
             }
         }
@@ -592,7 +738,7 @@ pub(crate) mod tests {
             let merges = |s: Strategy| -> Vec<u64> {
                 on_ranks(p, |x| {
                     let (v, report) =
-                        combine_partials("l", s, None, Some(x), [Some(1_u64)], &|| 0, &add)
+                        combine_partials("l", s, None, Some(x), [Some(1_u64)], &|| 0, &add, None)
                             .unwrap();
                     assert_eq!(v, p as u64);
                     report.merges
@@ -632,6 +778,7 @@ pub(crate) mod tests {
                     [Some(mine)],
                     &HashMap::new,
                     &merge,
+                    None,
                 )
                 .unwrap()
             });
@@ -665,6 +812,7 @@ pub(crate) mod tests {
                     [Some(1_u64)],
                     &|| 0,
                     &add,
+                    None,
                 )
                 .unwrap()
             });

@@ -61,6 +61,7 @@ pub(crate) fn run<I: LoopIndex, T: Wire>(
     let last = p2 - 1;
     let mut folder = Folder {
         combine,
+        read_into: None,
         merges: 0,
         merge_s: 0.0,
         received: 0,

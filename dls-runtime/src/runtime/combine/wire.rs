@@ -34,6 +34,31 @@ pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DlsError> {
     postcard::from_bytes(bytes).map_err(|e| DlsError::Wire(format!("cannot deserialise: {e}")))
 }
 
+/// Reads a value from `bytes` (written by [`encode`]) with `read`, which must take all of them.
+pub(crate) fn read_with<T>(
+    bytes: &[u8],
+    read: impl FnOnce(&mut Reader<'_>) -> Result<T, postcard::Error>,
+) -> Result<T, DlsError> {
+    let fail = |e: postcard::Error| DlsError::Wire(format!("cannot deserialise: {e}"));
+    let mut reader = postcard::Deserializer::from_bytes(bytes);
+    let value = read(&mut reader).map_err(fail)?;
+    match reader.finalize().map_err(fail)? {
+        [] => Ok(value),
+        rest => Err(DlsError::Wire(format!(
+            "cannot deserialise: {} bytes left after the value",
+            rest.len()
+        ))),
+    }
+}
+
+/// What [`read_with`] reads from.
+pub(crate) type Reader<'de> = postcard::Deserializer<'de, postcard::de_flavors::Slice<'de>>;
+
+/// How another process's value reaches a process's own (`Folder::fold_read`): merged into `acc`
+/// as its bytes (a `T` written by [`encode`]) are read, `theirs ⊕ acc` when the bool is true, else
+/// `acc ⊕ theirs`.
+pub(crate) type ReadInto<'a, T> = &'a (dyn Fn(T, &[u8], bool) -> Result<T, DlsError> + Sync);
+
 #[cfg(test)]
 mod tests {
     use super::*;

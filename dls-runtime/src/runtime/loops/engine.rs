@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::combine_partials;
-use crate::runtime::combine::wire::Wire;
+use crate::runtime::combine::wire::{ReadInto, Wire};
 use crate::runtime::combine::workers::WorkerTree;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::alone;
@@ -539,6 +539,27 @@ impl Runtime {
         B: Fn(Iterates<R::Index>, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
+        self.run_iterates_reading(options, range, identity, body, combine, None)
+    }
+
+    /// [`run_iterates`](Runtime::run_iterates) with `read`, which merges another process's value
+    /// into this one's as its bytes are read (a `#[par_doall]` loop's maps: `partials.rs`).
+    pub(crate) fn run_iterates_reading<R, T, Id, B, C>(
+        &self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+        read: Option<ReadInto<'_, T>>,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(Iterates<R::Index>, &mut T) + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
         if options.check.is_some() {
             return Err(DlsError::FaultCheck(format!(
                 "loop `{}` is checked, but its body returns no value to test: give it as a body \
@@ -565,7 +586,11 @@ impl Runtime {
             )?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
-        rt.reduce_impl(options, Plan::default(), range, identity, body, combine)
+        let plan = Plan {
+            read,
+            ..Plan::default()
+        };
+        rt.reduce_impl(options, plan, range, identity, body, combine)
     }
 
     /// [`run`](Runtime::run) after the ordered adaptor: the checked adaptor when the loop is
@@ -637,6 +662,7 @@ impl Runtime {
             reach,
             skip,
             inspect,
+            read,
         } = plan;
         let (name, technique) = (options.name.as_str(), options.technique.clone());
         let kind = || match (reach, inspect.is_some()) {
@@ -906,6 +932,7 @@ impl Runtime {
             partials,
             &identity,
             &combine,
+            read,
         )?;
         let mut reduction = reduction;
         if let Some((merges, seconds)) = tree_merged.filter(|&(merges, _)| merges > 0) {

@@ -16,6 +16,7 @@
 
 use crate::fault_check::CheckTest;
 use crate::report::CheckReport;
+use crate::runtime::combine::wire::ReadInto;
 use crate::{Strategy, Technique};
 
 /// How one loop runs (see the [module documentation](self)). Built with [`LoopOptions::new`] and
@@ -296,6 +297,9 @@ pub(crate) struct Plan<'a, T> {
     pub skip: Option<usize>,
     /// Looks at the total before the report is made; its result goes in the report's `check`.
     pub inspect: Option<&'a Inspect<'a, T>>,
+    /// Reads another process's value into this one's (`Folder::fold_read`); without it the value
+    /// is decoded and then combined.
+    pub read: Option<ReadInto<'a, T>>,
 }
 
 /// See [`Plan::inspect`].
@@ -307,6 +311,7 @@ impl<T> Default for Plan<'_, T> {
             reach: Reach::AllProcesses,
             skip: None,
             inspect: None,
+            read: None,
         }
     }
 }
