@@ -30,6 +30,7 @@ use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
 pub use crate::partials::{Keyed, KeyedMap, Marker, Whole};
 use crate::runtime::check::checked::{Check, Observation};
+use crate::runtime::combine::wire::ReadInto;
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
@@ -418,21 +419,18 @@ impl<'a> Loop<'a> {
     {
         let run = || {
             let options = self.options()?;
-            // Another process's partial results are read into this one's, their maps merged as
-            // they are read (`Partials::read_into`), the rest by `combine`.
+            // Another process's partial results are read into this one's where one of them is
+            // a map merged as it is read (`Partials::read_into`); otherwise they are decoded and
+            // merged, as the explicit API does.
             let read = crate::partials::read_coded::<T, W>(&combine);
+            let read = W::MERGES_AS_READ.then_some(&read as ReadInto<'_, _>);
             let (identity, combine) = coded::<T, W, _, _>(identity, &combine);
             let body =
                 move |run: Iterates<R::Index>, acc: &mut Coded<T, W>| body(run, &mut acc.value);
             // The statistics are dropped here: no CPU clocks for them (a report still reads them).
-            crate::current()?.without_cpu_clock().run_iterates_reading(
-                &options,
-                range,
-                identity,
-                body,
-                combine,
-                Some(&read),
-            )
+            crate::current()?
+                .without_cpu_clock()
+                .run_iterates_reading(&options, range, identity, body, combine, read)
         };
         or_exit(self.name, run()).0.into_inner()
     }

@@ -63,6 +63,9 @@ pub trait Partials<T> {
         deserializer: D,
         theirs_first: bool,
     ) -> Result<T, D::Error>;
+    /// Whether an element merges as it is read ([`Keyed`]): without one, reading into is decoding
+    /// and merging, and the loop does that.
+    const MERGES_AS_READ: bool;
 }
 
 /// The marker of one element `A` of a loop's partial results, read as the slot kind `K` says
@@ -94,6 +97,8 @@ pub trait SlotKind<A> {
     ) -> Result<A, S::Error>
     where
         A: Wire;
+    /// Whether this kind merges its element as it is read.
+    const MERGES_AS_READ: bool;
 }
 
 /// The slot kind of an element that is read whole, then merged by the loop's merge.
@@ -107,6 +112,7 @@ pub struct Whole;
 
 // Without a bound of its own: an element that cannot travel is reported once, by [`Partials`].
 impl<A> SlotKind<A> for Whole {
+    const MERGES_AS_READ: bool = false;
     fn read<'de, S: SeqAccess<'de>>(
         _acc: &mut A,
         seq: &mut S,
@@ -209,6 +215,7 @@ where
     M::Key: Wire,
     M::Value: Wire,
 {
+    const MERGES_AS_READ: bool = true;
     fn read<'de, S: SeqAccess<'de>>(
         acc: &mut M,
         seq: &mut S,
@@ -281,6 +288,7 @@ macro_rules! partials {
         impl<$($a: Wire + Send, $k: SlotKind<$a>),+> Partials<($($a,)+)>
             for ($(PhantomData<fn($k) -> $a>,)+)
         {
+            const MERGES_AS_READ: bool = $(<$k as SlotKind<$a>>::MERGES_AS_READ)||+;
             fn serialize_partials<Ser: Serializer>(
                 value: &($($a,)+),
                 serializer: Ser,
@@ -318,6 +326,7 @@ macro_rules! partials {
 
 /// A loop without `reduce` or `gather` clauses: no partial results.
 impl Partials<()> for () {
+    const MERGES_AS_READ: bool = false;
     fn serialize_partials<Ser: Serializer>(
         value: &(),
         serializer: Ser,
@@ -531,6 +540,13 @@ mod tests {
             let got = read_max(mine, &theirs, theirs_first).unwrap().into_inner();
             assert_eq!(got.0[&1].to_bits(), sign.to_bits(), "{theirs_first}");
         }
+        // Only a tuple with a map merged as read is read into; the others are decoded.
+        const { assert!(<MapsRead as Partials<Three>>::MERGES_AS_READ) };
+        type Plain = (
+            PhantomData<fn(Whole) -> f64>,
+            PhantomData<fn(Whole) -> Counts>,
+        );
+        const { assert!(!<Plain as Partials<(f64, Counts)>>::MERGES_AS_READ) };
         // The bytes of a value of another shape are an error, not a value.
         let wrong = crate::runtime::combine::wire::encode(&(1_u8, 2_u8)).unwrap();
         assert!(read(Coded::new(three(0)), &wrong, false).is_err());
