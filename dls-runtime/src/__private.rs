@@ -31,6 +31,7 @@ use crate::partials::{Coded, Partials};
 pub use crate::partials::{Keyed, KeyedMap, Marker, Whole};
 use crate::runtime::check::checked::{Check, Observation};
 use crate::runtime::combine::wire::ReadInto;
+use crate::runtime::loops::options::ShardMerge;
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
@@ -424,13 +425,17 @@ impl<'a> Loop<'a> {
             // merged, as the explicit API does.
             let read = crate::partials::read_coded::<T, W>(&combine);
             let read = W::MERGES_AS_READ.then_some(&read as ReadInto<'_, _>);
+            // A process's workers merge such maps as key shards where a tree of merges would
+            // grow with them (`partials::shard_coded`; the engine decides when).
+            let shard = crate::partials::shard_coded::<T, W>(&combine);
+            let shard = W::SHARDS.then_some(&shard as ShardMerge<'_, _>);
             let (identity, combine) = coded::<T, W, _, _>(identity, &combine);
             let body =
                 move |run: Iterates<R::Index>, acc: &mut Coded<T, W>| body(run, &mut acc.value);
             // The statistics are dropped here: no CPU clocks for them (a report still reads them).
             crate::current()?
                 .without_cpu_clock()
-                .run_iterates_reading(&options, range, identity, body, combine, read)
+                .run_iterates_reading(&options, range, identity, body, combine, read, shard)
         };
         or_exit(self.name, run()).0.into_inner()
     }
@@ -722,8 +727,8 @@ impl<O, T> SlotOfMap<O, T> for &SlotOf<O, T>
 where
     O: BuiltIn + Default,
     T: KeyedMap<O> + Wire,
-    T::Key: Wire,
-    T::Value: Wire,
+    T::Key: Wire + Send,
+    T::Value: Wire + Send,
 {
     fn __dls_slot(&self) -> PhantomData<fn(Keyed<O>) -> T> {
         PhantomData

@@ -24,6 +24,7 @@
 //! assert_eq!(coded.into_inner(), (3, "x".to_string()));
 //! ```
 
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
@@ -66,6 +67,23 @@ pub trait Partials<T> {
     /// Whether an element merges as it is read ([`Keyed`]): without one, reading into is decoding
     /// and merging, and the loop does that.
     const MERGES_AS_READ: bool;
+    /// Whether a process's workers may merge these partial results as key shards
+    /// ([`shard_coded`]): at least one element is a [`Keyed`] map, and every such map splits
+    /// by key hash.
+    const SHARDS: bool;
+    /// One worker's elements split into shards: for each element, its pieces.
+    type Pieces: Send;
+    /// One shard of every element.
+    type Shard: Send;
+    /// Takes the [`Keyed`] maps' entries out of `value` (leaving them empty), split into
+    /// `shards` pieces by key hash.
+    fn split(value: &mut T, shards: usize, hasher: &RandomState) -> Self::Pieces;
+    /// Takes shard `s` of every element out of `pieces`.
+    fn take_shard(pieces: &mut Self::Pieces, s: usize) -> Self::Shard;
+    /// The shards of one index from every worker, in worker order, merged element by element.
+    fn merge_shard(shards: Vec<Self::Shard>) -> Self::Shard;
+    /// Puts every shard, merged, into `value`'s emptied maps.
+    fn assemble(value: &mut T, merged: Vec<Self::Shard>);
 }
 
 /// The marker of one element `A` of a loop's partial results, read as the slot kind `K` says
@@ -103,6 +121,18 @@ pub trait SlotKind<A> {
         A: Wire;
     /// Whether this kind merges its element as it is read.
     const MERGES_AS_READ: bool;
+    /// Whether a loop may merge this element as key shards ([`Partials::SHARDS`]): true where
+    /// the element takes no part ([`Whole`]) or splits by key hash (a `HashMap`).
+    const SPLITS: bool;
+    /// One shard of the element: its entries whose keys hash to the shard.
+    type Piece: Send + Default;
+    /// Takes the element's entries out of `value` (leaving the identity), split into `shards`
+    /// pieces by key hash; nothing for a [`Whole`] element.
+    fn split(value: &mut A, shards: usize, hasher: &RandomState) -> Vec<Self::Piece>;
+    /// The pieces of one shard, from every worker in worker order, merged into one.
+    fn merge_pieces(pieces: Vec<Self::Piece>) -> Self::Piece;
+    /// Puts every shard's merged piece into `value` (whose entries [`SlotKind::split`] took).
+    fn assemble(value: &mut A, merged: Vec<Self::Piece>);
 }
 
 /// The error of a tuple of partial results that ends early.
@@ -122,6 +152,13 @@ pub struct Whole;
 // Without a bound of its own: an element that cannot travel is reported once, by [`Partials`].
 impl<A> SlotKind<A> for Whole {
     const MERGES_AS_READ: bool = false;
+    const SPLITS: bool = true;
+    type Piece = ();
+    fn split(_value: &mut A, _shards: usize, _hasher: &RandomState) -> Vec<()> {
+        Vec::new()
+    }
+    fn merge_pieces(_pieces: Vec<()>) {}
+    fn assemble(_value: &mut A, _merged: Vec<()>) {}
     fn read<'de, S: SeqAccess<'de>>(
         _acc: &mut A,
         seq: &mut S,
@@ -174,7 +211,7 @@ impl<O> fmt::Debug for Keyed<O> {
 /// m.merge_entry(&Sum, "b".to_string(), 5, false);
 /// assert_eq!(m, BTreeMap::from([("a".to_string(), 3), ("b".to_string(), 5)]));
 /// ```
-pub trait KeyedMap<O>: Reducible<O> {
+pub trait KeyedMap<O>: Reducible<O> + IntoIterator<Item = (Self::Key, Self::Value)> {
     /// The keys.
     type Key;
     /// The values.
@@ -187,6 +224,11 @@ pub trait KeyedMap<O>: Reducible<O> {
     fn with_room(entries: usize) -> Self;
     /// Adds an entry whose key the map lacks (a serialised map's keys are distinct).
     fn insert_new(&mut self, key: Self::Key, value: Self::Value);
+    /// Whether the map's entries split into shards by key hash (a `HashMap`'s; a `BTreeMap`'s
+    /// keys need not hash).
+    const SPLITS: bool;
+    /// The shard of `key` among `shards`.
+    fn shard_of(key: &Self::Key, shards: usize, hasher: &RandomState) -> usize;
 }
 
 /// `held ⊕ theirs` (or `theirs ⊕ held`) into `held`.
@@ -218,6 +260,10 @@ impl<O: BuiltIn, K: Eq + Hash, V: Reducible<O>, H: BuildHasher + Default> KeyedM
             }
         }
     }
+    const SPLITS: bool = true;
+    fn shard_of(key: &K, shards: usize, hasher: &RandomState) -> usize {
+        (hasher.hash_one(key) % shards as u64) as usize
+    }
 }
 
 impl<O: BuiltIn, K: Ord, V: Reducible<O>> KeyedMap<O> for BTreeMap<K, V> {
@@ -237,16 +283,57 @@ impl<O: BuiltIn, K: Ord, V: Reducible<O>> KeyedMap<O> for BTreeMap<K, V> {
             }
         }
     }
+    const SPLITS: bool = false;
+    fn shard_of(_key: &K, _shards: usize, _hasher: &RandomState) -> usize {
+        0
+    }
 }
 
 impl<O, M> SlotKind<M> for Keyed<O>
 where
     O: BuiltIn + Default,
     M: KeyedMap<O>,
-    M::Key: Wire,
-    M::Value: Wire,
+    M::Key: Wire + Send,
+    M::Value: Wire + Send,
 {
     const MERGES_AS_READ: bool = true;
+    const SPLITS: bool = M::SPLITS;
+    type Piece = Vec<(M::Key, M::Value)>;
+    fn split(value: &mut M, shards: usize, hasher: &RandomState) -> Vec<Self::Piece> {
+        let map = std::mem::replace(value, M::identity(&O::default()));
+        let mut pieces: Vec<Self::Piece> = (0..shards).map(|_| Vec::new()).collect();
+        for (key, v) in map {
+            pieces[M::shard_of(&key, shards, hasher)].push((key, v));
+        }
+        pieces
+    }
+    fn merge_pieces(pieces: Vec<Self::Piece>) -> Self::Piece {
+        // Worker by worker: a key's values are combined in worker order (`held ⊕ theirs`).
+        let op = O::default();
+        let mut pieces = pieces.into_iter();
+        let mut shard = M::with_room(0);
+        if let Some(first) = pieces.next() {
+            shard = M::with_room(first.len());
+            for (key, v) in first {
+                shard.insert_new(key, v);
+            }
+        }
+        for piece in pieces {
+            for (key, v) in piece {
+                shard.merge_entry(&op, key, v, false);
+            }
+        }
+        shard.into_iter().collect()
+    }
+    fn assemble(value: &mut M, merged: Vec<Self::Piece>) {
+        let mut total = M::with_room(merged.iter().map(Vec::len).sum());
+        for piece in merged {
+            for (key, v) in piece {
+                total.insert_new(key, v);
+            }
+        }
+        *value = total;
+    }
     fn read<'de, S: SeqAccess<'de>>(
         acc: &mut M,
         seq: &mut S,
@@ -372,6 +459,32 @@ macro_rules! partials {
             for ($(PhantomData<fn($k) -> $a>,)+)
         {
             const MERGES_AS_READ: bool = $(<$k as SlotKind<$a>>::MERGES_AS_READ)||+;
+            const SHARDS: bool = ($(<$k as SlotKind<$a>>::MERGES_AS_READ)||+)
+                && $(<$k as SlotKind<$a>>::SPLITS)&&+;
+            type Pieces = ($(Vec<<$k as SlotKind<$a>>::Piece>,)+);
+            type Shard = ($(<$k as SlotKind<$a>>::Piece,)+);
+            fn split(value: &mut ($($a,)+), shards: usize, hasher: &RandomState) -> Self::Pieces {
+                ($(<$k as SlotKind<$a>>::split(&mut value.$i, shards, hasher),)+)
+            }
+            fn take_shard(pieces: &mut Self::Pieces, s: usize) -> Self::Shard {
+                ($(pieces.$i.get_mut(s).map(std::mem::take).unwrap_or_default(),)+)
+            }
+            fn merge_shard(shards: Vec<Self::Shard>) -> Self::Shard {
+                let n = shards.len();
+                let mut columns = ($(Vec::<<$k as SlotKind<$a>>::Piece>::with_capacity(n),)+);
+                for shard in shards {
+                    $(columns.$i.push(shard.$i);)+
+                }
+                ($(<$k as SlotKind<$a>>::merge_pieces(columns.$i),)+)
+            }
+            fn assemble(value: &mut ($($a,)+), merged: Vec<Self::Shard>) {
+                let n = merged.len();
+                let mut columns = ($(Vec::<<$k as SlotKind<$a>>::Piece>::with_capacity(n),)+);
+                for shard in merged {
+                    $(columns.$i.push(shard.$i);)+
+                }
+                $(<$k as SlotKind<$a>>::assemble(&mut value.$i, columns.$i);)+
+            }
             fn serialize_partials<Ser: Serializer>(
                 value: &($($a,)+),
                 serializer: Ser,
@@ -423,6 +536,13 @@ macro_rules! partials {
 /// A loop without `reduce` or `gather` clauses: no partial results.
 impl Partials<()> for () {
     const MERGES_AS_READ: bool = false;
+    const SHARDS: bool = false;
+    type Pieces = ();
+    type Shard = ();
+    fn split(_value: &mut (), _shards: usize, _hasher: &RandomState) {}
+    fn take_shard(_pieces: &mut (), _s: usize) {}
+    fn merge_shard(_shards: Vec<()>) {}
+    fn assemble(_value: &mut (), _merged: Vec<()>) {}
     fn serialize_partials<Ser: Serializer>(
         value: &(),
         serializer: Ser,
@@ -530,6 +650,52 @@ pub(crate) fn read_coded<T, W: Partials<T>>(
         } else {
             combine(mine, rest)
         }))
+    }
+}
+
+/// Runs `job(0)`, …, `job(n − 1)` on a process's workers, in parallel, and returns once all have
+/// ended (`n` first).
+pub(crate) type Jobs<'a> = &'a (dyn Fn(usize, &(dyn Fn(usize) + Sync)) + Sync);
+
+/// How a process's workers merge partial results whose [`Keyed`] maps split by key hash
+/// ([`Partials::SHARDS`]) as key shards, where a tree of merges would grow with the workers (each
+/// level merges maps nearly as large as the total: `benches/src/bin/merge_paths.rs`): with P
+/// values, P jobs each split one value's maps into P shards by key hash, then P jobs each merge
+/// one shard of every value, key by key in worker order, and the caller puts the shards into the
+/// maps of the values' fold (the rest of each value: `combine`, in worker order, with its maps
+/// emptied). Every key's values are combined as the fold in worker order combines them, so the
+/// total equals `values.reduce(combine)`, bit for bit.
+#[allow(clippy::type_complexity)]
+pub(crate) fn shard_coded<T: Send, W: Partials<T>>(
+    combine: impl Fn(T, T) -> T + Sync,
+) -> impl Fn(Vec<Coded<T, W>>, Jobs<'_>) -> Option<Coded<T, W>> + Sync {
+    use std::sync::Mutex;
+    fn take<X>(m: Mutex<X>) -> X {
+        m.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+    move |values: Vec<Coded<T, W>>, jobs: Jobs<'_>| {
+        let n = values.len();
+        let hasher = RandomState::new();
+        let values: Vec<Mutex<T>> = values.into_iter().map(|c| Mutex::new(c.value)).collect();
+        let pieces: Vec<Mutex<Option<W::Pieces>>> = (0..n).map(|_| Mutex::new(None)).collect();
+        jobs(n, &|w| {
+            let mut value = values[w].lock().unwrap_or_else(|e| e.into_inner());
+            let split = W::split(&mut value, n, &hasher);
+            *pieces[w].lock().unwrap_or_else(|e| e.into_inner()) = Some(split);
+        });
+        let mut pieces: Vec<W::Pieces> = pieces.into_iter().filter_map(take).collect();
+        let shards: Vec<Mutex<Vec<W::Shard>>> = (0..n)
+            .map(|s| Mutex::new(pieces.iter_mut().map(|p| W::take_shard(p, s)).collect()))
+            .collect();
+        let merged: Vec<Mutex<Option<W::Shard>>> = (0..n).map(|_| Mutex::new(None)).collect();
+        jobs(n, &|s| {
+            let shard = std::mem::take(&mut *shards[s].lock().unwrap_or_else(|e| e.into_inner()));
+            let one = W::merge_shard(shard);
+            *merged[s].lock().unwrap_or_else(|e| e.into_inner()) = Some(one);
+        });
+        let mut total = values.into_iter().map(take).reduce(&combine)?;
+        W::assemble(&mut total, merged.into_iter().filter_map(take).collect());
+        Some(Coded::new(total))
     }
 }
 
@@ -660,6 +826,67 @@ mod tests {
         ]
         .concat();
         assert!(read(Coded::new(three(0)), &longer, false).is_err());
+    }
+
+    /// Merged as key shards, on one thread or one thread per job, P = 1..=6 values (one of them
+    /// empty), a total equals the fold in worker order bit for bit: float sums whose association
+    /// matters, maps of vectors, and a plain element beside them.
+    #[test]
+    fn key_shards_give_the_fold_in_worker_order() {
+        use crate::reduce::{Operator, Sum};
+        type Sums = HashMap<String, f64>;
+        type Vecs = HashMap<u16, Vec<f64>>;
+        type V = (Sums, f64, Vecs);
+        type W = (
+            PhantomData<fn(Keyed<Sum>) -> Sums>,
+            PhantomData<fn(Whole) -> f64>,
+            PhantomData<fn(Keyed<Sum>) -> Vecs>,
+        );
+        const { assert!(<W as Partials<V>>::SHARDS) };
+        const { assert!(!<MapsRead as Partials<Three>>::SHARDS) };
+        let add = |a: V, b: V| (Sum.combine(a.0, b.0), a.1 + b.1, Sum.combine(a.2, b.2));
+        let value = |w: u32| -> V {
+            let big = if w % 2 == 0 { 1e16 } else { -1e16 };
+            if w == 3 {
+                return (HashMap::new(), big, HashMap::new());
+            }
+            let sums = (0..300 + w)
+                .map(|k| (format!("k{}", (k * (w + 3)) % 400), big + f64::from(k)))
+                .collect();
+            let vecs = (0..50 + w as u16)
+                .map(|k| (k % 37, vec![f64::from(k) + 0.5, big]))
+                .collect();
+            (sums, big + 1.0, vecs)
+        };
+        let bits = |v: &V| {
+            let mut sums: Vec<(String, u64)> =
+                v.0.iter().map(|(k, x)| (k.clone(), x.to_bits())).collect();
+            sums.sort();
+            let mut vecs: Vec<(u16, Vec<u64>)> =
+                v.2.iter()
+                    .map(|(k, x)| (*k, x.iter().map(|y| y.to_bits()).collect()))
+                    .collect();
+            vecs.sort();
+            (sums, v.1.to_bits(), vecs)
+        };
+        let one_thread = |n: usize, job: &(dyn Fn(usize) + Sync)| (0..n).for_each(job);
+        let threads = |n: usize, job: &(dyn Fn(usize) + Sync)| {
+            std::thread::scope(|s| {
+                for j in 0..n {
+                    s.spawn(move || job(j));
+                }
+            })
+        };
+        let shard = shard_coded::<V, W>(add);
+        for p in 1..=6 {
+            let fold = (0..p).map(value).reduce(add).unwrap();
+            for jobs in [&one_thread as Jobs<'_>, &threads] {
+                let values = (0..p).map(|w| Coded::new(value(w))).collect();
+                let total = shard(values, jobs).unwrap().into_inner();
+                assert_eq!(bits(&total), bits(&fold), "P={p}");
+            }
+        }
+        assert!(shard(Vec::new(), &one_thread).is_none());
     }
 
     /// The generated code's choice of slot: maps of the built-in operators get a `MapSlot`

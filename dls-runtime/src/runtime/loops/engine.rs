@@ -2,7 +2,9 @@
 //! `doall*` and `doall_reduce` (the closure forms), all on the chunk-source seam (`source.rs`), the
 //! one worker loop (`loops/worker.rs`) and the one combine function (`combine.rs`).
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::combine_partials;
@@ -12,7 +14,7 @@ use crate::runtime::error::DlsError;
 use crate::runtime::loops::alone;
 use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
 use crate::runtime::loops::handle::{Ending, History, Iterates, Loop, Panics, UntypedLoop};
-use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
+use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach, ShardMerge};
 use crate::runtime::loops::ordered::Runs;
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
@@ -539,11 +541,13 @@ impl Runtime {
         B: Fn(Iterates<R::Index>, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.run_iterates_reading(options, range, identity, body, combine, None)
+        self.run_iterates_reading(options, range, identity, body, combine, None, None)
     }
 
     /// [`run_iterates`](Runtime::run_iterates) with `read`, which merges another process's value
-    /// into this one's as its bytes are read (a `#[par_doall]` loop's maps: `partials.rs`).
+    /// into this one's as its bytes are read, and `shard`, which merges a process's workers'
+    /// values as key shards (a `#[par_doall]` loop's maps: `partials.rs`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_iterates_reading<R, T, Id, B, C>(
         &self,
         options: &LoopOptions,
@@ -552,6 +556,7 @@ impl Runtime {
         body: B,
         combine: C,
         read: Option<ReadInto<'_, T>>,
+        shard: Option<ShardMerge<'_, T>>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -588,6 +593,7 @@ impl Runtime {
         }
         let plan = Plan {
             read,
+            shard,
             ..Plan::default()
         };
         rt.reduce_impl(options, plan, range, identity, body, combine)
@@ -663,6 +669,7 @@ impl Runtime {
             skip,
             inspect,
             read,
+            shard,
         } = plan;
         let (name, technique) = (options.name.as_str(), options.technique.clone());
         let kind = || match (reach, inspect.is_some()) {
@@ -748,11 +755,16 @@ impl Runtime {
         // where `DLS_DELAY` is set at all (a scalability test perturbs the fold after the loop,
         // and its runs without a delay must combine as its delayed runs do) and for a loop
         // without a value.
-        let tree = (placement == Placement::AllWorkers
+        let merge_after = placement == Placement::AllWorkers
             && std::mem::size_of::<T>() != 0
-            && !alone::delay_set())
-        .then(|| WorkerTree::new(slots.len()))
-        .flatten();
+            && !alone::delay_set();
+        // Maps that split by key hash merge as key shards from `SHARD_FROM` workers on, where
+        // each level of a tree would merge maps nearly as large as the total, when every worker
+        // has a core of its own (`partials::shard_coded`; `benches/src/bin/merge_paths.rs`).
+        let shard = shard.filter(|_| merge_after && shards_pay(slots.len()));
+        let tree = (merge_after && shard.is_none())
+            .then(|| WorkerTree::new(slots.len()))
+            .flatten();
         // A worker's end: its value goes up the tree, or to its slot for the fold after the loop.
         let finish = |slot: usize, done: Result<T, Failure>| match (&tree, done) {
             (Some(tree), Ok(value)) => {
@@ -920,6 +932,41 @@ impl Runtime {
         {
             partials.push(Some(v));
         }
+        // The workers' values merged as key shards, on the workers.
+        let mut sharded = None;
+        if let Some(shard) = shard {
+            let values: Vec<T> = partials.drain(..).flatten().collect();
+            let merges = values.len().saturating_sub(1) as u64;
+            let started = Instant::now();
+            let name: Arc<str> = lp.name().into();
+            let jobs = |n: usize, job: &(dyn Fn(usize) + Sync)| {
+                let next = AtomicUsize::new(0);
+                let worker = |_slot: usize| {
+                    let _combining = panic_ctx::combining(name.clone());
+                    loop {
+                        let j = next.fetch_add(1, Ordering::Relaxed);
+                        if j >= n {
+                            break;
+                        }
+                        job(j);
+                    }
+                };
+                self.shared.platform.run_workers(&worker, n, false);
+            };
+            // A merge that panics (vectors of two lengths under one key) fails the loop, named.
+            let total =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shard(values, &jobs)))
+                    .unwrap_or_else(|payload| {
+                        panic!(
+                            "dls: panicked while combining the results of loop `{name}`: {}",
+                            panic_ctx::payload_text(payload.as_ref())
+                        )
+                    });
+            partials.push(total);
+            if merges > 0 {
+                sharded = Some((merges, started.elapsed().as_secs_f64()));
+            }
+        }
         let across = match reach {
             Reach::AllProcesses => lp.core().source().exchange(),
             Reach::ThisProcess => None,
@@ -943,6 +990,18 @@ impl Runtime {
                 reduction.why = "one process: its workers' values are merged in memory, as a \
                                  tree while the workers end, in worker order"
                     .to_string();
+            }
+        }
+        if let Some((merges, seconds)) = sharded {
+            let total = reduction.merge_time_s * reduction.merges as f64 + seconds;
+            reduction.merges += merges;
+            reduction.merge_time_s = total / reduction.merges as f64;
+            if reduction.strategy == "local" {
+                reduction.why = format!(
+                    "one process: its workers' maps are merged in memory as {} key shards, one \
+                     per worker, in worker order",
+                    merges + 1
+                );
             }
         }
         if reduction.merges > 0 {
@@ -1052,10 +1111,130 @@ enum Placement {
     Nested,
 }
 
+/// The fewest workers whose maps merge as key shards: below, a tree of merges is shorter
+/// (`benches/src/bin/merge_paths.rs`: at 2 workers 0.14 of the serial count against 0.25).
+const SHARD_FROM: usize = 4;
+
+/// Whether `workers` workers merge their maps as key shards: from [`SHARD_FROM`] on, when each
+/// has a core (the shards' total work is about three times a tree's: it pays only in parallel).
+fn shards_pay(workers: usize) -> bool {
+    #[cfg(test)]
+    if tests::SHARD_ALWAYS.load(Ordering::Relaxed) {
+        return workers >= 2;
+    }
+    workers >= SHARD_FROM
+        && std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get) >= workers
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::runtime::settings::Settings;
+
+    /// Makes every loop with maps that split merge them as key shards, whatever the cores.
+    pub(super) static SHARD_ALWAYS: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Maps that split by key hash, merged as key shards on the workers (`shard_coded`, forced
+    /// on whatever the cores): the total equals the serial loop's, every iterate counted once, and
+    /// the report says so; with SS, FAC2, STATIC and AF on 2, 3 and 4 threads.
+    #[test]
+    fn maps_merge_as_key_shards() {
+        use crate::partials::{shard_coded, Coded, Keyed, Whole};
+        use crate::reduce::{Operator, Sum};
+        use std::collections::{HashMap, HashSet};
+        use std::marker::PhantomData;
+        use std::time::Duration;
+        type V = (HashMap<u64, u64>, u64);
+        type W = (
+            PhantomData<fn(Keyed<Sum>) -> HashMap<u64, u64>>,
+            PhantomData<fn(Whole) -> u64>,
+        );
+        SHARD_ALWAYS.store(true, Ordering::Relaxed);
+        let add = |a: V, b: V| (Sum.combine(a.0, b.0), a.1 + b.1);
+        let shard = shard_coded::<V, W>(add);
+        let mut serial: HashMap<u64, u64> = HashMap::new();
+        for i in 0..4000u64 {
+            *serial.entry(i * i % 613).or_insert(0) += i;
+        }
+        let mut sharded_loops = 0;
+        for threads in [2, 3, 4] {
+            let rt = Runtime::threads(threads, Settings::default()).unwrap();
+            for technique in ["ss", "fac2", "static", "af"] {
+                let name = format!("shards {threads} {technique}");
+                let options = LoopOptions::new(&name, technique.parse().unwrap());
+                // Every worker runs an iterate (each waits, up to 2 s, for the others).
+                let seen: Mutex<HashSet<std::thread::ThreadId>> = Mutex::new(HashSet::new());
+                let started = Instant::now();
+                let (total, stats) = rt
+                    .run_iterates_reading(
+                        &options,
+                        0..4000u64,
+                        || Coded::<V, W>::new((HashMap::new(), 0)),
+                        |run: Iterates<u64>, acc: &mut Coded<V, W>| {
+                            lock(&seen).insert(std::thread::current().id());
+                            while lock(&seen).len() < threads
+                                && started.elapsed() < Duration::from_secs(2)
+                            {
+                                std::thread::sleep(Duration::from_micros(200));
+                            }
+                            for i in run {
+                                *acc.value.0.entry(i * i % 613).or_insert(0) += i;
+                                acc.value.1 += 1;
+                            }
+                        },
+                        |a, b| Coded::new(add(a.value, b.value)),
+                        None,
+                        Some(&shard),
+                    )
+                    .unwrap();
+                let (counts, iterates) = total.into_inner();
+                assert_eq!(iterates, 4000, "{name}");
+                assert_eq!(counts, serial, "{name}");
+                let reduction = stats.report.reduction.expect("a reduction report");
+                if reduction.merges > 0 {
+                    sharded_loops += 1;
+                    assert!(
+                        reduction.why.contains("key shards"),
+                        "{name}: {reduction:?}"
+                    );
+                }
+            }
+        }
+        assert!(sharded_loops > 0, "no loop merged as key shards");
+        // A merge that panics on a worker fails the loop, naming it.
+        type L = (HashMap<u64, Vec<u64>>,);
+        type M = (PhantomData<fn(Keyed<Sum>) -> HashMap<u64, Vec<u64>>>,);
+        let cat = |a: L, b: L| (Sum.combine(a.0, b.0),);
+        let shard = shard_coded::<L, M>(cat);
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let options = LoopOptions::new("shards panic", "ss".parse().unwrap());
+        let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rt.run_iterates_reading(
+                &options,
+                0..400u64,
+                || Coded::<L, M>::new((HashMap::new(),)),
+                |run: Iterates<u64>, acc: &mut Coded<L, M>| {
+                    for i in run {
+                        // Every iterate a vector of its own length under one key.
+                        acc.value.0.insert(0, vec![1; 1 + (i % 2) as usize]);
+                        std::thread::sleep(Duration::from_micros(100));
+                    }
+                },
+                |a, b| Coded::new(cat(a.value, b.value)),
+                None,
+                Some(&shard),
+            )
+        }));
+        if let Err(payload) = merged {
+            let message = crate::runtime::loops::panic_ctx::payload_text(payload.as_ref());
+            assert!(
+                message.contains("combining the results of loop `shards panic`")
+                    && message.contains("lengths"),
+                "{message}"
+            );
+        }
+    }
 
     /// Issue 28: a loop without re-execution or checkpoints keeps no chunk apart (the code of
     /// both runs per chunk in `drive_apart` only, see `worker::probe`), and one with

@@ -300,7 +300,15 @@ pub(crate) struct Plan<'a, T> {
     /// Reads another process's value into this one's (`Folder::fold_read`); without it the value
     /// is decoded and then combined.
     pub read: Option<ReadInto<'a, T>>,
+    /// Merges a process's workers' values as key shards (`partials::shard_coded`), where that
+    /// pays (`engine.rs`); without it they merge as a tree, or in a fold.
+    pub shard: Option<ShardMerge<'a, T>>,
 }
+
+/// See [`Plan::shard`]: the workers' values, in worker order, and a way to run jobs on the
+/// process's workers, to the total.
+pub(crate) type ShardMerge<'a, T> =
+    &'a (dyn Fn(Vec<T>, crate::partials::Jobs<'_>) -> Option<T> + Sync);
 
 /// See [`Plan::inspect`].
 pub(crate) type Inspect<'a, T> = dyn Fn(&T) -> Option<CheckReport> + 'a;
@@ -312,6 +320,7 @@ impl<T> Default for Plan<'_, T> {
             skip: None,
             inspect: None,
             read: None,
+            shard: None,
         }
     }
 }
