@@ -6,8 +6,10 @@
 //!   workers on, `combine/workers.rs`), each merge adding the smaller map into the larger; the
 //!   critical path is the slowest merge of each level, summed over the ⌈lg P⌉ levels;
 //! - `sharded`: each worker splits its map into P shards by key hash (the slowest split), worker
-//!   s merges shard s of every map (the slowest shard), and the caller's map is then built from
-//!   the P disjoint shards (`assembly`, with room for every key made first);
+//!   s merges shard s of every map and drains it into a vector (the slowest shard), and the
+//!   caller's map is then built from the P disjoint shards (`assembly`, with room for every key
+//!   made first): what dls does from 8 workers on, where each has a core
+//!   (`dls-runtime/src/partials.rs`, `shard_coded`);
 //! - `floor`: building the total's map from its entries alone, which a caller that gets the whole
 //!   map pays whatever P.
 //!
@@ -90,11 +92,13 @@ fn sharded(maps: Vec<Counts>) -> (f64, f64, Counts) {
                 *shard.entry(key).or_insert(0) += n;
             }
         }
+        // Drained into a vector by its own worker, as dls does (`partials::shard_coded`).
+        let entries: Vec<(String, u64)> = shard.into_iter().collect();
         merge_slowest = merge_slowest.max(t.elapsed().as_secs_f64());
-        shards.push(shard);
+        shards.push(entries);
     }
     let t = Instant::now();
-    let mut total = Counts::with_capacity(shards.iter().map(Counts::len).sum());
+    let mut total = Counts::with_capacity(shards.iter().map(Vec::len).sum());
     for shard in shards {
         total.extend(shard);
     }
@@ -122,11 +126,12 @@ fn main() {
             })
             .collect(),
     );
-    let entries: Vec<(String, u64)> = whole.iter().map(|(k, &v)| (k.clone(), v)).collect();
     let floor = median(
         (0..rounds)
             .map(|_| {
-                let moved = entries.clone();
+                // The entries of a map just counted (their keys where counting put them).
+                let moved: Vec<(String, u64)> =
+                    count_serial(&vocab, &words, 0..n).into_iter().collect();
                 let t = Instant::now();
                 let mut total = Counts::with_capacity(moved.len());
                 total.extend(moved);

@@ -1111,9 +1111,10 @@ enum Placement {
     Nested,
 }
 
-/// The fewest workers whose maps merge as key shards: below, a tree of merges is shorter
-/// (`benches/src/bin/merge_paths.rs`: at 2 workers 0.14 of the serial count against 0.25).
-const SHARD_FROM: usize = 4;
+/// The fewest workers whose maps merge as key shards: below, a tree of merges is about as short
+/// or shorter (`benches/src/bin/merge_paths.rs`, in units of the serial count: at 2 workers 0.12–
+/// 0.14 against 0.23–0.27, at 4 0.23 against 0.21, at 8 0.28–0.33 against 0.18–0.20).
+const SHARD_FROM: usize = 8;
 
 /// Whether `workers` workers merge their maps as key shards: from [`SHARD_FROM`] on, when each
 /// has a core (the shards' total work is about three times a tree's: it pays only in parallel).
