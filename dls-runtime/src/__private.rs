@@ -31,8 +31,8 @@ use crate::partials::{Coded, Partials};
 pub use crate::partials::{Keyed, KeyedMap, Marker, Whole};
 use crate::runtime::check::checked::{Check, Observation};
 use crate::runtime::combine::wire::ReadInto;
-use crate::runtime::loops::options::ShardMerge;
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
+use crate::runtime::loops::options::{Plan, ShardMerge};
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
@@ -433,9 +433,14 @@ impl<'a> Loop<'a> {
             let body =
                 move |run: Iterates<R::Index>, acc: &mut Coded<T, W>| body(run, &mut acc.value);
             // The statistics are dropped here: no CPU clocks for them (a report still reads them).
+            let plan = Plan {
+                read,
+                shard,
+                ..Plan::default()
+            };
             crate::current()?
                 .without_cpu_clock()
-                .run_iterates_reading(&options, range, identity, body, combine, read, shard)
+                .run_iterates_planned(&options, range, identity, body, combine, plan)
         };
         or_exit(self.name, run()).0.into_inner()
     }

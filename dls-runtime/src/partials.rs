@@ -211,18 +211,28 @@ impl<O> fmt::Debug for Keyed<O> {
 /// m.merge_entry(&Sum, "b".to_string(), 5, false);
 /// assert_eq!(m, BTreeMap::from([("a".to_string(), 3), ("b".to_string(), 5)]));
 /// ```
-pub trait KeyedMap<O>: Reducible<O> + IntoIterator<Item = (Self::Key, Self::Value)> {
+pub trait KeyedMap<O: BuiltIn>:
+    Reducible<O> + IntoIterator<Item = (Self::Key, Self::Value)>
+{
     /// The keys.
     type Key;
     /// The values.
-    type Value;
+    type Value: Reducible<O>;
+    /// The value held under `key`.
+    fn held(&mut self, key: &Self::Key) -> Option<&mut Self::Value>;
     /// Adds `(key, theirs)`: inserted for a new key, else combined with the value held (`theirs ⊕
     /// held` when `theirs_first`, else `held ⊕ theirs`).
-    fn merge_entry(&mut self, op: &O, key: Self::Key, theirs: Self::Value, theirs_first: bool);
+    fn merge_entry(&mut self, op: &O, key: Self::Key, theirs: Self::Value, theirs_first: bool) {
+        match self.held(&key) {
+            Some(held) => combine_into(op, held, theirs, theirs_first),
+            None => self.insert_new(key, theirs),
+        }
+    }
     /// An empty map with room for `entries` entries without growing (a `BTreeMap` has no such
     /// room).
     fn with_room(entries: usize) -> Self;
-    /// Adds an entry whose key the map lacks (a serialised map's keys are distinct).
+    /// Adds an entry whose key the map lacks (a serialised map's keys are distinct, and so are a
+    /// shard's).
     fn insert_new(&mut self, key: Self::Key, value: Self::Value);
     /// Whether the map's entries split into shards by key hash (a `HashMap`'s; a `BTreeMap`'s
     /// keys need not hash).
@@ -252,13 +262,8 @@ impl<O: BuiltIn, K: Eq + Hash, V: Reducible<O>, H: BuildHasher + Default> KeyedM
     fn insert_new(&mut self, key: K, value: V) {
         self.insert(key, value);
     }
-    fn merge_entry(&mut self, op: &O, key: K, theirs: V, theirs_first: bool) {
-        match self.get_mut(&key) {
-            Some(held) => combine_into(op, held, theirs, theirs_first),
-            None => {
-                self.insert(key, theirs);
-            }
-        }
+    fn held(&mut self, key: &K) -> Option<&mut V> {
+        self.get_mut(key)
     }
     const SPLITS: bool = true;
     fn shard_of(key: &K, shards: usize, hasher: &RandomState) -> usize {
@@ -275,13 +280,8 @@ impl<O: BuiltIn, K: Ord, V: Reducible<O>> KeyedMap<O> for BTreeMap<K, V> {
     fn insert_new(&mut self, key: K, value: V) {
         self.insert(key, value);
     }
-    fn merge_entry(&mut self, op: &O, key: K, theirs: V, theirs_first: bool) {
-        match self.get_mut(&key) {
-            Some(held) => combine_into(op, held, theirs, theirs_first),
-            None => {
-                self.insert(key, theirs);
-            }
-        }
+    fn held(&mut self, key: &K) -> Option<&mut V> {
+        self.get_mut(key)
     }
     const SPLITS: bool = false;
     fn shard_of(_key: &K, _shards: usize, _hasher: &RandomState) -> usize {

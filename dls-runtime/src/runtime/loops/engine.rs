@@ -8,13 +8,13 @@ use std::time::Instant;
 
 use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::combine_partials;
-use crate::runtime::combine::wire::{ReadInto, Wire};
+use crate::runtime::combine::wire::Wire;
 use crate::runtime::combine::workers::WorkerTree;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::alone;
 use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
 use crate::runtime::loops::handle::{Ending, History, Iterates, Loop, Panics, UntypedLoop};
-use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach, ShardMerge};
+use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
 use crate::runtime::loops::ordered::Runs;
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
@@ -541,22 +541,20 @@ impl Runtime {
         B: Fn(Iterates<R::Index>, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.run_iterates_reading(options, range, identity, body, combine, None, None)
+        self.run_iterates_planned(options, range, identity, body, combine, Plan::default())
     }
 
-    /// [`run_iterates`](Runtime::run_iterates) with `read`, which merges another process's value
-    /// into this one's as its bytes are read, and `shard`, which merges a process's workers'
-    /// values as key shards (a `#[par_doall]` loop's maps: `partials.rs`).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run_iterates_reading<R, T, Id, B, C>(
+    /// [`run_iterates`](Runtime::run_iterates) with `plan`'s `read`, which merges another
+    /// process's value into this one's as its bytes are read, and `shard`, which merges a
+    /// process's workers' values as key shards (a `#[par_doall]` loop's maps: `partials.rs`).
+    pub(crate) fn run_iterates_planned<R, T, Id, B, C>(
         &self,
         options: &LoopOptions,
         range: R,
         identity: Id,
         body: B,
         combine: C,
-        read: Option<ReadInto<'_, T>>,
-        shard: Option<ShardMerge<'_, T>>,
+        plan: Plan<'_, T>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -591,11 +589,6 @@ impl Runtime {
             )?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
-        let plan = Plan {
-            read,
-            shard,
-            ..Plan::default()
-        };
         rt.reduce_impl(options, plan, range, identity, body, combine)
     }
 
@@ -1168,7 +1161,7 @@ mod tests {
                 let seen: Mutex<HashSet<std::thread::ThreadId>> = Mutex::new(HashSet::new());
                 let started = Instant::now();
                 let (total, stats) = rt
-                    .run_iterates_reading(
+                    .run_iterates_planned(
                         &options,
                         0..4000u64,
                         || Coded::<V, W>::new((HashMap::new(), 0)),
@@ -1185,8 +1178,10 @@ mod tests {
                             }
                         },
                         |a, b| Coded::new(add(a.value, b.value)),
-                        None,
-                        Some(&shard),
+                        Plan {
+                            shard: Some(&shard),
+                            ..Plan::default()
+                        },
                     )
                     .unwrap();
                 let (counts, iterates) = total.into_inner();
@@ -1211,7 +1206,7 @@ mod tests {
         let rt = Runtime::threads(2, Settings::default()).unwrap();
         let options = LoopOptions::new("shards panic", "ss".parse().unwrap());
         let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            rt.run_iterates_reading(
+            rt.run_iterates_planned(
                 &options,
                 0..400u64,
                 || Coded::<L, M>::new((HashMap::new(),)),
@@ -1223,8 +1218,10 @@ mod tests {
                     }
                 },
                 |a, b| Coded::new(cat(a.value, b.value)),
-                None,
-                Some(&shard),
+                Plan {
+                    shard: Some(&shard),
+                    ..Plan::default()
+                },
             )
         }));
         if let Err(payload) = merged {
