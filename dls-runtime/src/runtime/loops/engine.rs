@@ -1116,8 +1116,12 @@ fn shards_pay(workers: usize) -> bool {
     if tests::SHARD_ALWAYS.load(Ordering::Relaxed) {
         return workers >= 2;
     }
-    workers >= SHARD_FROM
-        && std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get) >= workers
+    // Read once: `available_parallelism` reads the cgroup files at every call.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    workers >= SHARD_FROM && cores >= workers
 }
 
 #[cfg(test)]
