@@ -253,6 +253,10 @@ fn with_floor(p: usize, pts: &[[f64; 2]]) -> Outcome {
         let out = Out(assign.as_mut_ptr());
         let work = || {
             let out = &out;
+            // Each thread reads its own copy of the centroids at every point: the caller's copy
+            // would share a cache line with the sums the calling thread writes at every point
+            // (both on its stack), which then moves between the cores at every point.
+            let cur = cur;
             let mut s: Sums = ([0.0; K], [0.0; K], [0; K]);
             loop {
                 let from = next.fetch_add(CHUNK, Ordering::Relaxed);
