@@ -256,7 +256,7 @@ fn with_floor(p: usize, pts: &[[f64; 2]]) -> Outcome {
             // Each thread reads its own copy of the centroids at every point: the caller's copy
             // would share a cache line with the sums the calling thread writes at every point
             // (both on its stack), which then moves between the cores at every point.
-            let cur = cur;
+            let centroids = cur;
             let mut s: Sums = ([0.0; K], [0.0; K], [0; K]);
             loop {
                 let from = next.fetch_add(CHUNK, Ordering::Relaxed);
@@ -264,7 +264,7 @@ fn with_floor(p: usize, pts: &[[f64; 2]]) -> Outcome {
                     return s;
                 }
                 for (i, q) in pts.iter().enumerate().take(from + CHUNK).skip(from) {
-                    let k = nearest(q, &cur);
+                    let k = nearest(q, &centroids);
                     // SAFETY: `i` is in this thread's chunk, within the vector.
                     unsafe { *out.0.add(i) = k as u32 };
                     s.0[k] += q[0];
