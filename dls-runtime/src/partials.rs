@@ -342,9 +342,10 @@ where
     where
         M: Wire,
     {
-        let into = MergeInto::<O, M> {
+        let into = MapEntries::<O, M> {
             acc,
             theirs_first,
+            fresh: false,
             op: PhantomData,
         };
         seq.next_element_seed(into)?.ok_or_else(missing)?;
@@ -354,62 +355,35 @@ where
     where
         M: Wire,
     {
-        let whole = DecodeMap::<O, M>(PhantomData);
-        seq.next_element_seed(whole)?.ok_or_else(missing)
+        let mut whole = M::identity(&O::default());
+        let into = MapEntries::<O, M> {
+            acc: &mut whole,
+            theirs_first: false,
+            fresh: true,
+            op: PhantomData,
+        };
+        seq.next_element_seed(into)?.ok_or_else(missing)?;
+        Ok(whole)
     }
 }
 
-/// Decodes a serialised map into one made with room for all its entries at once: serde's own
-/// `HashMap` reads start from at most 1 MiB of entries (a guard against lengths that lie) and
-/// grow, moving every entry at each doubling (a 225,000-key `HashMap<String, u64>`: 48 ms
-/// against 40 ms). The lengths here come from dls's own messages; a length beyond
-/// [`ROOM_AT_MOST`] still starts at that and grows.
-struct DecodeMap<O, M>(PhantomData<fn() -> (O, M)>);
-
-/// The most entries [`DecodeMap`] makes room for before it reads them.
+/// The most entries a decoded map is made with room for before its entries are read.
 const ROOM_AT_MOST: usize = 1 << 24;
 
-impl<'de, O, M> DeserializeSeed<'de> for DecodeMap<O, M>
-where
-    O: BuiltIn + Default,
-    M: KeyedMap<O>,
-    M::Key: Wire,
-    M::Value: Wire,
-{
-    type Value = M;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<M, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de, O, M> Visitor<'de> for DecodeMap<O, M>
-where
-    O: BuiltIn + Default,
-    M: KeyedMap<O>,
-    M::Key: Wire,
-    M::Value: Wire,
-{
-    type Value = M;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a map of partial results")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<M, A::Error> {
-        let mut m = M::with_room(map.size_hint().unwrap_or(0).min(ROOM_AT_MOST));
-        while let Some((key, value)) = map.next_entry::<M::Key, M::Value>()? {
-            m.insert_new(key, value);
-        }
-        Ok(m)
-    }
-}
-
-/// Merges a serialised map into `acc` as it is read.
-struct MergeInto<'a, O, M> {
+/// Reads a serialised map's entries into `acc`: merged into it as they are read
+/// ([`SlotKind::read`]), or, with `fresh`, into a map made first with room for all of them
+/// ([`SlotKind::decode`]). serde's own `HashMap` reads start from at most 1 MiB of entries (a guard
+/// against lengths that lie) and grow, moving every entry at each doubling (a 225,000-key
+/// `HashMap<String, u64>`: 24–27 ms against 18 ms). The lengths here come from dls's own
+/// messages; a length beyond [`ROOM_AT_MOST`] still starts at that and grows.
+struct MapEntries<'a, O, M> {
     acc: &'a mut M,
     theirs_first: bool,
+    fresh: bool,
     op: PhantomData<fn() -> O>,
 }
 
-impl<'de, O, M> DeserializeSeed<'de> for MergeInto<'_, O, M>
+impl<'de, O, M> DeserializeSeed<'de> for MapEntries<'_, O, M>
 where
     O: BuiltIn + Default,
     M: KeyedMap<O>,
@@ -422,7 +396,7 @@ where
     }
 }
 
-impl<'de, O, M> Visitor<'de> for MergeInto<'_, O, M>
+impl<'de, O, M> Visitor<'de> for MapEntries<'_, O, M>
 where
     O: BuiltIn + Default,
     M: KeyedMap<O>,
@@ -434,9 +408,16 @@ where
         f.write_str("a map of partial results")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let op = O::default();
-        while let Some((key, value)) = map.next_entry::<M::Key, M::Value>()? {
-            self.acc.merge_entry(&op, key, value, self.theirs_first);
+        if self.fresh {
+            *self.acc = M::with_room(map.size_hint().unwrap_or(0).min(ROOM_AT_MOST));
+            while let Some((key, value)) = map.next_entry::<M::Key, M::Value>()? {
+                self.acc.insert_new(key, value);
+            }
+        } else {
+            let op = O::default();
+            while let Some((key, value)) = map.next_entry::<M::Key, M::Value>()? {
+                self.acc.merge_entry(&op, key, value, self.theirs_first);
+            }
         }
         Ok(())
     }
@@ -802,7 +783,7 @@ mod tests {
             let got = read_max(mine, &theirs, theirs_first).unwrap().into_inner();
             assert_eq!(got.0[&1].to_bits(), sign.to_bits(), "{theirs_first}");
         }
-        // Decoded whole (its maps made with room for their entries: `DecodeMap`), a value is the
+        // Decoded whole (its maps made with room for their entries: `MapEntries`), a value is the
         // one sent.
         for r in 0..4 {
             let bytes = crate::runtime::combine::wire::encode(&three(r)).unwrap();

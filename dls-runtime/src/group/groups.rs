@@ -11,8 +11,8 @@ use crate::runtime::loops::options::LoopOptions;
 use crate::runtime::loops::ordered::Runs;
 use crate::runtime::Iterates;
 use crate::runtime::{
-    combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Panics,
-    Runtime, UntypedLoop, Wire,
+    combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Merging,
+    Panics, Runtime, UntypedLoop, Wire,
 };
 use crate::{ChunkScheduler, Technique};
 
@@ -266,9 +266,7 @@ impl Groups<'_> {
             None,
             Some(g.world()),
             [partial],
-            &identity,
-            &combine,
-            None,
+            Merging::new(&identity, &combine),
         )?;
         let mut report = g.report(name, &technique, m, time_s, tally, outer_report)?;
         report.reduction = Some(reduction);

@@ -15,7 +15,7 @@ use crate::runtime::loops::ordered::Runs;
 use crate::runtime::Iterates;
 use crate::runtime::{
     combine_partials, drive, loops::panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop,
-    LoopIndex, LoopRange, Panics, Tally, UntypedLoop, Wire,
+    LoopIndex, LoopRange, Merging, Panics, Tally, UntypedLoop, Wire,
 };
 use crate::{Strategy, Technique};
 
@@ -201,9 +201,7 @@ impl<'a> InnerLoops<'a> {
             None,
             Some(team.exchange()),
             [mine],
-            &identity,
-            &combine,
-            None,
+            Merging::new(&identity, &combine),
         )
         .map(|(value, _)| value)
     }

@@ -91,7 +91,7 @@ pub use observe::delay::region;
 pub use observe::stats::LoopStats;
 pub use tolerance::checkpoint::checkpoint_key;
 
-pub(crate) use combine::{combine_partials, Exchange};
+pub(crate) use combine::{combine_partials, Exchange, Merging};
 pub(crate) use loops::handle::{Ending, Panics, UntypedLoop};
 pub(crate) use loops::source::{ChunkSource, Tally};
 pub(crate) use loops::worker::drive;

@@ -157,22 +157,48 @@ impl<T> Folder<'_, T> {
     }
 }
 
+/// How a loop's values combine: the identity (the total when no worker has a value), the merge,
+/// and, where the loop has one, how another process's value is merged into this one's as its
+/// bytes are read ([`Folder::fold_read`]).
+pub(crate) struct Merging<'a, T> {
+    identity: &'a dyn Fn() -> T,
+    combine: &'a dyn Fn(T, T) -> T,
+    read_into: Option<ReadInto<'a, T>>,
+}
+
+impl<'a, T> Merging<'a, T> {
+    /// `identity` and `combine`; another process's value is decoded, then merged.
+    pub(crate) fn new(identity: &'a dyn Fn() -> T, combine: &'a dyn Fn(T, T) -> T) -> Self {
+        Merging {
+            identity,
+            combine,
+            read_into: None,
+        }
+    }
+
+    /// With `read_into` (none: decoded, then merged).
+    pub(crate) fn reading(self, read_into: Option<ReadInto<'a, T>>) -> Self {
+        Merging { read_into, ..self }
+    }
+}
+
 /// Combines the partial results of a loop: first this process's (`partials`, in worker order;
 /// `None` for a worker without a value), then, with `across`, the processes' by `strategy`.
 /// Every process gets the total (`identity()` when no worker has a value) and a report of what
-/// ran. Collective over `across`. With `read_into`, a value that another process sends is merged
-/// into this process's as its bytes are read ([`Folder::fold_read`]).
-#[allow(clippy::too_many_arguments)]
+/// ran. Collective over `across`. `merging` says how values combine ([`Merging`]).
 pub(crate) fn combine_partials<T: Wire>(
     loop_name: &str,
     strategy: Strategy,
     prior_merge_s: Option<f64>,
     across: Option<&dyn Exchange>,
     partials: impl IntoIterator<Item = Option<T>>,
-    identity: &dyn Fn() -> T,
-    combine: &dyn Fn(T, T) -> T,
-    read_into: Option<ReadInto<'_, T>>,
+    merging: Merging<'_, T>,
 ) -> Result<(T, ReductionReport), DlsError> {
+    let Merging {
+        identity,
+        combine,
+        read_into,
+    } = merging;
     // A merge function that panics is reported as such, naming the loop.
     let _combining = crate::runtime::loops::panic_ctx::combining(loop_name);
     let started = Instant::now();
@@ -565,9 +591,7 @@ pub(crate) mod tests {
             None,
             None,
             local,
-            &String::new,
-            &cat,
-            None,
+            Merging::new(&String::new, &cat),
         )
         .unwrap();
         assert_eq!(v, "ab");
@@ -579,9 +603,7 @@ pub(crate) mod tests {
             None,
             None,
             none,
-            &|| "id".into(),
-            &cat,
-            None,
+            Merging::new(&|| "id".into(), &cat),
         )
         .unwrap();
         assert_eq!(v, "id");
@@ -598,7 +620,8 @@ pub(crate) mod tests {
                 let got = on_ranks(p, |x| {
                     // Rank 2 has no value; the others hold [r, r].
                     let mine = (x.rank() != 2).then(|| vec![x.rank(), x.rank()]);
-                    combine_partials("l", s, None, Some(x), [mine], &Vec::new, &cat, None).unwrap()
+                    combine_partials("l", s, None, Some(x), [mine], Merging::new(&Vec::new, &cat))
+                        .unwrap()
                 });
                 let serial: Vec<usize> = (0..p).filter(|&r| r != 2).flat_map(|r| [r, r]).collect();
                 for (r, (v, report)) in got.iter().enumerate() {
@@ -648,9 +671,7 @@ pub(crate) mod tests {
                         None,
                         Some(x),
                         [part(x.rank())],
-                        &HashMap::new,
-                        &add,
-                        None,
+                        Merging::new(&HashMap::new, &add),
                     )
                     .unwrap()
                     .0
@@ -712,9 +733,8 @@ pub(crate) mod tests {
                             None,
                             Some(x),
                             [part(x.rank())],
-                            &|| Coded::new((HashMap::new(), 0.0)),
-                            &coded_add,
-                            r,
+                            Merging::new(&|| Coded::new((HashMap::new(), 0.0)), &coded_add)
+                                .reading(r),
                         )
                         .unwrap();
                         (bits(&v), report.merges)
@@ -737,9 +757,15 @@ pub(crate) mod tests {
         for p in [2, 5, 8] {
             let merges = |s: Strategy| -> Vec<u64> {
                 on_ranks(p, |x| {
-                    let (v, report) =
-                        combine_partials("l", s, None, Some(x), [Some(1_u64)], &|| 0, &add, None)
-                            .unwrap();
+                    let (v, report) = combine_partials(
+                        "l",
+                        s,
+                        None,
+                        Some(x),
+                        [Some(1_u64)],
+                        Merging::new(&|| 0, &add),
+                    )
+                    .unwrap();
                     assert_eq!(v, p as u64);
                     report.merges
                 })
@@ -776,9 +802,7 @@ pub(crate) mod tests {
                     None,
                     Some(x),
                     [Some(mine)],
-                    &HashMap::new,
-                    &merge,
-                    None,
+                    Merging::new(&HashMap::new, &merge),
                 )
                 .unwrap()
             });
@@ -810,9 +834,7 @@ pub(crate) mod tests {
                     mine,
                     Some(x),
                     [Some(1_u64)],
-                    &|| 0,
-                    &add,
-                    None,
+                    Merging::new(&|| 0, &add),
                 )
                 .unwrap()
             });

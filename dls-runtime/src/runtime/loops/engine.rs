@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::runtime::check::checked::{self, CheckMode, Plain};
-use crate::runtime::combine::combine_partials;
 use crate::runtime::combine::wire::Wire;
 use crate::runtime::combine::workers::WorkerTree;
+use crate::runtime::combine::{combine_partials, Merging};
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::alone;
 use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
@@ -970,9 +970,7 @@ impl Runtime {
             self.merge_time_of(lp.name()),
             across,
             partials,
-            &identity,
-            &combine,
-            read,
+            Merging::new(&identity, &combine).reading(read),
         )?;
         let mut reduction = reduction;
         if let Some((merges, seconds)) = tree_merged.filter(|&(merges, _)| merges > 0) {
