@@ -11,7 +11,12 @@
 //!   made first): what dls does from 8 workers on, where each has a core
 //!   (`dls-runtime/src/partials.rs`, `shard_coded`);
 //! - `floor`: building the total's map from its entries alone, which a caller that gets the whole
-//!   map pays whatever P.
+//!   map pays whatever P;
+//! - `must insert`: the keys that the largest worker's map lacks, inserted into (a copy of) it,
+//!   with room for them made first (not timed). Whoever ends with the whole map in one std
+//!   `HashMap`, which one thread fills, starts at best from one worker's map and must insert the
+//!   rest: on threads the caller, under MPI every rank (starting from its own map). A bound from
+//!   below on any merge, which grows with P, since each worker's map holds fewer of the keys.
 //!
 //! Each piece runs alone on one core, so the figures are what P real cores would give if the
 //! pieces of a level did not slow each other (shared caches and memory bandwidth make them
@@ -64,6 +69,33 @@ fn tree(mut level: Vec<Counts>) -> (f64, Counts) {
         level = next;
     }
     (path, level.pop().unwrap_or_default())
+}
+
+/// The keys that the largest of `maps` lacks (how many), and the seconds it takes to insert them
+/// into a copy of it whose room for them was made first.
+fn must_insert(maps: &[Counts]) -> (usize, f64) {
+    let Some(big) = maps.iter().max_by_key(|m| m.len()) else {
+        return (0, 0.0);
+    };
+    let mut missing = Counts::new();
+    for map in maps {
+        for (key, n) in map {
+            if !big.contains_key(key) {
+                *missing.entry(key.clone()).or_insert(0) += n;
+            }
+        }
+    }
+    let lacks = missing.len();
+    let entries: Vec<(String, u64)> = missing.into_iter().collect();
+    let mut total = big.clone();
+    total.reserve(lacks);
+    let t = Instant::now();
+    for (key, n) in entries {
+        total.insert(key, n);
+    }
+    let took = t.elapsed().as_secs_f64();
+    std::hint::black_box(total.len());
+    (lacks, took)
 }
 
 /// The sharded merge: (slowest split + slowest shard merge, assembly) in seconds, and the total.
@@ -149,15 +181,20 @@ fn main() {
     );
     println!(
         "| P | keys per map | tree: critical path / serial | sharded: split + shard / serial | \
-         sharded: assembly / serial | sharded: total / serial |"
+         sharded: assembly / serial | sharded: total / serial | keys the largest map lacks | \
+         must insert / serial |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for p in [2, 4, 8, 16] {
         let (mut paths, mut shard_times, mut assemblies, mut keys) =
             (Vec::new(), Vec::new(), Vec::new(), 0);
+        let (mut lacks, mut inserts) = (0, Vec::new());
         for _ in 0..rounds {
             let maps = partials(&vocab, &words, p);
             keys = maps.iter().map(Counts::len).sum::<usize>() / p;
+            let (missing, took) = must_insert(&maps);
+            lacks = missing;
+            inserts.push(took);
             let (path, total) = tree(maps);
             assert_eq!(total, whole, "tree P={p}");
             paths.push(path);
@@ -168,11 +205,12 @@ fn main() {
         }
         let (path, shard, assembly) = (median(paths), median(shard_times), median(assemblies));
         println!(
-            "| {p} | {keys} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            "| {p} | {keys} | {:.3} | {:.3} | {:.3} | {:.3} | {lacks} | {:.3} |",
             path / serial,
             shard / serial,
             assembly / serial,
-            (shard + assembly) / serial
+            (shard + assembly) / serial,
+            median(inserts) / serial
         );
     }
 }
