@@ -1111,7 +1111,7 @@ const SHARD_FROM: usize = 8;
 /// has a core (the shards' total work is about three times a tree's: it pays only in parallel).
 fn shards_pay(workers: usize) -> bool {
     #[cfg(test)]
-    if tests::SHARD_ALWAYS.load(Ordering::Relaxed) {
+    if tests::SHARD_ALWAYS.with(std::cell::Cell::get) {
         return workers >= 2;
     }
     // Read once: `available_parallelism` reads the cgroup files at every call.
@@ -1127,9 +1127,12 @@ mod tests {
     use super::*;
     use crate::runtime::settings::Settings;
 
-    /// Makes every loop with maps that split merge them as key shards, whatever the cores.
-    pub(super) static SHARD_ALWAYS: std::sync::atomic::AtomicBool =
-        std::sync::atomic::AtomicBool::new(false);
+    thread_local! {
+        /// Makes every loop with maps that split, started on this thread (the test's own: the
+        /// engine decides on the thread that starts the loop), merge them as key shards,
+        /// whatever the cores. Other tests, on their own threads, keep the engine's choice.
+        pub(super) static SHARD_ALWAYS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
 
     /// Maps that split by key hash, merged as key shards on the workers (`shard_coded`, forced
     /// on whatever the cores): the total equals the serial loop's, every iterate counted once, and
@@ -1146,7 +1149,7 @@ mod tests {
             PhantomData<fn(Keyed<Sum>) -> HashMap<u64, u64>>,
             PhantomData<fn(Whole) -> u64>,
         );
-        SHARD_ALWAYS.store(true, Ordering::Relaxed);
+        SHARD_ALWAYS.with(|s| s.set(true));
         let add = |a: V, b: V| (Sum.combine(a.0, b.0), a.1 + b.1);
         let shard = shard_coded::<V, W>(add);
         let mut serial: HashMap<u64, u64> = HashMap::new();
