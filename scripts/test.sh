@@ -67,17 +67,20 @@ run_ranks() {
 # ---- #[par_doall] examples under mpirun (issue 4) ----------------------------------------------
 # Each example runs its serial loop and its #[par_doall] loop and exits non-zero if the results
 # differ; run each with 1, 2 and 4 ranks. term_frequency (a tree reduction of large dictionaries
-# by user merge functions) runs on threads too: the same binary started without mpirun.
+# by user merge functions) and kmeans (a cheap loop repeated 20 times, reducing and gathering)
+# run on threads too: the same binary started without mpirun.
 cargo build --release --features mpi --example mandelbrot --example denoise --example montecarlo \
-  --example term_frequency
+  --example term_frequency --example kmeans
 examples_dir="${CARGO_TARGET_DIR:-target}/release/examples"
-for example in mandelbrot denoise montecarlo term_frequency; do
+for example in mandelbrot denoise montecarlo term_frequency kmeans; do
   for ranks in 1 2 4; do
     run_ranks 120 "$ranks" "$examples_dir/$example"
   done
 done
-echo "== $examples_dir/term_frequency (threads)"
-timeout 120 "$examples_dir/term_frequency"
+for example in term_frequency kmeans; do
+  echo "== $examples_dir/$example (threads)"
+  timeout 120 "$examples_dir/$example"
+done
 
 # ---- two-level (2D) loops: vfcar under mpirun (issue 5) -----------------------------------------
 # The Monte Carlo study of Cariño & Banicescu (2007, §4.2) with an inner bootstrap loop, on 5

@@ -106,7 +106,8 @@
 //!
 //! The book in the repository (`mdbook serve book`): `book/src/first_loop.md` (converting a
 //! program step by step, threads and MPI), `book/src/clauses.md` (every clause and error),
-//! `book/src/big_results.md` (reduction strategies), `book/src/fault_checks.md`,
+//! `book/src/big_results.md` (reduction strategies), `book/src/fine_grained.md` (cheap loops
+//! run many times: the k-means example), `book/src/fault_checks.md`,
 //! `book/src/two_level.md` and `book/src/own_project.md` (your own project, clusters, Slurm).
 //! The explicit API, for full control: [`init`], [`Runtime::start_loop`], [`Loop::next_chunk`],
 //! [`Runtime::doall`], [`Runtime::doall_reduce`]; the `dls` command-line tool (`dls simulate`,
@@ -283,6 +284,9 @@ mod book_clauses {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/big_results.md")]
 mod book_big_results {}
+#[cfg(doctest)]
+#[doc = include_str!("../book/src/fine_grained.md")]
+mod book_fine_grained {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/fault_checks.md")]
 mod book_fault_checks {}
