@@ -99,9 +99,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rt = dls::init()?;
     let p = rt.size() as u64;
     let strategy = rt.effective_strategy();
+    // A job of one rank exchanges nothing, whatever the strategy: it combines in memory.
     let expect_ran = |ran: &str| match strategy {
+        _ if p == 1 => ran == "local",
         dls::Strategy::Auto => ["allgather", "tree"].contains(&ran),
-        s => p == 1 || ran == s.name(),
+        s => ran == s.name(),
     };
     for n in [0, 1, p.saturating_sub(1), 2 * p + 1, 997] {
         let (sum, stats) = rt.doall_reduce(
