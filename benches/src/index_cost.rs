@@ -25,7 +25,8 @@ pub(crate) struct Special {
 /// (`doall_reduce`, wrapping sum of `body`), each checked against the serial result. `special`
 /// runs a pseudo-technique by name instead, if it knows the name ([`Special`]). Prints a header line (`title`, the serial median) and one row per technique:
 /// efficiency = serial / (P × parallel time), and, with more workers than cores, per core =
-/// serial / (cores × parallel time).
+/// serial / (cores × parallel time). Where the run has a baseline row (C/OpenMP or the Rust
+/// `fetch_add` floor), the other rows are also compared with it round by round.
 pub(crate) fn paired_rounds(
     rt: &dls::Runtime,
     title: &str,
@@ -96,7 +97,7 @@ pub(crate) fn paired_rounds(
             println!("| technique | efficiency (median) | rounds |");
             println!("|---|---|---|");
         }
-        for (name, e) in techniques.iter().zip(effs) {
+        for (name, e) in techniques.iter().zip(&effs) {
             let runs: Vec<String> = e.iter().map(|x| format!("{x:.3}")).collect();
             let m = median(e.clone());
             if over {
@@ -106,8 +107,38 @@ pub(crate) fn paired_rounds(
                 println!("| {name} | {m:.3} | {} |", runs.join(" "));
             }
         }
+        print_paired(techniques, &effs);
     }
     Ok(())
+}
+
+/// The rows that other rows are compared with round by round, where the run has them.
+const BASELINES: [&str; 3] = ["omp-dynamic1", "omp-guided", "atomic-floor"];
+
+/// For every baseline of [`BASELINES`] in the run, each other row's efficiency divided by the
+/// baseline's round by round (both ran in the same round, one after the other): the median and
+/// the mean of those ratios and the rounds in which the row was ahead. Pairing by round takes out
+/// what the machine's load does to both rows alike, which the medians of the table above keep.
+fn print_paired(techniques: &[&str], effs: &[Vec<f64>]) {
+    for (b, base) in techniques.iter().enumerate() {
+        if !BASELINES.contains(base) || techniques.len() < 2 {
+            continue;
+        }
+        println!("paired by round against {base}: median, mean of the ratios, rounds ahead");
+        for (k, name) in techniques.iter().enumerate() {
+            if k == b || effs[k].is_empty() {
+                continue;
+            }
+            let ratios: Vec<f64> = effs[k].iter().zip(&effs[b]).map(|(x, y)| x / y).collect();
+            let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+            let ahead = ratios.iter().filter(|r| **r > 1.0).count();
+            println!(
+                "  {name} / {base}: {:.3}, {mean:.3}, {ahead} of {}",
+                median(ratios.clone()),
+                ratios.len()
+            );
+        }
+    }
 }
 
 /// `profile`: prints the loop's iterate times for the simulator, one per line in nanoseconds:
