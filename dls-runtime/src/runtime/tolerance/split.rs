@@ -93,8 +93,8 @@ const LOW: u64 = (1 << 32) - 1;
 /// holder writes its cell at every chunk ([`arm`](Self::arm), a claim of a fixed-size chunk),
 /// and the workers' cells were 8-byte values allocated one after the other, often on one line.
 /// At 2 threads that line went back and forth between the cores at every claim: SS over cheap
-/// iterates (`chunk_cost`) paid 131–199 ns a chunk (median about 160) against 114–133 once the
-/// cells were apart, where a bare `fetch_add` loop pays about 107.
+/// iterates (`chunk_cost`, ten runs each) paid 131–199 ns a chunk (median 162) against 114–147
+/// (median 128) once the cells were apart, where a bare `fetch_add` loop paid 93–125.
 #[derive(Debug, Default)]
 #[repr(align(128))]
 pub(crate) struct SplitCell(AtomicU64);
