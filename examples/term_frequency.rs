@@ -4,7 +4,7 @@
 //!
 //! The loop runs over documents. Each worker counts its documents into its own dictionaries,
 //! and the dictionaries of all workers are merged by plain functions named in `reduce(...)`:
-//! [`merge_counts`] adds counts, [`merge_postings`] joins document lists. The dictionaries are
+//! `merge_counts` adds counts, `merge_postings` joins document lists. The dictionaries are
 //! large values (thousands of terms), so the partial results of the ranks are combined along a
 //! binomial tree (`reduction = "tree"`): ⌈lg P⌉ merges on the critical path instead of P − 1.
 //!

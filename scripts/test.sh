@@ -8,6 +8,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # One build from scratch on CI: incremental state would only take disk (several GB here).
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo fmt --all -- --check || { echo "run: cargo fmt --all"; exit 1; }
+# The API documentation builds with no broken link (a public item's doc linking to a private one
+# is a dead link on docs.rs): those two rustdoc lints are errors here.
+RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links" cargo doc --workspace --no-deps --all-features \
+  || { echo "FAILED: cargo doc (fix the documentation's links above)"; exit 1; }
 # The multi-rank tests are in test-programs/ (their programs are that package's binaries, built
 # by this command); each mpirun job runs under a timeout there (test-programs/tests/mpi_common).
 cargo test --workspace --all-features

@@ -68,7 +68,7 @@ pub trait Partials<T> {
     /// and merging, and the loop does that.
     const MERGES_AS_READ: bool;
     /// Whether a process's workers may merge these partial results as key shards
-    /// ([`shard_coded`]): at least one element is a [`Keyed`] map, and every such map splits
+    /// (`shard_coded`): at least one element is a [`Keyed`] map, and every such map splits
     /// by key hash.
     const SHARDS: bool;
     /// One worker's elements split into shards: for each element, its pieces.

@@ -21,7 +21,7 @@ use super::error::SimError;
 use super::iterate_time::IterateTimeModel;
 use crate::LoopReport;
 
-/// Per-iterate times read from a loop report (see the [module documentation](self)).
+/// Per-iterate times read from a loop report (see the documentation of `dls-runtime/src/sim/measured.rs`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasuredTimes {
     /// The times as a recorded model, one per iterate of the loop.

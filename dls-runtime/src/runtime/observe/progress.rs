@@ -2,7 +2,7 @@
 //! shown by the scheduler's process (rank 0 on MPI; the process itself on threads).
 //!
 //! **What is counted.** The iterates of *finished* chunks, as the scheduler records them
-//! ([`ReportingScheduler::record`](crate::runtime::sched::reporting::ReportingScheduler::record) adds
+//! (`ReportingScheduler::record` in `runtime/sched/reporting.rs` adds
 //! each finished chunk's size to an atomic counter). A chunk is known to be finished when its
 //! worker asks for the next one (the request carries its timing), so the count lags by at most
 //! the chunks in flight, one per worker; it reaches the loop's size when the loop ends. No work is
