@@ -330,7 +330,9 @@ impl<'a> Loop<'a> {
 
     /// The runtime's options of this loop.
     fn options(&self) -> Result<LoopOptions, DlsError> {
-        let mut options = LoopOptions::new(self.name, parsed(self.schedule)?);
+        // A `#[par_doall]` loop's statistics are dropped: none are built, and no CPU clocks are
+        // read for them (a report, `DLS_REPORT`, still reads them).
+        let mut options = LoopOptions::new(self.name, parsed(self.schedule)?).statistics_unread();
         if let Some(s) = self.reduction {
             options = options.reduction(s.parse()?);
         }
@@ -376,10 +378,7 @@ impl<'a> Loop<'a> {
             let options = self.options()?;
             let (identity, combine) = coded::<T, W, _, _>(identity, combine);
             let body = move |i, acc: &mut Coded<T, W>| body(i, &mut acc.value);
-            // The statistics are dropped here: no CPU clocks for them (a report still reads them).
-            crate::current()?
-                .without_cpu_clock()
-                .run(&options, range, identity, body, combine)
+            crate::current()?.run(&options, range, identity, body, combine)
         };
         or_exit(self.name, run()).0.into_inner()
     }
@@ -432,15 +431,12 @@ impl<'a> Loop<'a> {
             let (identity, combine) = coded::<T, W, _, _>(identity, &combine);
             let body =
                 move |run: Iterates<R::Index>, acc: &mut Coded<T, W>| body(run, &mut acc.value);
-            // The statistics are dropped here: no CPU clocks for them (a report still reads them).
             let plan = Plan {
                 read,
                 shard,
                 ..Plan::default()
             };
-            crate::current()?
-                .without_cpu_clock()
-                .run_iterates_planned(&options, range, identity, body, combine, plan)
+            crate::current()?.run_iterates_planned(&options, range, identity, body, combine, plan)
         };
         or_exit(self.name, run()).0.into_inner()
     }
@@ -483,7 +479,7 @@ impl<'a> Loop<'a> {
         let run = || {
             let options = self.options()?;
             let (identity, combine) = coded::<T, W, _, _>(identity, combine);
-            let rt = crate::current()?.for_options(&options);
+            let rt = crate::current()?;
             let mut groups = rt.group_setup(GroupSpec::new(self.group.0, self.group.1))?;
             let body = |j, inner: &mut InnerLoops<'_>, acc: &mut Coded<T, W>| {
                 body(j, inner, &mut acc.value);

@@ -7,8 +7,8 @@ use super::inner::{InnerLoops, InnerTally};
 use super::layout::{GroupLayout, Role};
 use super::spec::GroupSpec;
 use super::two_level::TwoLevel;
+use crate::runtime::engine::ordered::Runs;
 use crate::runtime::loops::options::LoopOptions;
-use crate::runtime::loops::ordered::Runs;
 use crate::runtime::Iterates;
 use crate::runtime::{
     combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Merging,
@@ -152,15 +152,17 @@ impl Groups<'_> {
         B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        let (name, technique) = (options.name.as_str(), options.technique.clone());
+        // The outer loop's strategy and re-execution are the options'; its order is kept here.
+        let mut plain = options.clone();
+        plain.ordered = false;
+        plain.check = None;
         if !options.ordered {
-            return self.fold_2d(name, range, technique, identity, body, combine);
+            return self.fold_2d_with(&plain, range, identity, body, combine);
         }
         let (first, _) = range.first_and_len()?;
-        let (runs, stats) = self.fold_2d(
-            name,
+        let (runs, stats) = self.fold_2d_with(
+            &plain,
             range,
-            technique,
             Runs::new,
             |j, inner, own: &mut Runs<T>| {
                 body(j, inner, own.at(R::Index::span(first, j) as u64, &identity))
@@ -193,14 +195,40 @@ impl Groups<'_> {
         B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        let technique = self.rt.effective_technique(technique);
-        let strategy = self.rt.effective_strategy();
+        self.fold_2d_with(
+            &LoopOptions::new(name, technique),
+            range,
+            identity,
+            body,
+            combine,
+        )
+    }
+
+    /// [`Groups::fold_2d`] of the loop `options` describes (its name, technique, strategy and
+    /// re-execution).
+    fn fold_2d_with<R, T, Id, B, C>(
+        &mut self,
+        options: &LoopOptions,
+        range: R,
+        identity: Id,
+        body: B,
+        combine: C,
+    ) -> Result<(T, LoopStats), DlsError>
+    where
+        R: LoopRange,
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
+        C: Fn(T, T) -> T + Sync,
+    {
+        let name = options.name.as_str();
+        let technique = self.rt.effective_technique(options.technique.clone());
+        let strategy = self.rt.loop_config(options).strategy;
         let Some(g) = &self.two_level else {
             let failure = std::sync::Mutex::new(None);
-            let out = self.rt.doall_reduce(
-                name,
+            let out = self.rt.run(
+                options,
                 range,
-                technique,
                 &identity,
                 |j, acc| {
                     if let Err(e) = body(j, &mut InnerLoops::solo(), acc) {

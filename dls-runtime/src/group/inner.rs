@@ -10,8 +10,8 @@ use crate::runtime::check::checked::{
     Order, Part,
 };
 use crate::runtime::combine::gather_values;
+use crate::runtime::engine::ordered::Runs;
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
-use crate::runtime::loops::ordered::Runs;
 use crate::runtime::Iterates;
 use crate::runtime::{
     combine_partials, drive, loops::panic_ctx, ChunkSource, DlsError, Ending, Exchange, Loop,

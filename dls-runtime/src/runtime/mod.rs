@@ -61,6 +61,7 @@
 pub(crate) mod backend;
 pub(crate) mod check;
 pub(crate) mod combine;
+pub(crate) mod engine;
 mod error;
 pub(crate) mod launch;
 pub(crate) mod loops;
@@ -92,9 +93,9 @@ pub use observe::stats::LoopStats;
 pub use tolerance::checkpoint::checkpoint_key;
 
 pub(crate) use combine::{combine_partials, Exchange, Merging};
+pub(crate) use engine::drive::direct::drive;
 pub(crate) use loops::handle::{Ending, Panics, UntypedLoop};
 pub(crate) use loops::source::{ChunkSource, Tally};
-pub(crate) use loops::worker::drive;
 pub(crate) use sync::lock;
 
 use backend::platform::Platform;
@@ -102,6 +103,7 @@ use backend::threads::ThreadsBackend;
 use settings::{Launch, ReportMode, Settings};
 
 use crate::Technique;
+use loops::options::LoopOptions;
 
 /// What every handle of a runtime shares.
 struct Shared {
@@ -164,10 +166,6 @@ pub struct Runtime {
     reexecute: Option<bool>,
     /// Splitting of chunks in progress for idle workers (`with_split`).
     split: Option<bool>,
-    /// Whether this handle's loops read each worker's CPU clock (a system call at a worker's
-    /// first chunk and after its last) for the report's `cpu_time_s` when no report is printed:
-    /// off for `#[par_doall]` loops, whose statistics nobody reads unless `DLS_REPORT` prints them.
-    cpu_clock: bool,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -233,7 +231,6 @@ fn init_impl(threads: Option<usize>) -> Result<Runtime, DlsError> {
             reduction: None,
             reexecute: None,
             split: None,
-            cpu_clock: true,
         });
     }
     let launched = Launch::detect(|k| std::env::var(k).ok());
@@ -320,7 +317,6 @@ pub fn current() -> Result<Runtime, DlsError> {
             reduction: None,
             reexecute: None,
             split: None,
-            cpu_clock: true,
         });
     }
     // The lazy runtime first: it exists only if the launcher check below passed when it was
@@ -364,7 +360,6 @@ pub fn is_root() -> bool {
             reduction: None,
             reexecute: None,
             split: None,
-            cpu_clock: true,
         })
         .rank()
             == 0;
@@ -411,7 +406,6 @@ impl Runtime {
             reduction: None,
             reexecute: None,
             split: None,
-            cpu_clock: true,
         };
         if let Some(i) = &rt.shared.settings.inject {
             // Under MPI the faulty worker is a rank (all its threads, with threads inside ranks).
@@ -555,7 +549,6 @@ impl Runtime {
             reduction: Some(strategy),
             reexecute: self.reexecute,
             split: self.split,
-            cpu_clock: self.cpu_clock,
         }
     }
 
@@ -576,21 +569,7 @@ impl Runtime {
             reduction: self.reduction,
             reexecute: Some(on),
             split: self.split,
-            cpu_clock: self.cpu_clock,
         }
-    }
-
-    /// This handle, whose loops read the workers' CPU clocks only when the loop's report is
-    /// printed (`DLS_REPORT`): for loops whose statistics the caller drops (`#[par_doall]`).
-    pub(crate) fn without_cpu_clock(&self) -> Runtime {
-        let mut rt = self.clone();
-        rt.cpu_clock = false;
-        rt
-    }
-
-    /// Whether loops on this handle with report mode `mode` read the workers' CPU clocks.
-    pub(crate) fn reads_cpu_clock(&self, mode: &ReportMode) -> bool {
-        self.cpu_clock || *mode != ReportMode::Off
     }
 
     /// Whether a loop on this runtime runs the first execution of each iterate in this
@@ -635,11 +614,7 @@ impl Runtime {
     ///            std::env::var("DLS_REEXECUTE").map_or(false, |v| v != "off"));
     /// ```
     pub fn effective_reexecution(&self) -> bool {
-        self.shared
-            .settings
-            .reexecute
-            .or(self.reexecute)
-            .unwrap_or(!matches!(self.backend(), Backend::Mpi { threads, .. } if threads > 1))
+        self.handle_config().reexecute
     }
 
     /// The same runtime, whose re-executing loops split a long chunk in progress for an idle
@@ -662,7 +637,6 @@ impl Runtime {
             reduction: self.reduction,
             reexecute: self.reexecute,
             split: Some(on),
-            cpu_clock: self.cpu_clock,
         }
     }
 
@@ -675,7 +649,7 @@ impl Runtime {
     ///            std::env::var("DLS_SPLIT").map_or(false, |v| v != "off"));
     /// ```
     pub fn effective_split(&self) -> bool {
-        self.shared.settings.split.or(self.split).unwrap_or(true)
+        self.handle_config().split
     }
 
     /// The strategy a loop's partial results travel by: `DLS_REDUCTION` if set, else this
@@ -688,11 +662,15 @@ impl Runtime {
     /// assert_eq!(rt.with_reduction(Strategy::Tree).effective_strategy(), Strategy::Master);
     /// ```
     pub fn effective_strategy(&self) -> Strategy {
-        self.shared
-            .settings
-            .reduction
-            .or(self.reduction)
-            .unwrap_or_default()
+        self.handle_config().strategy
+    }
+
+    /// What a loop of this handle without options of its own resolves to (`engine/plan.rs`).
+    fn handle_config(&self) -> engine::plan::LoopConfig {
+        self.loop_config(&LoopOptions::new(
+            "",
+            Technique::new(crate::technique::Kind::Static),
+        ))
     }
 }
 

@@ -1,15 +1,10 @@
-//! The one loop engine: what describes a loop (`options.rs`), the engine (`engine.rs`) with its
-//! adaptors (`ordered.rs`; the checked adaptor is `check/checked.rs`), the worker loops
-//! (`worker.rs`), a loop in progress (`handle.rs`), the chunk-source seam (`source.rs`), index
-//! ranges and panic contexts; loops too small to share (`alone.rs`).
+//! The loop's vocabulary, below the engine (`runtime/engine/`): what describes a loop
+//! (`options.rs`), a loop in progress (`handle.rs`), the chunk-source seam (`source.rs`), index
+//! ranges (`range.rs`) and panic contexts (`panic_ctx.rs`). Every subsystem imports these; none
+//! of them imports the engine.
 
-pub(crate) mod alone;
-pub(crate) mod claimed;
-pub(crate) mod engine;
 pub(crate) mod handle;
 pub mod options;
-pub(crate) mod ordered;
 pub(crate) mod panic_ctx;
 pub(crate) mod range;
 pub(crate) mod source;
-pub(crate) mod worker;

@@ -53,6 +53,9 @@ pub struct LoopOptions {
     /// Whether it checks itself across its workers (Wegman's stochastic domain decomposition):
     /// the body then returns each iterate's value ([`IterateValue`]).
     pub check: Option<Check>,
+    /// Whether the loop's caller reads its statistics (`false` for `#[par_doall]` loops, which
+    /// drop them: no statistics are built and no CPU clock is read unless a report is printed).
+    statistics: bool,
 }
 
 impl LoopOptions {
@@ -70,6 +73,7 @@ impl LoopOptions {
             reexecute: None,
             ordered: false,
             check: None,
+            statistics: true,
         }
     }
 
@@ -96,6 +100,17 @@ impl LoopOptions {
     pub fn reexecute(mut self, on: bool) -> LoopOptions {
         self.reexecute = Some(on);
         self
+    }
+
+    /// The loop's statistics are not read by its caller: none are built (`#[par_doall]`).
+    pub(crate) fn statistics_unread(mut self) -> LoopOptions {
+        self.statistics = false;
+        self
+    }
+
+    /// Whether the loop's caller reads its statistics.
+    pub(crate) fn statistics_read(&self) -> bool {
+        self.statistics
     }
 
     /// Its merge depends on order: combine in the iterates' order. Each worker then keeps one

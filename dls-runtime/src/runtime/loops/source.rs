@@ -2,7 +2,7 @@
 //!
 //! Every loop, on every backend and at both levels of a two-level loop, is an
 //! [`UntypedLoop`](crate::runtime::loops::handle::UntypedLoop) over a `Box<dyn ChunkSource>`, pulled by **one**
-//! worker loop ([`drive`](crate::runtime::loops::worker::drive)) that times chunks, sets the panic context and
+//! worker loop (`drive` (`runtime/engine/drive/direct.rs`)) that times chunks, sets the panic context and
 //! keeps the per-worker [`Tally`]. The sources are:
 //!
 //! | source | where | chunks come from |

@@ -2,14 +2,14 @@
 //! a fixed-size technique on threads): per chunk one clock read, one lock of the worker's own log
 //! (taken by nobody else until the loop's end or tail) and the atomic add of the claim, with no
 //! virtual call and no shared count written; the chunk's iterates run as in
-//! [`drive`](crate::runtime::loops::worker::drive). It is the plain worker loop's fast path:
+//! [`drive`](super::direct::drive). It is the plain worker loop's fast path:
 //! what it does per chunk is what `UntypedLoop::next` and the source would do, and what it
 //! tallies goes to the loop's caller record once, at its end.
 //!
 //! In a loop that re-executes unfinished chunks, each chunk's value is kept apart until the
 //! worker's next claim says whether it counts (as `drive_apart` does): while chunks are claimed,
 //! each counts; once the loop's tail is the scheduler's ([`Claimed::Tail`]), the worker goes on in
-//! [`drive_apart`](crate::runtime::loops::worker::drive_apart) with its value so far and its last
+//! [`drive_apart`](super::apart::drive_apart) with its value so far and its last
 //! chunk's value, whose verdict the scheduler gives. It runs only chunks of one iterate there (a
 //! larger chunk may become a copy's original while it runs: `drive_apart` asks after each
 //! iterate whether it still counts, and may split it).
@@ -18,11 +18,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use super::{run_chunk, Failure};
 use crate::runtime::loops::handle::{Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::loops::source::Tally;
-use crate::runtime::loops::worker::{run_chunk, Failure};
 use crate::runtime::observe::cpu_clock;
 use crate::runtime::sched::claim::{Claimed, Claims};
 use crate::ChunkTiming;

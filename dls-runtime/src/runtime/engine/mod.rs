@@ -1,30 +1,35 @@
-//! Every loop entry point of a [`Runtime`]: `start_loop*` (the explicit `DLS_StartLoop` API),
-//! `doall*` and `doall_reduce` (the closure forms), all on the chunk-source seam (`source.rs`), the
-//! one worker loop (`loops/worker.rs`) and the one combine function (`combine.rs`).
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+//! The engine: every loop entry point of a [`Runtime`] (`start_loop*`, the explicit
+//! `DLS_StartLoop` API; `doall*`, `doall_reduce` and `run`, the closure forms) and what runs a
+//! loop. A loop's options are resolved once into its plan (`plan.rs`: one [`Driver`] and one
+//! [`Finish`]); the plain loop (`plain.rs`) starts it (`start.rs`), runs the plan's driver on
+//! every worker (`drive/`) and its finish on their values (`finish/`). The ordered adaptor
+//! (`ordered.rs`) and the checked one (`check/checked.rs`) sit above the plain loop. The engine
+//! imports the vocabulary (`runtime/loops/`) and the subsystems; none of them imports it.
+//!
+//! [`Driver`]: plan::Driver
+//! [`Finish`]: plan::Finish
 
 use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::wire::Wire;
-use crate::runtime::combine::workers::WorkerTree;
-use crate::runtime::combine::{combine_partials, Merging};
 use crate::runtime::error::DlsError;
-use crate::runtime::loops::alone;
-use crate::runtime::loops::claimed::{drive_claimed, Ended, Keep};
-use crate::runtime::loops::handle::{Ending, History, Iterates, Loop, Panics, UntypedLoop};
+use crate::runtime::loops::handle::{Iterates, Loop};
 use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
-use crate::runtime::loops::ordered::Runs;
-use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
-use crate::runtime::loops::source::{ChunkSource, SharedSource};
-use crate::runtime::loops::worker::{drive, drive_apart, each, Apart, Failure};
 use crate::runtime::observe::stats::LoopStats;
-use crate::runtime::observe::stats::ReportMode;
-use crate::runtime::sync::lock;
-use crate::runtime::{combine::pipeline, Runtime};
-use crate::{Strategy, Technique};
+use crate::runtime::Runtime;
+use crate::Technique;
+use drive::each;
+use ordered::Runs;
+use reduction::Reduction;
+
+pub(crate) mod alone;
+pub(crate) mod drive;
+pub(crate) mod finish;
+pub(crate) mod ordered;
+pub(crate) mod plain;
+pub(crate) mod plan;
+pub(crate) mod reduction;
+pub(crate) mod start;
 
 impl Runtime {
     /// `DLS_StartLoop`: starts a loop over `range` (the synchronisation point at its start; on MPI
@@ -63,7 +68,9 @@ impl Runtime {
         technique: Technique,
     ) -> Result<Loop<R::Index>, DlsError> {
         // The program runs the chunks itself: nothing is re-executed, and nothing runs alone.
+        let config = self.loop_config(&LoopOptions::new(name, technique.clone()));
         self.make_loop(
+            &config,
             name,
             range,
             technique,
@@ -72,139 +79,6 @@ impl Runtime {
             false,
         )
         .map(|(lp, _)| lp)
-    }
-
-    /// `kind` says what kind of loop it is (checked across MPI ranks at the start).
-    fn make_loop<R: LoopRange>(
-        &self,
-        name: &str,
-        range: R,
-        technique: Technique,
-        kind: impl Fn() -> String,
-        tolerant: bool,
-        sizing: bool,
-    ) -> Result<(Loop<R::Index>, Placement), DlsError> {
-        let (first, n) = range.first_and_len()?;
-        let technique = self.effective_technique(technique);
-        if panic_ctx::in_iterate() || self.shared.platform.busy() {
-            // Nested inside an iterate, or started by a thread spawned inside one while the
-            // workers run a loop: this thread alone, no report.
-            let source = Box::new(SharedSource::new(&technique, n, 1, None)?);
-            let lp = self
-                .untyped(name, technique, n, source, ReportMode::Off, false)
-                .nested_in(panic_ctx::save());
-            return Ok((Loop::new(first, lp), Placement::Nested));
-        }
-        self.shared.platform.may_start_here()?;
-        // A loop too small to share runs on this thread alone (`alone.rs`): a scheduler of one
-        // worker handing out the whole loop as one chunk (on one thread every technique runs
-        // the iterates in index order), the rest as for every loop.
-        let sized = sizing && self.sizes_loops(&technique);
-        if sized && alone::predicts_small(name, n) {
-            let whole = Technique::new(crate::technique::Kind::Static);
-            let source = Box::new(SharedSource::new(&whole, n, 1, None)?);
-            let mut lp = self
-                .untyped(
-                    name,
-                    technique,
-                    n,
-                    source,
-                    self.shared.settings.report.clone(),
-                    false,
-                )
-                .over_all_workers();
-            lp.sized = true;
-            lp.alone = true;
-            if let Some(claims) = lp.source().claims() {
-                claims.untimed();
-            }
-            return Ok((Loop::new(first, lp), Placement::AllWorkers));
-        }
-        let p = self.workers();
-        let first_text = || {
-            if n == 0 {
-                "(none: empty)".into()
-            } else {
-                first.to_string()
-            }
-        };
-        let at = crate::runtime::backend::platform::LoopStart {
-            name,
-            n,
-            first: &first_text,
-            kind: &kind,
-            tolerant,
-        };
-        let (technique, auto) = if technique.kind.entry().selects {
-            let (t, a) = self.resolve_auto(&at, p, &technique);
-            (t, Some(a))
-        } else {
-            (technique, None)
-        };
-        let weights = self.awf_weights_for(name, &technique, p);
-        let source = self.shared.platform.start(&at, &technique, weights)?;
-        let lp = self
-            .untyped(
-                name,
-                technique,
-                n,
-                source,
-                self.shared.settings.report.clone(),
-                auto.is_some(),
-            )
-            .over_all_workers()
-            .with_progress(self.shared.settings.progress);
-        let mut lp = lp;
-        lp.sized = sized;
-        // A loop whose report nobody reads (a `#[par_doall]` loop without `DLS_REPORT`, its
-        // statistics dropped) and that `auto` does not measure lists no chunk map and times no
-        // chunk: its workers' claims write no map entry and seldom read the clock.
-        if auto.is_none() && !lp.reads_cpu_clock() {
-            if let Some(claims) = lp.source().claims() {
-                claims.untimed();
-            }
-        }
-        if let Some(a) = auto {
-            lp.note_auto(a);
-        }
-        Ok((Loop::new(first, lp), Placement::AllWorkers))
-    }
-
-    /// A loop of this runtime over `source`, reporting to `mode`; a loop over more than one
-    /// worker (or process) is one more time step of its name's history. `auto`: the technique
-    /// is `auto`'s choice, whose run `auto` measures.
-    fn untyped(
-        &self,
-        name: &str,
-        technique: Technique,
-        n: u64,
-        source: Box<dyn ChunkSource>,
-        mode: ReportMode,
-        auto: bool,
-    ) -> UntypedLoop {
-        let history = if source.workers() > 1 || source.exchange().is_some() {
-            History::Record
-        } else {
-            History::Skip
-        };
-        let cpu = self.reads_cpu_clock(&mode);
-        // Nobody reads the report of a loop in this process whose statistics its caller drops
-        // (a `#[par_doall]` loop without `DLS_REPORT`), whose technique learns nothing across
-        // loops (AWF's history) and that `auto` does not measure: it ends without one.
-        let read = cpu
-            || auto
-            || source.exchange().is_some()
-            || technique.kind.entry().learns_across_loops;
-        let ending = if read {
-            Ending::Report {
-                memory: Box::new(self.clone()),
-                mode,
-                history,
-            }
-        } else {
-            Ending::Quiet
-        };
-        UntypedLoop::new(name.into(), technique, n, source, ending).with_cpu_clock(cpu)
     }
 
     /// Starts a loop over the ranks of `comm` (any communicator: a group of ranks, or the
@@ -243,7 +117,9 @@ impl Runtime {
         let source = Box::new(crate::runtime::backend::mpi::MpiLoop::start(
             comm, &technique, n, w,
         )?);
+        let config = self.loop_config(&LoopOptions::new(name, technique.clone()));
         let lp = self.untyped(
+            &config,
             name,
             technique,
             n,
@@ -309,8 +185,13 @@ impl Runtime {
         };
         let options = LoopOptions::new(name, technique);
         let body = |i, _: &mut ()| body(i);
-        self.reduce_impl(&options, plan, range, || (), each(body), |_, _| ())
-            .map(|(_, stats)| stats)
+        let red = Reduction {
+            identity: || (),
+            body: each(body),
+            combine: |_, _| (),
+        };
+        self.reduce_impl(&options, plan, range, red)
+            .map(|(_, stats)| stats.unwrap_or_default())
     }
 
     /// A parallel loop with a reduction: every worker (thread or rank) folds its iterates into its
@@ -493,12 +374,11 @@ impl Runtime {
                 options.name
             )));
         }
-        let rt = self.for_options(options);
         if options.ordered {
             // Each worker keeps one value per run of consecutive iterates; the runs are folded in
             // index order at the end (`ordered.rs`).
             let (first, _) = range.first_and_len()?;
-            let (runs, stats) = rt.unordered(
+            let (runs, stats) = self.unordered(
                 options,
                 range,
                 Runs::new,
@@ -507,7 +387,7 @@ impl Runtime {
             )?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
-        rt.unordered(options, range, identity, body, combine)
+        self.unordered(options, range, identity, body, combine)
     }
 
     /// [`run`](Runtime::run) with a body that goes through a run of consecutive iterates
@@ -542,11 +422,13 @@ impl Runtime {
         C: Fn(T, T) -> T + Sync,
     {
         self.run_iterates_planned(options, range, identity, body, combine, Plan::default())
+            .map(|(value, stats)| (value, stats.unwrap_or_default()))
     }
 
     /// [`run_iterates`](Runtime::run_iterates) with `plan`'s `read`, which merges another
     /// process's value into this one's as its bytes are read, and `shard`, which merges a
     /// process's workers' values as key shards (a `#[par_doall]` loop's maps: `partials.rs`).
+    /// The statistics are none where `options` says nobody reads them.
     pub(crate) fn run_iterates_planned<R, T, Id, B, C>(
         &self,
         options: &LoopOptions,
@@ -555,7 +437,7 @@ impl Runtime {
         body: B,
         combine: C,
         plan: Plan<'_, T>,
-    ) -> Result<(T, LoopStats), DlsError>
+    ) -> Result<(T, Option<LoopStats>), DlsError>
     where
         R: LoopRange,
         T: Send + Wire,
@@ -570,26 +452,28 @@ impl Runtime {
                 options.name
             )));
         }
-        let rt = self.for_options(options);
         if options.ordered {
             // One value per run of consecutive iterates (`ordered.rs`): the body sees one
             // iterate at a time.
-            let (runs, stats) = rt.reduce_impl(
-                options,
-                Plan::default(),
-                range,
-                Runs::new,
-                |run: Iterates<R::Index>, own: &mut Runs<T>| {
+            let red = Reduction {
+                identity: Runs::new,
+                body: |run: Iterates<R::Index>, own: &mut Runs<T>| {
                     for one in run.singles() {
                         let offset = one.offset();
                         body(one, own.at(offset, &identity));
                     }
                 },
-                Runs::append,
-            )?;
+                combine: Runs::append,
+            };
+            let (runs, stats) = self.reduce_impl(options, Plan::default(), range, red)?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
-        rt.reduce_impl(options, plan, range, identity, body, combine)
+        let red = Reduction {
+            identity,
+            body,
+            combine,
+        };
+        self.reduce_impl(options, plan, range, red)
     }
 
     /// [`run`](Runtime::run) after the ordered adaptor: the checked adaptor when the loop is
@@ -614,421 +498,18 @@ impl Runtime {
             Some(check) if self.settings().check.unwrap_or_default() != CheckMode::Off => {
                 checked::run(self, options, check, range, identity, body, combine)
             }
-            _ => self.reduce_impl(
-                options,
-                Plan::default(),
-                range,
-                identity,
-                each(|i, acc: &mut T| {
-                    body(i, acc);
-                }),
-                combine,
-            ),
-        }
-    }
-
-    /// This handle with `options`' reduction strategy and re-execution (when they set them).
-    pub(crate) fn for_options(&self, options: &LoopOptions) -> Runtime {
-        let mut rt = self.clone();
-        if let Some(s) = options.reduction {
-            rt.reduction = Some(s);
-        }
-        if let Some(on) = options.reexecute {
-            rt.reexecute = Some(on);
-        }
-        rt
-    }
-
-    /// The plain loop under every adaptor: `plan` says whose results it combines, a worker that
-    /// takes no chunk and a look at the total before the report.
-    pub(crate) fn reduce_impl<R, T, Id, B, C>(
-        &self,
-        options: &LoopOptions,
-        plan: Plan<'_, T>,
-        range: R,
-        identity: Id,
-        body: B,
-        combine: C,
-    ) -> Result<(T, LoopStats), DlsError>
-    where
-        R: LoopRange,
-        T: Send + Wire,
-        Id: Fn() -> T + Sync,
-        B: Fn(Iterates<R::Index>, &mut T) + Sync,
-        C: Fn(T, T) -> T + Sync,
-    {
-        let Plan {
-            reach,
-            skip,
-            inspect,
-            read,
-            shard,
-        } = plan;
-        let (name, technique) = (options.name.as_str(), options.technique.clone());
-        let kind = || match (reach, inspect.is_some()) {
-            (Reach::ThisProcess, _) => "a loop without a result (doall)".to_string(),
-            (Reach::AllProcesses, checked) => format!(
-                "a {}loop with a result of type `{}`",
-                if checked { "checked " } else { "" },
-                std::any::type_name::<T>()
-            ),
-        };
-        // Re-execution of unfinished chunks (rDLB) and checkpoints: only for loops with a result
-        // that dls combines (see `with_result` below).
-        let tolerant = reach == Reach::AllProcesses
-            && ((std::mem::size_of::<T>() != 0 && self.effective_reexecution())
-                || self.shared.settings.checkpoint.is_some());
-        // A checked loop, or one a worker skips, is never run alone (`alone.rs`).
-        let sizing = skip.is_none() && inspect.is_none();
-        let (lp, placement) = self.make_loop(name, range, technique, kind, tolerant, sizing)?;
-        let panics = match placement {
-            Placement::Nested => Panics::Unwind,
-            Placement::AllWorkers => self.shared.platform.panics(),
-        };
-        let strategy = self.effective_strategy();
-        if let (Placement::AllWorkers, Reach::AllProcesses, Strategy::Pipeline, None) =
-            (placement, reach, strategy, skip)
-        {
-            let source = lp.core().source();
-            if let Some(x) = source.exchange().filter(|x| x.size() > 1) {
-                if source.local_slots() == 1 {
-                    self.runs_without(lp.name(), x.rank());
-                    let (value, reduction) = pipeline::run(&lp, x, &identity, &body, &combine)?;
-                    lp.core().note_reduction(reduction);
-                    return Ok((value, lp.finish()));
-                }
-            }
-        }
-        let slots: Vec<Mutex<Option<Result<T, Failure>>>> = (0..lp.core().source().local_slots())
-            .map(|_| Mutex::new(None))
-            .collect();
-        let mpi_rank = match self.backend() {
-            crate::runtime::Backend::Mpi { rank, .. } => Some(rank),
-            _ => None,
-        };
-        // Re-execution of unfinished chunks (rDLB) and checkpoints: every worker keeps each
-        // chunk's value apart until the scheduler confirms it (`drive_apart`), so copies never
-        // count twice and a checkpoint holds confirmed work only. Only for loops with a result
-        // that dls combines: a `doall`'s only effects are its body's own (an atomic counter, a
-        // file), which dls could not undo for a discarded copy nor restore.
-        let with_result = placement == Placement::AllWorkers && reach == Reach::AllProcesses;
-        // A result of no data (a zero-sized type: a `#[par_doall]` loop without `reduce` or
-        // `gather`) has nothing for a copy to count: its iterates' effects are the body's own,
-        // which a copy would repeat. Such a loop never re-executes (issue 27 case 3).
-        // A loop run alone (`alone.rs`) has nobody to take a copy of its chunk.
-        let reexecute = with_result
-            && std::mem::size_of::<T>() != 0
-            && self.effective_reexecution()
-            && !lp.core().alone;
-        debug_assert!(
-            !(reexecute && lp.core().source().tolerance().is_none()),
-            "a loop that re-executes has a source that can (internal error)"
-        );
-        if reexecute {
-            lp.core().reexecute(self.effective_split());
-        }
-        let checkpoints = match (&self.shared.settings.checkpoint, with_result) {
-            (Some(dir), true) => Some(crate::runtime::tolerance::checkpoint::start(
-                &self.shared.checkpoints,
-                self.shared.settings.checkpoint_every,
-                &lp,
-                dir,
-                &identity,
-                &combine,
-            )?),
-            _ => None,
-        };
-        let apart = reexecute || checkpoints.is_some();
-        let restored_value: Mutex<Option<T>> = Mutex::new(None);
-        if let Some(c) = &checkpoints {
-            *lock(&restored_value) = c.restored_value.lock().ok().and_then(|mut v| v.take());
-        }
-        let process_rank = lp.core().source().rank();
-        // The workers merge their values as a tree as they end (`combine/workers.rs`), except
-        // where `DLS_DELAY` is set at all (a scalability test perturbs the fold after the loop,
-        // and its runs without a delay must combine as its delayed runs do) and for a loop
-        // without a value.
-        let merge_after = placement == Placement::AllWorkers
-            && std::mem::size_of::<T>() != 0
-            && !alone::delay_set();
-        // Maps that split by key hash merge as key shards from `SHARD_FROM` workers on, where
-        // each level of a tree would merge maps nearly as large as the total, when every worker
-        // has a core of its own (`partials::shard_coded`; `benches/src/bin/merge_paths.rs`).
-        let shard = shard.filter(|_| merge_after && shards_pay(slots.len()));
-        let tree = (merge_after && shard.is_none())
-            .then(|| WorkerTree::new(slots.len()))
-            .flatten();
-        // A worker's end: its value goes up the tree, or to its slot for the fold after the loop.
-        let finish = |slot: usize, done: Result<T, Failure>| match (&tree, done) {
-            (Some(tree), Ok(value)) => {
-                let _names = panic_ctx::merges_of(lp.core().name.clone());
-                let _merging = panic_ctx::merging();
-                if panics == Panics::Unwind {
-                    tree.arrive(slot, value, &combine);
-                    return;
-                }
-                let merged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    tree.arrive(slot, value, &combine)
-                }));
-                if let Err(payload) = merged {
-                    lp.abort();
-                    *lock(&slots[slot]) = Some(Err(Failure {
-                        merging: true,
-                        worker: slot,
-                        iterate: String::new(),
-                        message: panic_ctx::payload_text(payload.as_ref()),
-                    }));
-                }
-            }
-            (_, done) => *lock(&slots[slot]) = Some(done),
-        };
-        let worker = |slot: usize| {
-            if placement == Placement::AllWorkers
-                && skip.is_some()
-                && skip == Some(mpi_rank.unwrap_or(slot))
-            {
-                // This worker takes no chunk; the others run the loop.
-                return;
-            }
-            // Chunks the workers claim themselves (a fixed-size technique on threads): the
-            // claiming worker loop, while the chunks are claimed (`claimed.rs`). A re-executing
-            // loop uses it for chunks of one iterate, which are never split nor abandoned
-            // halfway; its tail goes on below, in `drive_apart`.
-            let claims = lp
-                .core()
-                .source()
-                .claims()
-                .filter(|c| checkpoints.is_none() && (!reexecute || c.size() == 1))
-                .filter(|_| crate::runtime::observe::delay::body().is_none());
-            let mut resume = None;
-            if let Some(claims) = claims {
-                let ended = if reexecute {
-                    let keep = Keep::Apart {
-                        identity: &identity,
-                        combine: &combine,
-                    };
-                    drive_claimed(&lp, slot, claims, identity(), keep, &body, panics)
-                } else {
-                    let keep = Keep::<Id, C>::Direct;
-                    drive_claimed(&lp, slot, claims, identity(), keep, &body, panics)
+            _ => {
+                let red = Reduction {
+                    identity,
+                    body: each(|i, acc: &mut T| {
+                        body(i, acc);
+                    }),
+                    combine,
                 };
-                match ended {
-                    Ok(Ended::Done(value)) => {
-                        finish(slot, Ok(value));
-                        return;
-                    }
-                    Ok(Ended::Tail {
-                        kept,
-                        pending,
-                        ordinal,
-                    }) => resume = Some((kept, pending, ordinal)),
-                    Err(failure) => {
-                        finish(slot, Err(failure));
-                        return;
-                    }
-                }
-            }
-            let done = if let Some((kept, pending, ordinal)) = resume {
-                let apart = Apart {
-                    identity: &identity,
-                    combine: &combine,
-                    initial: Some(kept),
-                    checkpoints: None,
-                    resume: pending,
-                    ordinal,
-                };
-                drive_apart(&lp, Some(slot), apart, &body, panics)
-            } else if apart {
-                // Worker 0 of the scheduling process starts from what the checkpoints held.
-                let first = slot == 0 && process_rank == 0;
-                let initial = if first {
-                    lock(&restored_value).take()
-                } else {
-                    None
-                };
-                let ckpt = checkpoints.as_ref().map(|c| {
-                    // Worker `rank·k + slot` of the loop (k threads per rank; 1 on MPI alone,
-                    // rank 0 alone on threads).
-                    let me = process_rank * lp.core().source().local_slots() + slot;
-                    let ranges = if first {
-                        c.restored_ranges.clone()
-                    } else {
-                        Vec::new()
-                    };
-                    (&c.writer, c.writer.worker(me, ranges))
-                });
-                let apart = Apart {
-                    identity: &identity,
-                    combine: &combine,
-                    initial,
-                    checkpoints: ckpt,
-                    resume: None,
-                    ordinal: 0,
-                };
-                drive_apart(&lp, Some(slot), apart, &body, panics)
-            } else {
-                let mut acc = identity();
-                drive(&lp, Some(slot), &mut acc, &body, panics).map(|()| acc)
-            };
-            finish(slot, done);
-        };
-        match placement {
-            Placement::Nested => worker(0),
-            Placement::AllWorkers => {
-                let useful = usize::try_from(lp.len())
-                    .unwrap_or(usize::MAX)
-                    .min(lp.core().source().local_slots());
-                // Worker 0 ends with the loop unless it is the one that takes no chunk. Under a
-                // merge delay (`DLS_DELAY`, a scalability test) every worker takes part, so that
-                // the merges of the workers' partial results are the ones the test perturbs.
-                let first_sees_the_end = !(placement == Placement::AllWorkers
-                    && skip.is_some()
-                    && skip == Some(mpi_rank.unwrap_or(0)))
-                    && crate::runtime::observe::delay::active().merge.is_none();
-                self.shared
-                    .platform
-                    .run_workers(&worker, useful, first_sees_the_end)
+                self.reduce_impl(options, Plan::default(), range, red)
+                    .map(|(value, stats)| (value, stats.unwrap_or_default()))
             }
         }
-        let mut partials = Vec::with_capacity(slots.len());
-        for slot in slots {
-            match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Ok(value)) => partials.push(Some(value)),
-                Some(Err(f)) => {
-                    let name = lp.name().to_string();
-                    drop(lp);
-                    if f.merging {
-                        panic!(
-                            "dls: panicked while combining the results of loop `{name}` on \
-                             thread {}: {}",
-                            f.worker, f.message
-                        );
-                    }
-                    panic!(
-                        "dls: iterate {} of loop `{}` panicked on thread {}: {}",
-                        f.iterate, name, f.worker, f.message
-                    );
-                }
-                None => partials.push(None),
-            }
-        }
-        // What the workers' tree did not merge into one value, in worker order (every value
-        // went up the tree: the slots hold none).
-        let tree_merged = tree.as_ref().map(WorkerTree::merged);
-        if let Some(tree) = tree {
-            partials.extend(tree.rest().into_iter().map(Some));
-        }
-        // Restored results that no worker started from (worker 0 took no chunk: a repair).
-        if let Some(v) = restored_value
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-        {
-            partials.push(Some(v));
-        }
-        // The workers' values merged as key shards, on the workers.
-        let mut sharded = None;
-        if let Some(shard) = shard {
-            let values: Vec<T> = partials.drain(..).flatten().collect();
-            let merges = values.len().saturating_sub(1) as u64;
-            let started = Instant::now();
-            let name: Arc<str> = lp.name().into();
-            let jobs = |n: usize, job: &(dyn Fn(usize) + Sync)| {
-                let next = AtomicUsize::new(0);
-                let worker = |_slot: usize| {
-                    let _combining = panic_ctx::combining(name.clone());
-                    loop {
-                        let j = next.fetch_add(1, Ordering::Relaxed);
-                        if j >= n {
-                            break;
-                        }
-                        job(j);
-                    }
-                };
-                self.shared.platform.run_workers(&worker, n, false);
-            };
-            // A merge that panics (vectors of two lengths under one key) fails the loop, named.
-            let total =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shard(values, &jobs)))
-                    .unwrap_or_else(|payload| {
-                        panic!(
-                            "dls: panicked while combining the results of loop `{name}`: {}",
-                            panic_ctx::payload_text(payload.as_ref())
-                        )
-                    });
-            partials.push(total);
-            if merges > 0 {
-                sharded = Some((merges, started.elapsed().as_secs_f64()));
-            }
-        }
-        let across = match reach {
-            Reach::AllProcesses => lp.core().source().exchange(),
-            Reach::ThisProcess => None,
-        };
-        let (value, reduction) = combine_partials(
-            lp.name(),
-            strategy,
-            self.merge_time_of(lp.name()),
-            across,
-            partials,
-            Merging::new(&identity, &combine).reading(read),
-        )?;
-        let mut reduction = reduction;
-        if let Some((merges, seconds)) = tree_merged.filter(|&(merges, _)| merges > 0) {
-            let total = reduction.merge_time_s * reduction.merges as f64 + seconds;
-            reduction.merges += merges;
-            reduction.merge_time_s = total / reduction.merges as f64;
-            if reduction.strategy == "local" {
-                reduction.why = "one process: its workers' values are merged in memory, as a \
-                                 tree while the workers end, in worker order"
-                    .to_string();
-            }
-        }
-        if let Some((merges, seconds)) = sharded {
-            let total = reduction.merge_time_s * reduction.merges as f64 + seconds;
-            reduction.merges += merges;
-            reduction.merge_time_s = total / reduction.merges as f64;
-            if reduction.strategy == "local" {
-                reduction.why = format!(
-                    "one process: its workers' maps are merged in memory as {} key shards, one \
-                     per worker, in worker order",
-                    merges + 1
-                );
-            }
-        }
-        if reduction.merges > 0 {
-            self.record_merge_time(lp.name(), reduction.merge_time_s);
-        }
-        lp.core().note_reduction(reduction);
-        if let Some(c) = &checkpoints {
-            let restored = lp.core().source().tolerance().map_or(0, |t| t.restored());
-            lp.core().note_checkpoint(c.report(restored));
-        }
-        if let Some(check) = inspect.and_then(|look| look(&value)) {
-            lp.core().note_check(check);
-        }
-        let sized = lp.core().sized.then(|| (lp.name().to_string(), lp.len()));
-        let stats = lp.finish();
-        if let Some((name, n)) = sized {
-            alone::record(&name, n, stats.work_time_s);
-        }
-        Ok((value, stats))
-    }
-
-    /// Whether this runtime's loops of `technique` learn whether they are too small to share
-    /// (`alone.rs`): on the threads backend of more than one worker, for loops whose report nobody
-    /// reads (no `DLS_REPORT`, statistics dropped: `#[par_doall]`), not chosen by `auto` nor of a
-    /// technique that learns across loops, without checkpoints, fault injection or `DLS_DELAY`
-    /// (set at all: a scalability test's runs without a delay must share loops as its delayed
-    /// runs do).
-    fn sizes_loops(&self, technique: &Technique) -> bool {
-        let s = &self.shared.settings;
-        matches!(self.backend(), crate::runtime::Backend::Threads { threads } if threads > 1)
-            && !self.reads_cpu_clock(&s.report)
-            && !technique.kind.entry().selects
-            && !technique.kind.entry().learns_across_loops
-            && s.checkpoint.is_none()
-            && s.inject.is_none()
-            && !alone::delay_set()
     }
 }
 
@@ -1049,7 +530,13 @@ impl Plain for Runtime {
         B: Fn(R::Index, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.reduce_impl(options, plan, range, identity, each(body), combine)
+        let red = Reduction {
+            identity,
+            body: each(body),
+            combine,
+        };
+        self.reduce_impl(options, plan, range, red)
+            .map(|(value, stats)| (value, stats.unwrap_or_default()))
     }
 
     fn rank(&self) -> usize {
@@ -1062,70 +549,14 @@ impl Plain for Runtime {
     }
 }
 
-impl Runtime {
-    /// A pipelined loop (`reduction = "pipeline"` under MPI) runs without re-execution and
-    /// checkpoints: when one is asked for (`DLS_CHECKPOINT`, `DLS_REEXECUTE=on`), rank 0 says so
-    /// at the loop's start, once per loop name, instead of dropping them silently.
-    fn runs_without(&self, name: &str, rank: usize) {
-        let settings = &self.shared.settings;
-        let mut asked = Vec::new();
-        if settings.checkpoint.is_some() {
-            asked.push("checkpoints (DLS_CHECKPOINT)");
-        }
-        if settings.reexecute == Some(true) || self.reexecute == Some(true) {
-            asked.push("re-execution (DLS_REEXECUTE=on)");
-        }
-        if asked.is_empty() || rank != 0 {
-            return;
-        }
-        static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        let mut said = lock(&SAID);
-        if said.iter().any(|n| n == name) {
-            return;
-        }
-        said.push(name.to_string());
-        panic_ctx::say_line(&format!(
-            "dls: warning: loop `{name}` runs with reduction = \"pipeline\", which has no {}: \
-             they are off for this loop; choose another strategy (DLS_REDUCTION=tree, or \
-             reduction = \"tree\") to have them",
-            asked.join(" and ")
-        ));
-    }
-}
-
-/// Where a loop's workers are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Placement {
-    /// Every worker of the runtime (threads of the pool, or MPI ranks).
-    AllWorkers,
-    /// The calling thread alone: a loop started inside an iterate of another loop.
-    Nested,
-}
-
-/// The fewest workers whose maps merge as key shards: below, a tree of merges is about as short
-/// or shorter (`benches/src/bin/merge_paths.rs`, in units of the serial count: at 2 workers 0.12–
-/// 0.14 against 0.23–0.27, at 4 0.23 against 0.21, at 8 0.28–0.33 against 0.18–0.20).
-const SHARD_FROM: usize = 8;
-
-/// Whether `workers` workers merge their maps as key shards: from [`SHARD_FROM`] on, when each
-/// has a core (the shards' total work is about three times a tree's: it pays only in parallel).
-fn shards_pay(workers: usize) -> bool {
-    #[cfg(test)]
-    if tests::SHARD_ALWAYS.with(std::cell::Cell::get) {
-        return workers >= 2;
-    }
-    // Read once: `available_parallelism` reads the cgroup files at every call.
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    workers >= SHARD_FROM && cores >= workers
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::runtime::settings::Settings;
+    use crate::runtime::loops::panic_ctx;
+    use crate::runtime::sync::lock;
+    use std::sync::Mutex;
+    use std::time::Instant;
 
     thread_local! {
         /// Makes every loop with maps that split, started on this thread (the test's own: the
@@ -1192,6 +623,7 @@ mod tests {
                 let (counts, iterates) = total.into_inner();
                 assert_eq!(iterates, 4000, "{name}");
                 assert_eq!(counts, serial, "{name}");
+                let stats = stats.expect("the test reads the statistics");
                 let reduction = stats.report.reduction.expect("a reduction report");
                 if reduction.merges > 0 {
                     sharded_loops += 1;
@@ -1259,7 +691,7 @@ mod tests {
             .0
         };
         let apart = |name: &str| {
-            crate::runtime::loops::worker::probe::APART
+            crate::runtime::engine::drive::apart::probe::APART
                 .lock()
                 .unwrap()
                 .iter()
@@ -1366,7 +798,7 @@ mod tests {
     fn fixed_size_chunks_are_claimed_by_the_workers() {
         let rt = Runtime::threads(2, Settings::default()).unwrap();
         let claimed = |name: &str| {
-            crate::runtime::loops::claimed::probe::CLAIMED
+            crate::runtime::engine::drive::claimed::probe::CLAIMED
                 .lock()
                 .unwrap()
                 .iter()

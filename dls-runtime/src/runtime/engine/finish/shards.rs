@@ -1,0 +1,89 @@
+//! The shards finish: maps that split by key hash (a `#[par_doall]` loop's maps:
+//! `partials::shard_coded`) merge as key shards, one per worker, on the workers after the loop,
+//! where each level of a tree would merge maps nearly as large as the total; then across
+//! processes.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::add_merges;
+use crate::report::ReductionReport;
+use crate::runtime::loops::handle::Loop;
+use crate::runtime::loops::options::ShardMerge;
+use crate::runtime::loops::panic_ctx;
+use crate::runtime::loops::range::LoopIndex;
+use crate::runtime::Runtime;
+
+/// The fewest workers whose maps merge as key shards: below, a tree of merges is about as short
+/// or shorter (`benches/src/bin/merge_paths.rs`, in units of the serial count: at 2 workers 0.12–
+/// 0.14 against 0.23–0.27, at 4 0.23 against 0.21, at 8 0.28–0.33 against 0.18–0.20).
+const SHARD_FROM: usize = 8;
+
+/// Whether `workers` workers merge their maps as key shards: from [`SHARD_FROM`] on, when each
+/// has a core (the shards' total work is about three times a tree's: it pays only in parallel).
+pub(crate) fn pay(workers: usize) -> bool {
+    #[cfg(test)]
+    if crate::runtime::engine::tests::SHARD_ALWAYS.with(std::cell::Cell::get) {
+        return workers >= 2;
+    }
+    // Read once: `available_parallelism` reads the cgroup files at every call.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    workers >= SHARD_FROM && cores >= workers
+}
+
+/// Merges the workers' `values` of `lp` as key shards with `shard`, on `rt`'s workers. Returns
+/// the merged value and the merges it took with their time. A merge that panics (vectors of two
+/// lengths under one key) fails the loop, named.
+pub(crate) fn merge<I: LoopIndex, T>(
+    rt: &Runtime,
+    lp: &Loop<I>,
+    shard: ShardMerge<'_, T>,
+    values: Vec<Option<T>>,
+) -> (Option<T>, Option<(u64, f64)>) {
+    let values: Vec<T> = values.into_iter().flatten().collect();
+    let merges = values.len().saturating_sub(1) as u64;
+    let started = Instant::now();
+    let name: Arc<str> = lp.name().into();
+    let jobs = |n: usize, job: &(dyn Fn(usize) + Sync)| {
+        let next = AtomicUsize::new(0);
+        let worker = |_slot: usize| {
+            let _combining = panic_ctx::combining(name.clone());
+            loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                if j >= n {
+                    break;
+                }
+                job(j);
+            }
+        };
+        rt.shared.platform.run_workers(&worker, n, false);
+    };
+    let total = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shard(values, &jobs)))
+        .unwrap_or_else(|payload| {
+            panic!(
+                "dls: panicked while combining the results of loop `{name}`: {}",
+                panic_ctx::payload_text(payload.as_ref())
+            )
+        });
+    let took = (merges > 0).then(|| (merges, started.elapsed().as_secs_f64()));
+    (total, took)
+}
+
+/// Adds the shards' merges to `reduction` and says how one process combined.
+pub(crate) fn report(reduction: &mut ReductionReport, merged: Option<(u64, f64)>) {
+    let Some((merges, seconds)) = merged else {
+        return;
+    };
+    add_merges(reduction, merges, seconds);
+    if reduction.strategy == "local" {
+        reduction.why = format!(
+            "one process: its workers' maps are merged in memory as {} key shards, one per \
+             worker, in worker order",
+            merges + 1
+        );
+    }
+}

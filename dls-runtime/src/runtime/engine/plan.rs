@@ -1,0 +1,243 @@
+//! A loop's decisions, made once. [`LoopConfig`] resolves the loop's options ([`LoopOptions`])
+//! against the settings (`DLS_*`) and the runtime handle's defaults before the loop starts, the
+//! one path from what a program asks to what the engine reads (tokio's `Builder` → `Config`).
+//! [`LoopPlan`] then names, once the loop has started, the one [`Driver`] every worker runs and
+//! the one [`Finish`] that combines their values: a new feature is a variant and a file
+//! (`drive/`, `finish/`), not a branch inside a worker.
+
+use crate::runtime::backend::platform::Backend;
+use crate::runtime::loops::handle::{Loop, Panics};
+use crate::runtime::loops::options::{LoopOptions, Reach};
+use crate::runtime::loops::range::LoopIndex;
+use crate::runtime::settings::ReportMode;
+use crate::runtime::Runtime;
+use crate::Strategy;
+
+/// A loop's options resolved against the settings and the handle: `DLS_*` first, then the
+/// loop's own options, then the handle's (`Runtime::with_reduction`, …), then the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LoopConfig {
+    /// How the processes' values travel.
+    pub(crate) strategy: Strategy,
+    /// Whether a loop with a result re-executes unfinished chunks.
+    pub(crate) reexecute: bool,
+    /// Whether re-execution was asked for explicitly (`DLS_REEXECUTE=on`, the loop's or the
+    /// handle's `true`): a loop that cannot re-execute says so.
+    pub(crate) reexecute_asked: bool,
+    /// Whether re-executing loops split chunks in progress for idle workers.
+    pub(crate) split: bool,
+    /// Whether the workers read their CPU clocks: the caller reads the loop's statistics, or a
+    /// report is printed.
+    pub(crate) cpu_clock: bool,
+    /// Whether the loop's statistics are read by its caller (`false`: `#[par_doall]`).
+    pub(crate) statistics: bool,
+    /// Whether checkpoints are written (`DLS_CHECKPOINT`).
+    pub(crate) checkpoints: bool,
+}
+
+impl Runtime {
+    /// `options` resolved against the settings and this handle's defaults.
+    pub(crate) fn loop_config(&self, options: &LoopOptions) -> LoopConfig {
+        let settings = self.settings();
+        let statistics = options.statistics_read();
+        let reexecute = settings.reexecute.or(options.reexecute).or(self.reexecute);
+        LoopConfig {
+            strategy: settings
+                .reduction
+                .or(options.reduction)
+                .or(self.reduction)
+                .unwrap_or_default(),
+            reexecute: reexecute
+                .unwrap_or(!matches!(self.backend(), Backend::Mpi { threads, .. } if threads > 1)),
+            reexecute_asked: settings.reexecute == Some(true)
+                || options.reexecute.or(self.reexecute) == Some(true),
+            split: settings.split.or(self.split).unwrap_or(true),
+            cpu_clock: statistics || settings.report != ReportMode::Off,
+            statistics,
+            checkpoints: settings.checkpoint.is_some(),
+        }
+    }
+}
+
+/// Where a loop's workers are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// Every worker of the runtime (threads of the pool, or MPI ranks).
+    AllWorkers,
+    /// The calling thread alone: a loop started inside an iterate of another loop.
+    Nested,
+}
+
+/// What every worker of a loop runs (`drive/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Driver {
+    /// Pulls chunks from the loop's source and folds them into the worker's value
+    /// (`drive/direct.rs`).
+    Direct,
+    /// Claims fixed-size chunks itself (`drive/claimed.rs`); `apart`: each chunk's value is
+    /// kept apart until it counts, and the loop's tail goes on in [`Driver::Apart`].
+    Claimed { apart: bool },
+    /// Keeps each chunk's value apart until the scheduler confirms it: re-execution and
+    /// checkpoints (`drive/apart.rs`).
+    Apart,
+}
+
+/// How the workers' values become the loop's result (`finish/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Finish {
+    /// The ranks pass values along a pipeline while they run (`finish/pipeline.rs`).
+    Pipeline,
+    /// The workers merge as a tree as they end (`finish/tree.rs`), then across processes.
+    Tree,
+    /// The workers' maps merge as key shards after the loop (`finish/shards.rs`), then across
+    /// processes.
+    Shards,
+    /// Each worker's value waits in its slot; they are folded after the loop, then across
+    /// processes (`finish/fold.rs`).
+    Fold,
+}
+
+/// What the engine knows of a loop before it starts: whose results it combines, whether a
+/// worker takes no chunk, whether its value has data, and how it may merge.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    /// Whose results the loop combines.
+    pub(crate) reach: Reach,
+    /// The worker (MPI rank, else thread slot) that takes no chunk.
+    pub(crate) skip: Option<usize>,
+    /// Whether the loop's value is of a zero-sized type (no `reduce`, no `gather`).
+    pub(crate) zero_sized: bool,
+    /// Whether its values may merge as key shards (maps that split by key hash).
+    pub(crate) shardable: bool,
+    /// Whether the loop is checked (its total inspected before the report).
+    pub(crate) inspected: bool,
+}
+
+impl Shape {
+    /// Whether the loop re-executes or writes checkpoints: only a loop with a result that dls
+    /// combines. A `doall`'s only effects are its body's own (an atomic counter, a file), which
+    /// dls could not undo for a discarded copy nor restore; a result of no data has nothing for
+    /// a copy to count (issue 27 case 3).
+    pub(crate) fn tolerant(&self, config: &LoopConfig) -> bool {
+        self.reach == Reach::AllProcesses
+            && ((!self.zero_sized && config.reexecute) || config.checkpoints)
+    }
+
+    /// Whether the loop may run alone when it is small (`alone.rs`): not a checked loop nor one
+    /// a worker skips.
+    pub(crate) fn may_run_alone(&self) -> bool {
+        self.skip.is_none() && !self.inspected
+    }
+}
+
+/// A started loop's decisions, the same for every worker.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LoopPlan {
+    pub(crate) placement: Placement,
+    pub(crate) panics: Panics,
+    pub(crate) driver: Driver,
+    pub(crate) finish: Finish,
+    /// Whether unfinished chunks are re-executed.
+    pub(crate) reexecute: bool,
+    /// Whether checkpoints are written.
+    pub(crate) checkpoints: bool,
+    /// The worker that takes no chunk: an MPI rank (every slot of that rank), else a thread
+    /// slot; none where every worker takes chunks.
+    skip: Option<usize>,
+    /// This process's MPI rank (none on threads).
+    mpi_rank: Option<usize>,
+    /// Whether worker 0 ends with the loop (see `Platform::run_workers`).
+    pub(crate) first_sees_the_end: bool,
+}
+
+impl LoopPlan {
+    /// The plan of `lp`, started at `placement` with `config`, on a runtime whose MPI rank is
+    /// `mpi_rank` (none on threads) and whose workers' panics are `panics`.
+    pub(crate) fn resolve<I: LoopIndex>(
+        config: &LoopConfig,
+        shape: &Shape,
+        lp: &Loop<I>,
+        placement: Placement,
+        panics: Panics,
+        mpi_rank: Option<usize>,
+    ) -> LoopPlan {
+        let all = placement == Placement::AllWorkers;
+        let panics = if all { panics } else { Panics::Unwind };
+        let source = lp.core().source();
+        let with_result = all && shape.reach == Reach::AllProcesses;
+        // A loop run alone (`alone.rs`) has nobody to take a copy of its chunk.
+        let reexecute = with_result && !shape.zero_sized && config.reexecute && !lp.core().alone;
+        let checkpoints = with_result && config.checkpoints;
+        let skip = shape.skip.filter(|_| all);
+        let finish = Self::finish(config, shape, lp, all, source.local_slots());
+        let (reexecute, checkpoints) = match finish {
+            // A pipelined loop runs without re-execution and checkpoints (it says so).
+            Finish::Pipeline => (false, false),
+            _ => (reexecute, checkpoints),
+        };
+        // Chunks the workers claim themselves (a fixed-size technique on threads), while the
+        // chunks are claimed. A re-executing loop claims chunks of one iterate, which are never
+        // split nor abandoned halfway; its tail goes on apart.
+        let claims = source
+            .claims()
+            .filter(|c| !checkpoints && (!reexecute || c.size() == 1))
+            .filter(|_| crate::runtime::observe::delay::body().is_none());
+        let driver = match claims {
+            Some(_) => Driver::Claimed { apart: reexecute },
+            None if reexecute || checkpoints => Driver::Apart,
+            None => Driver::Direct,
+        };
+        // Worker 0 ends with the loop unless it is the one that takes no chunk. Under a merge
+        // delay (`DLS_DELAY`, a scalability test) every worker takes part, so that the merges
+        // of the workers' partial results are the ones the test perturbs.
+        let first_sees_the_end = !(skip.is_some() && skip == Some(mpi_rank.unwrap_or(0)))
+            && crate::runtime::observe::delay::active().merge.is_none();
+        LoopPlan {
+            placement,
+            panics,
+            driver,
+            finish,
+            reexecute,
+            checkpoints,
+            skip,
+            mpi_rank,
+            first_sees_the_end,
+        }
+    }
+
+    /// How the workers' values of `lp` combine.
+    fn finish<I: LoopIndex>(
+        config: &LoopConfig,
+        shape: &Shape,
+        lp: &Loop<I>,
+        all: bool,
+        slots: usize,
+    ) -> Finish {
+        let source = lp.core().source();
+        let pipelined = all
+            && shape.reach == Reach::AllProcesses
+            && config.strategy == Strategy::Pipeline
+            && shape.skip.is_none()
+            && source.exchange().is_some_and(|x| x.size() > 1)
+            && source.local_slots() == 1;
+        // The workers merge their values as they end, except where `DLS_DELAY` is set at all (a
+        // scalability test perturbs the fold after the loop, and its runs without a delay must
+        // combine as its delayed runs do) and for a loop without a value.
+        let merge_after = all && !shape.zero_sized && !super::alone::delay_set();
+        if pipelined {
+            Finish::Pipeline
+        } else if merge_after && shape.shardable && super::finish::shards::pay(slots) {
+            Finish::Shards
+        } else if merge_after && slots >= super::finish::tree::FROM {
+            Finish::Tree
+        } else {
+            Finish::Fold
+        }
+    }
+
+    /// Whether worker `slot` of this process takes chunks.
+    #[inline]
+    pub(crate) fn works(&self, slot: usize) -> bool {
+        !(self.skip.is_some() && self.skip == Some(self.mpi_rank.unwrap_or(slot)))
+    }
+}
