@@ -262,171 +262,230 @@ where
     B: Fn(R::Index, &mut T) -> Y + Sync,
     C: Fn(T, T) -> T + Sync,
 {
+    let (mode, alpha_setting) = plain.check_settings();
+    let body = |i, acc: &mut T| body(i, acc).observation();
+    let (first, n) = range.first_and_len()?;
+    let permutation = (!check.exchangeable).then(|| Permutation::new(n, check.seed));
+    let judging = Judging {
+        alpha: alpha_setting.unwrap_or(check.alpha),
+        seed: permutation.as_ref().map(|_| check.seed),
+        test: check.test,
+    };
+    let look = |parts: &Vec<Part<T>>| Some(judging.judge(&summaries(parts)).1);
+    let order = Order {
+        first,
+        permutation: permutation.as_ref(),
+        worker: None,
+    };
+    let plan = Plan {
+        inspect: Some(&look),
+        ..Plan::default()
+    };
+    let (mut parts, mut stats) = plain.plain(
+        options,
+        plan,
+        range,
+        Vec::new,
+        |i, parts: &mut Vec<Part<T>>| {
+            let position = R::Index::span(first, i) as u64;
+            run_position(parts, position, &order, &identity, &body);
+        },
+        concat,
+    )?;
+    let (verdict, mut report) = judging.judge(&summaries(&parts));
+    if plain.rank() == 0 {
+        say_verdict(&options.name, &verdict, &report, judging.alpha);
+    }
+    if report.rejected && mode == CheckMode::Repair {
+        let repairing = Repairing {
+            plain,
+            options,
+            judging: &judging,
+            order: &order,
+            identity: &identity,
+            body: &body,
+        };
+        repairing.repair(&mut parts, &mut report)?;
+    }
+    // The result: every remaining part's value (the suspect's replaced after a repair).
+    let mut total = None;
+    for part in parts {
+        total = Some(match total {
+            None => part.value,
+            Some(t) => combine(t, part.value),
+        });
+    }
+    stats.report.check = Some(report);
+    Ok((total.unwrap_or_else(identity), stats))
+}
+
+/// Two workers' parts, one after the other.
+fn concat<T>(mut a: Vec<Part<T>>, mut b: Vec<Part<T>>) -> Vec<Part<T>> {
+    a.append(&mut b);
+    a
+}
+
+/// How a checked loop's summaries are tested: the level, the permutation's seed (none for an
+/// exchangeable range) and the test.
+struct Judging {
+    alpha: f64,
+    seed: Option<u64>,
+    test: CheckTest,
+}
+
+impl Judging {
+    /// [`judge`] with these settings.
+    fn judge(&self, summaries: &[WorkerStats]) -> (Verdict, CheckReport) {
+        judge(summaries, self.alpha, self.seed, self.test)
+    }
+}
+
+/// What rank 0 says of a check's verdict: a check that could not run, or a rejection with its
+/// figures and the suspect.
+fn say_verdict(name: &str, verdict: &Verdict, report: &CheckReport, alpha: f64) {
+    let workers = report.worker_values.len();
+    if verdict.outcome == Outcome::Overflow {
+        panic_ctx::say_line(&format!(
+            "dls: warning: loop `{name}`: the fault check could not run: a sum of squares \
+             overflowed although every value was finite; scale the values (the check is the \
+             same for values divided by a constant) to have it"
+        ));
+    }
+    if !report.rejected {
+        return;
+    }
+    if let Outcome::Malformed(bad) = &verdict.outcome {
+        panic_ctx::say_line(&format!(
+            "dls: loop `{name}`: the fault check finds values that are not finite (NaN or \
+             infinity) on worker(s) {bad:?}: suspect: worker {}",
+            bad.first().copied().unwrap_or_default()
+        ));
+    } else {
+        panic_ctx::say_line(&format!(
+            "dls: loop `{name}`: the fault check rejects that the {workers} workers agree \
+             (F = {:.4}, df = ({}, {}), p = {:.3e} < alpha = {alpha:e}){}",
+            report.f.unwrap_or(f64::NAN),
+            report.df1.unwrap_or(0),
+            report.df2.unwrap_or(0),
+            report.p.unwrap_or(0.0),
+            match report.suspect {
+                Some(w) => format!("; suspect: worker {w}"),
+                None => String::new(),
+            }
+        ));
+    }
+}
+
+/// What the repair of a rejected check (`DLS_CHECK=repair`) runs with: the engine, the loop's
+/// options, how it is judged, the order of its iterates, and its identity and body.
+struct Repairing<'a, P, I, Id, B> {
+    plain: &'a P,
+    options: &'a LoopOptions,
+    judging: &'a Judging,
+    order: &'a Order<'a, I>,
+    identity: &'a Id,
+    body: &'a B,
+}
+
+impl<P, I, Id, B> Repairing<'_, P, I, Id, B>
+where
+    P: Plain,
+    I: LoopIndex,
+{
+    /// Runs the suspect's iterates again on the other workers and tests again: the suspect's
+    /// parts in `parts` are replaced, and `report` says what the test found after. An error
+    /// where no single worker can be blamed, or where the workers still disagree.
+    fn repair<T>(&self, parts: &mut Vec<Part<T>>, report: &mut CheckReport) -> Result<(), DlsError>
+    where
+        T: Send + Wire,
+        Id: Fn() -> T + Sync,
+        B: Fn(I, &mut T) -> Option<Observation> + Sync,
     {
-        let (mode, alpha_setting) = plain.check_settings();
-        let name = options.name.as_str();
-        let body = |i, acc: &mut T| body(i, acc).observation();
-        let alpha = alpha_setting.unwrap_or(check.alpha);
-        let (first, n) = range.first_and_len()?;
-        let permutation = (!check.exchangeable).then(|| Permutation::new(n, check.seed));
-        let concat = |mut a: Vec<Part<T>>, mut b: Vec<Part<T>>| {
-            a.append(&mut b);
-            a
+        let name = self.options.name.as_str();
+        let Some(suspect) = report.suspect else {
+            return Err(DlsError::FaultCheck(format!(
+                "loop `{name}`: the workers disagree (p = {:e}) but no single worker can be \
+                 blamed (that needs at least 3 workers, or one with values that are not \
+                 finite), so there is nothing to re-execute and the result cannot be trusted",
+                report.p.unwrap_or(0.0)
+            )));
         };
-        let seed = permutation.as_ref().map(|_| check.seed);
-        let look = |parts: &Vec<Part<T>>| Some(judge(&summaries(parts), alpha, seed, check.test).1);
-        let order = Order {
-            first,
-            permutation: permutation.as_ref(),
-            worker: None,
+        // The suspect's positions, in order, and a loop over them on the other workers.
+        let (runs, starts, m) = positions_of(parts, suspect);
+        parts.retain(|p| p.worker != suspect);
+        report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
+        // The test after the re-execution: the other workers' first values and the
+        // re-executed ones (the re-execution loop's report carries it).
+        let kept = summaries(parts);
+        let after_of = |again: &Vec<Part<T>>| {
+            let mut all = kept.clone();
+            for (w, s) in summaries(again).into_iter().enumerate() {
+                if w < all.len() {
+                    all[w] = WorkerStats::merge(std::mem::take(&mut all[w]), s);
+                } else {
+                    all.push(s);
+                }
+            }
+            // The suspect took no part: test the workers that did.
+            all.retain(|w| w.values.values() > 0 || w.rows.as_ref().is_some_and(|r| r.rows() > 0));
+            self.judging.judge(&all).0
         };
+        let (alpha, test) = (self.judging.alpha, self.judging.test);
+        let report_after = |again: &Vec<Part<T>>| {
+            let after = after_of(again);
+            let mut r = report.clone();
+            r.f_after = after.global.map(|t| t.f);
+            r.p_after = after.global.map(|t| t.p);
+            r.repaired = after.global.is_some() && !after.rejects_by(test, alpha);
+            Some(r)
+        };
+        let mut again_options = self.options.clone();
+        again_options.name = format!("{name} (re-execution)");
         let plan = Plan {
-            inspect: Some(&look),
+            skip: Some(suspect),
+            inspect: Some(&report_after),
             ..Plan::default()
         };
-        let (mut parts, mut stats) = plain.plain(
-            options,
+        let (again, _) = self.plain.plain(
+            &again_options,
             plan,
-            range,
+            0..m,
             Vec::new,
-            |i, parts: &mut Vec<Part<T>>| {
-                let position = R::Index::span(first, i) as u64;
-                run_position(parts, position, &order, &identity, &body);
+            |j: u64, parts: &mut Vec<Part<T>>| {
+                let position = position_at(&runs, &starts, j);
+                run_position(parts, position, self.order, self.identity, self.body);
             },
             concat,
         )?;
-        let (verdict, mut report) = judge(&summaries(&parts), alpha, seed, check.test);
-        let workers = report.worker_values.len();
-        if verdict.outcome == Outcome::Overflow && plain.rank() == 0 {
+        let after = after_of(&again);
+        parts.extend(again);
+        report.p_after = after.global.map(|t| t.p);
+        report.f_after = after.global.map(|t| t.f);
+        if after.global.is_none() {
+            return Err(DlsError::FaultCheck(format!(
+                "loop `{name}`: the workers disagree (p = {:e}); worker {suspect}'s {m} iterates \
+                 ran again elsewhere, but the workers left cannot be tested ({:?}), so the \
+                 result cannot be trusted",
+                report.p.unwrap_or(0.0),
+                after.outcome
+            )));
+        }
+        if after.rejects_by(test, alpha) {
+            return Err(DlsError::FaultCheck(format!(
+                "loop `{name}`: the workers disagree (p = {:e}); after re-executing worker \
+                 {suspect}'s {m} iterates elsewhere they still do (p = {:e})",
+                report.p.unwrap_or(0.0),
+                after.global.map_or(0.0, |t| t.p)
+            )));
+        }
+        report.repaired = true;
+        if self.plain.rank() == 0 {
             panic_ctx::say_line(&format!(
-                "dls: warning: loop `{name}`: the fault check could not run: a sum of squares \
-                 overflowed although every value was finite; scale the values (the check is \
-                 the same for values divided by a constant) to have it"
+                "dls: loop `{name}`: worker {suspect}'s {m} iterates ran again on the other \
+                 workers; the check now passes (p = {:e})",
+                after.global.map_or(1.0, |t| t.p)
             ));
         }
-        if report.rejected && plain.rank() == 0 {
-            if let Outcome::Malformed(bad) = &verdict.outcome {
-                panic_ctx::say_line(&format!(
-                    "dls: loop `{name}`: the fault check finds values that are not finite (NaN \
-                     or infinity) on worker(s) {bad:?}: suspect: worker {}",
-                    bad.first().copied().unwrap_or_default()
-                ));
-            } else {
-                panic_ctx::say_line(&format!(
-                    "dls: loop `{name}`: the fault check rejects that the {workers} workers agree \
-                     (F = {:.4}, df = ({}, {}), p = {:.3e} < alpha = {alpha:e}){}",
-                    report.f.unwrap_or(f64::NAN),
-                    report.df1.unwrap_or(0),
-                    report.df2.unwrap_or(0),
-                    report.p.unwrap_or(0.0),
-                    match report.suspect {
-                        Some(w) => format!("; suspect: worker {w}"),
-                        None => String::new(),
-                    }
-                ));
-            }
-        }
-        if report.rejected && mode == CheckMode::Repair {
-            let Some(suspect) = report.suspect else {
-                return Err(DlsError::FaultCheck(format!(
-                    "loop `{name}`: the workers disagree (p = {:e}) but no single worker can be \
-                     blamed (that needs at least 3 workers, or one with values that are not \
-                     finite), so there is nothing to re-execute and the result cannot be trusted",
-                    report.p.unwrap_or(0.0)
-                )));
-            };
-            // The suspect's positions, in order, and a loop over them on the other workers.
-            let (runs, starts, m) = positions_of(&parts, suspect);
-            parts.retain(|p| p.worker != suspect);
-            report.reexecuted = runs.iter().map(|&(a, b)| [a, b - a]).collect();
-            // The test after the re-execution: the other workers' first values and the
-            // re-executed ones (the re-execution loop's report carries it).
-            let kept = summaries(&parts);
-            let after_of = |again: &Vec<Part<T>>| {
-                let mut all = kept.clone();
-                for (w, s) in summaries(again).into_iter().enumerate() {
-                    if w < all.len() {
-                        all[w] = WorkerStats::merge(std::mem::take(&mut all[w]), s);
-                    } else {
-                        all.push(s);
-                    }
-                }
-                // The suspect took no part: test the workers that did.
-                all.retain(|w| {
-                    w.values.values() > 0 || w.rows.as_ref().is_some_and(|r| r.rows() > 0)
-                });
-                judge(&all, alpha, seed, check.test).0
-            };
-            let report_after = |again: &Vec<Part<T>>| {
-                let after = after_of(again);
-                let mut r = report.clone();
-                r.f_after = after.global.map(|t| t.f);
-                r.p_after = after.global.map(|t| t.p);
-                r.repaired = after.global.is_some() && !after.rejects_by(check.test, alpha);
-                Some(r)
-            };
-            let mut again_options = options.clone();
-            again_options.name = format!("{name} (re-execution)");
-            let plan = Plan {
-                skip: Some(suspect),
-                inspect: Some(&report_after),
-                ..Plan::default()
-            };
-            let (again, _) = plain.plain(
-                &again_options,
-                plan,
-                0..m,
-                Vec::new,
-                |j: u64, parts: &mut Vec<Part<T>>| {
-                    run_position(
-                        parts,
-                        position_at(&runs, &starts, j),
-                        &order,
-                        &identity,
-                        &body,
-                    );
-                },
-                concat,
-            )?;
-            let after = after_of(&again);
-            parts.extend(again);
-            report.p_after = after.global.map(|t| t.p);
-            report.f_after = after.global.map(|t| t.f);
-            if after.global.is_none() {
-                return Err(DlsError::FaultCheck(format!(
-                    "loop `{name}`: the workers disagree (p = {:e}); worker {suspect}'s {m} \
-                     iterates ran again elsewhere, but the workers left cannot be tested ({:?}), \
-                     so the result cannot be trusted",
-                    report.p.unwrap_or(0.0),
-                    after.outcome
-                )));
-            }
-            if after.rejects_by(check.test, alpha) {
-                return Err(DlsError::FaultCheck(format!(
-                    "loop `{name}`: the workers disagree (p = {:e}); after re-executing worker \
-                     {suspect}'s {m} iterates elsewhere they still do (p = {:e})",
-                    report.p.unwrap_or(0.0),
-                    after.global.map_or(0.0, |t| t.p)
-                )));
-            }
-            report.repaired = true;
-            if plain.rank() == 0 {
-                panic_ctx::say_line(&format!(
-                    "dls: loop `{name}`: worker {suspect}'s {m} iterates ran again on the other \
-                     workers; the check now passes (p = {:e})",
-                    after.global.map_or(1.0, |t| t.p)
-                ));
-            }
-        }
-        // The result: every remaining part's value (the suspect's replaced after a repair).
-        let mut total = None;
-        for part in parts {
-            total = Some(match total {
-                None => part.value,
-                Some(t) => combine(t, part.value),
-            });
-        }
-        stats.report.check = Some(report);
-        Ok((total.unwrap_or_else(identity), stats))
+        Ok(())
     }
 }

@@ -552,8 +552,8 @@ impl Plain for Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::settings::Settings;
     use crate::runtime::loops::panic_ctx;
+    use crate::runtime::settings::Settings;
     use crate::runtime::sync::lock;
     use std::sync::Mutex;
     use std::time::Instant;
