@@ -103,7 +103,6 @@ use backend::threads::ThreadsBackend;
 use settings::{Launch, ReportMode, Settings};
 
 use crate::Technique;
-use loops::options::LoopOptions;
 
 /// What every handle of a runtime shares.
 struct Shared {
@@ -602,21 +601,6 @@ impl Runtime {
                 .unwrap_or(true)
     }
 
-    /// Whether this handle's loops with a result re-execute unfinished chunks: `DLS_REEXECUTE` if
-    /// set, else the handle's ([`Runtime::with_reexecution`]), else on — except on threads inside
-    /// MPI ranks (`DLS_THREADS` of 2 or more under a launcher), where it is off unless asked for:
-    /// there a loop that re-executes takes a request per chunk per thread, one that does not
-    /// takes its chunks in batches (a message per batch of a rank's threads).
-    ///
-    /// ```
-    /// let rt = dls_runtime::init().unwrap();
-    /// assert_eq!(rt.with_reexecution(false).effective_reexecution(),
-    ///            std::env::var("DLS_REEXECUTE").map_or(false, |v| v != "off"));
-    /// ```
-    pub fn effective_reexecution(&self) -> bool {
-        self.handle_config().reexecute
-    }
-
     /// The same runtime, whose re-executing loops split a long chunk in progress for an idle
     /// worker (`true`, the default) or not (`false`) — unless `DLS_SPLIT` says otherwise: a cheap
     /// handle, like a clone. The holder keeps the first half of the iterates it has not started
@@ -638,39 +622,6 @@ impl Runtime {
             reexecute: self.reexecute,
             split: Some(on),
         }
-    }
-
-    /// Whether this handle's re-executing loops split chunks in progress for idle workers:
-    /// `DLS_SPLIT` if set, else the handle's ([`Runtime::with_split`]), else on.
-    ///
-    /// ```
-    /// let rt = dls_runtime::init().unwrap();
-    /// assert_eq!(rt.with_split(false).effective_split(),
-    ///            std::env::var("DLS_SPLIT").map_or(false, |v| v != "off"));
-    /// ```
-    pub fn effective_split(&self) -> bool {
-        self.handle_config().split
-    }
-
-    /// The strategy a loop's partial results travel by: `DLS_REDUCTION` if set, else this
-    /// handle's ([`Runtime::with_reduction`]), else [`Strategy::Auto`].
-    ///
-    /// ```
-    /// use dls_runtime::{Runtime, Strategy, runtime::settings::Settings};
-    /// let s = Settings { reduction: Some(Strategy::Master), ..Settings::default() };
-    /// let rt = Runtime::threads(1, s).unwrap();
-    /// assert_eq!(rt.with_reduction(Strategy::Tree).effective_strategy(), Strategy::Master);
-    /// ```
-    pub fn effective_strategy(&self) -> Strategy {
-        self.handle_config().strategy
-    }
-
-    /// What a loop of this handle without options of its own resolves to (`engine/plan.rs`).
-    fn handle_config(&self) -> engine::plan::LoopConfig {
-        self.loop_config(&LoopOptions::new(
-            "",
-            Technique::new(crate::technique::Kind::Static),
-        ))
     }
 }
 

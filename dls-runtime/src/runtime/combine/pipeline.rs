@@ -30,7 +30,6 @@ use crate::pipeline_model::{pipeline_level, Role};
 use crate::report::ReductionReport;
 use crate::runtime::combine::wire::{self, Wire};
 use crate::runtime::combine::{Exchange, Folder};
-use crate::runtime::drive;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx;
@@ -78,11 +77,9 @@ pub(crate) fn run<I: LoopIndex, T: Wire>(
         // An extra rank: the loop as usual, then its partial result to rank P' − 1.
         let mut acc = identity();
         let mut iterates = 0_u64;
-        let count_and_run = |run: Iterates<I>, a: &mut T| {
-            iterates += run.left();
-            body(run, a)
-        };
-        let _ = drive(lp, Some(0), &mut acc, count_and_run, Panics::Unwind);
+        while let Some(n) = fold_chunk(lp, &mut acc, body) {
+            iterates += n;
+        }
         x.send(last, &wire::encode(&(None::<u64>, iterates, Some(acc)))?);
         None
     } else {
@@ -199,20 +196,31 @@ fn compute_one<I: LoopIndex, T>(
     identity: &dyn Fn() -> T,
     body: &(dyn Fn(Iterates<I>, &mut T) + Sync),
 ) -> Option<(u64, T)> {
+    let mut acc = identity();
+    let iterates = fold_chunk(lp, &mut acc, body)?;
+    Some((iterates, acc))
+}
+
+/// Folds the next chunk of `lp` for this rank into `acc`: its iterates; `None` when the
+/// scheduler has no chunk left.
+fn fold_chunk<I: LoopIndex, T>(
+    lp: &Loop<I>,
+    acc: &mut T,
+    body: &(dyn Fn(Iterates<I>, &mut T) + Sync),
+) -> Option<u64> {
     let (mut chunk, _) = lp.next_chunk_in(Some(0), Panics::Unwind)?;
     let iterates = chunk.len() as u64;
-    let mut acc = identity();
     // The `body` delay of DLS_DELAY, once per iterate (see `runtime/observe/delay.rs`).
     match crate::runtime::observe::delay::body() {
-        None => body(chunk.take_run(u64::MAX), &mut acc),
+        None => body(chunk.take_run(u64::MAX), acc),
         Some(d) => {
             while !chunk.is_done() {
                 d.wait(1);
-                body(chunk.take_run(1), &mut acc);
+                body(chunk.take_run(1), acc);
             }
         }
     }
-    Some((iterates, acc))
+    Some(iterates)
 }
 
 #[cfg(test)]

@@ -558,13 +558,6 @@ mod tests {
     use std::sync::Mutex;
     use std::time::Instant;
 
-    thread_local! {
-        /// Makes every loop with maps that split, started on this thread (the test's own: the
-        /// engine decides on the thread that starts the loop), merge them as key shards,
-        /// whatever the cores. Other tests, on their own threads, keep the engine's choice.
-        pub(super) static SHARD_ALWAYS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-
     /// Maps that split by key hash, merged as key shards on the workers (`shard_coded`, forced
     /// on whatever the cores): the total equals the serial loop's, every iterate counted once, and
     /// the report says so; with SS, FAC2, STATIC and AF on 2, 3 and 4 threads.
@@ -580,7 +573,7 @@ mod tests {
             PhantomData<fn(Keyed<Sum>) -> HashMap<u64, u64>>,
             PhantomData<fn(Whole) -> u64>,
         );
-        SHARD_ALWAYS.with(|s| s.set(true));
+        plan::SHARD_ALWAYS.with(|s| s.set(true));
         let add = |a: V, b: V| (Sum.combine(a.0, b.0), a.1 + b.1);
         let shard = shard_coded::<V, W>(add);
         let mut serial: HashMap<u64, u64> = HashMap::new();

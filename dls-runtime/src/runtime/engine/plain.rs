@@ -2,10 +2,9 @@
 //! run the plan's driver on every worker and its finish on their values. Each decision is the
 //! plan's (`plan.rs`), each driver and finish a file of its own (`drive/`, `finish/`).
 
-use super::alone;
 use super::drive::{self, Restart};
 use super::finish::{self, fold, shards, tree, Ends};
-use super::plan::{Finish, LoopConfig, LoopPlan, Placement, Shape};
+use super::plan::{Finish, LoopPlan, Placement, Shape};
 use super::reduction::Reduction;
 use crate::runtime::combine::Merging;
 use crate::runtime::error::DlsError;
@@ -86,7 +85,10 @@ impl Runtime {
             restored: &restored,
             process_rank: lp.core().source().rank(),
         };
-        let ends = Ends::new(lplan.finish, lp.core().source().local_slots());
+        let ends = Ends::new(
+            lplan.finish == Finish::Tree,
+            lp.core().source().local_slots(),
+        );
         let worker = |slot: usize| {
             if lplan.works(slot) {
                 let done = drive::run(&lp, &lplan, slot, &red, &restart);
@@ -141,7 +143,7 @@ impl Runtime {
         if let Some(check) = plan.inspect.and_then(|look| look(&value)) {
             lp.core().note_check(check);
         }
-        Ok((value, end(lp, &config)))
+        Ok((value, finish::end(lp, &config)))
     }
 
     /// The checkpoints of a loop whose plan writes them (`DLS_CHECKPOINT`), with what they
@@ -171,23 +173,4 @@ impl Runtime {
             _ => Ok(None),
         }
     }
-}
-
-/// Ends `lp` (`DLS_EndLoop`): its statistics where its caller reads them (`config`), else none
-/// are built (what this process did is still recorded, for a loop that learns whether it is too
-/// small to share: `alone.rs`).
-pub(crate) fn end<I: LoopIndex>(lp: Loop<I>, config: &LoopConfig) -> Option<LoopStats> {
-    let sized = lp.core().sized.then(|| (lp.name().to_string(), lp.len()));
-    let (stats, work_s) = if config.statistics {
-        let stats = lp.finish();
-        let work_s = stats.work_time_s;
-        (Some(stats), work_s)
-    } else {
-        let tally = lp.finish_quietly();
-        (None, tally.work_s)
-    };
-    if let Some((name, n)) = sized {
-        alone::record(&name, n, work_s);
-    }
-    stats
 }

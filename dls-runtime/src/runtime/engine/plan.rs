@@ -11,7 +11,7 @@ use crate::runtime::loops::options::{LoopOptions, Reach};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::settings::ReportMode;
 use crate::runtime::Runtime;
-use crate::Strategy;
+use crate::{Strategy, Technique};
 
 /// A loop's options resolved against the settings and the handle: `DLS_*` first, then the
 /// loop's own options, then the handle's (`Runtime::with_reduction`, …), then the defaults.
@@ -36,6 +36,51 @@ pub(crate) struct LoopConfig {
 }
 
 impl Runtime {
+    /// Whether this handle's loops with a result re-execute unfinished chunks: `DLS_REEXECUTE` if
+    /// set, else the handle's ([`Runtime::with_reexecution`]), else on — except on threads inside
+    /// MPI ranks (`DLS_THREADS` of 2 or more under a launcher), where it is off unless asked for:
+    /// there a loop that re-executes takes a request per chunk per thread, one that does not
+    /// takes its chunks in batches (a message per batch of a rank's threads).
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// assert_eq!(rt.with_reexecution(false).effective_reexecution(),
+    ///            std::env::var("DLS_REEXECUTE").map_or(false, |v| v != "off"));
+    /// ```
+    pub fn effective_reexecution(&self) -> bool {
+        self.handle_config().reexecute
+    }
+    /// Whether this handle's re-executing loops split chunks in progress for idle workers:
+    /// `DLS_SPLIT` if set, else the handle's ([`Runtime::with_split`]), else on.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// assert_eq!(rt.with_split(false).effective_split(),
+    ///            std::env::var("DLS_SPLIT").map_or(false, |v| v != "off"));
+    /// ```
+    pub fn effective_split(&self) -> bool {
+        self.handle_config().split
+    }
+    /// The strategy a loop's partial results travel by: `DLS_REDUCTION` if set, else this
+    /// handle's ([`Runtime::with_reduction`]), else [`Strategy::Auto`].
+    ///
+    /// ```
+    /// use dls_runtime::{Runtime, Strategy, runtime::settings::Settings};
+    /// let s = Settings { reduction: Some(Strategy::Master), ..Settings::default() };
+    /// let rt = Runtime::threads(1, s).unwrap();
+    /// assert_eq!(rt.with_reduction(Strategy::Tree).effective_strategy(), Strategy::Master);
+    /// ```
+    pub fn effective_strategy(&self) -> Strategy {
+        self.handle_config().strategy
+    }
+    /// What a loop of this handle without options of its own resolves to (`engine/plan.rs`).
+    fn handle_config(&self) -> LoopConfig {
+        self.loop_config(&LoopOptions::new(
+            "",
+            Technique::new(crate::technique::Kind::Static),
+        ))
+    }
+
     /// `options` resolved against the settings and this handle's defaults.
     pub(crate) fn loop_config(&self, options: &LoopOptions) -> LoopConfig {
         let settings = self.settings();
@@ -226,9 +271,9 @@ impl LoopPlan {
         let merge_after = all && !shape.zero_sized && !super::alone::delay_set();
         if pipelined {
             Finish::Pipeline
-        } else if merge_after && shape.shardable && super::finish::shards::pay(slots) {
+        } else if merge_after && shape.shardable && shards_pay(slots) {
             Finish::Shards
-        } else if merge_after && slots >= super::finish::tree::FROM {
+        } else if merge_after && slots >= TREE_FROM {
             Finish::Tree
         } else {
             Finish::Fold
@@ -240,4 +285,36 @@ impl LoopPlan {
     pub(crate) fn works(&self, slot: usize) -> bool {
         !(self.skip.is_some() && self.skip == Some(self.mpi_rank.unwrap_or(slot)))
     }
+}
+
+/// The fewest workers whose values merge as a tree: two workers' values take one merge either
+/// way, after the loop as before (`WorkerTree::new`).
+pub(crate) const TREE_FROM: usize = 3;
+
+/// The fewest workers whose maps merge as key shards: below, a tree of merges is about as short
+/// or shorter (`benches/src/bin/merge_paths.rs`, in units of the serial count: at 2 workers 0.12–
+/// 0.14 against 0.23–0.27, at 4 0.23 against 0.21, at 8 0.28–0.33 against 0.18–0.20).
+const SHARD_FROM: usize = 8;
+
+#[cfg(test)]
+thread_local! {
+    /// Makes every loop with maps that split, started on this thread (the test's own: the
+    /// engine decides on the thread that starts the loop), merge them as key shards, whatever
+    /// the cores. Other tests, on their own threads, keep the engine's choice.
+    pub(crate) static SHARD_ALWAYS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether `workers` workers merge their maps as key shards: from [`SHARD_FROM`] on, when each
+/// has a core (the shards' total work is about three times a tree's: it pays only in parallel).
+pub(crate) fn shards_pay(workers: usize) -> bool {
+    #[cfg(test)]
+    if SHARD_ALWAYS.with(std::cell::Cell::get) {
+        return workers >= 2;
+    }
+    // Read once: `available_parallelism` reads the cgroup files at every call.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    workers >= SHARD_FROM && cores >= workers
 }

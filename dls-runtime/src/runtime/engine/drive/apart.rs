@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use super::Failure;
+use super::chunk::Failure;
 use crate::runtime::loops::handle::{ChunkRange, Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
 use crate::runtime::loops::range::LoopIndex;

@@ -18,7 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::{run_chunk, Failure};
+use super::chunk::{run_chunk, Failure};
 use crate::runtime::loops::handle::{Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
 use crate::runtime::loops::range::LoopIndex;

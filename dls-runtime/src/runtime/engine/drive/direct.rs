@@ -6,7 +6,7 @@
 //! first spends it; the hook is tested once per chunk, so without it the iterates run exactly as
 //! before.
 
-use super::{run_chunk, Failure};
+use super::chunk::{run_chunk, Failure};
 use crate::runtime::loops::handle::{Iterates, Loop, Panics};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::observe::delay;

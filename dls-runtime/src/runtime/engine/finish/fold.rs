@@ -3,6 +3,7 @@
 //! workers, one without a value, and one under `DLS_DELAY` (whose fold a scalability test
 //! perturbs) finish this way.
 
+use crate::report::ReductionReport;
 use crate::runtime::loops::handle::Loop;
 use crate::runtime::loops::options::Reach;
 use crate::runtime::loops::range::LoopIndex;
@@ -24,4 +25,11 @@ pub(crate) fn with_restored<T>(mut values: Vec<Option<T>>, restored: Option<T>) 
         values.push(Some(v));
     }
     values
+}
+
+/// Adds `merges` merges of `seconds` in all, done in this process, to `reduction`'s mean.
+pub(crate) fn add_merges(reduction: &mut ReductionReport, merges: u64, seconds: f64) {
+    let total = reduction.merge_time_s * reduction.merges as f64 + seconds;
+    reduction.merges += merges;
+    reduction.merge_time_s = total / reduction.merges as f64;
 }

@@ -1,19 +1,21 @@
 //! The finishes: how the workers' values of a loop become its result, chosen once per loop by
-//! its plan ([`Finish`](super::plan::Finish)). [`tree`] merges the workers' values as they end,
+//! its plan (`Finish`, `plan.rs`). [`tree`] merges the workers' values as they end,
 //! [`shards`] merges maps as key shards after the loop, [`fold`] folds the values the workers
 //! left in their slots, and [`pipeline`] passes values between ranks while they run. Every
 //! finish but the pipeline then combines the processes' values ([`across`]).
 
 use std::sync::Mutex;
 
-use super::drive::Failure;
-use super::plan::Finish;
+use super::alone;
+use super::drive::chunk::Failure;
+use super::plan::LoopConfig;
 use crate::report::ReductionReport;
 use crate::runtime::combine::workers::WorkerTree;
 use crate::runtime::combine::{combine_partials, Merging};
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Loop, Panics};
 use crate::runtime::loops::range::LoopIndex;
+use crate::runtime::observe::stats::LoopStats;
 use crate::runtime::sync::lock;
 use crate::runtime::{Exchange, Wire};
 use crate::Strategy;
@@ -23,7 +25,7 @@ pub(crate) mod pipeline;
 pub(crate) mod shards;
 pub(crate) mod tree;
 
-/// Where each worker's value goes at its end: up the workers' tree ([`Finish::Tree`]), or into
+/// Where each worker's value goes at its end: up the workers' tree (`Finish::Tree`), or into
 /// the worker's slot.
 pub(crate) struct Ends<T> {
     slots: Vec<Mutex<Option<Result<T, Failure>>>>,
@@ -39,14 +41,11 @@ pub(crate) struct Collected<T> {
 }
 
 impl<T> Ends<T> {
-    /// The ends of `workers` workers of a loop that finishes by `finish`.
-    pub(crate) fn new(finish: Finish, workers: usize) -> Ends<T> {
+    /// The ends of `workers` workers, whose values merge as a tree where `tree`.
+    pub(crate) fn new(tree: bool, workers: usize) -> Ends<T> {
         Ends {
             slots: (0..workers).map(|_| Mutex::new(None)).collect(),
-            tree: match finish {
-                Finish::Tree => WorkerTree::new(workers),
-                _ => None,
-            },
+            tree: tree.then(|| WorkerTree::new(workers)).flatten(),
         }
     }
 
@@ -123,9 +122,21 @@ pub(crate) fn across<T: Wire>(
     combine_partials(name, strategy, prior_merge_s, across, values, merging)
 }
 
-/// Adds `merges` merges of `seconds` in all, done in this process, to `reduction`'s mean.
-pub(crate) fn add_merges(reduction: &mut ReductionReport, merges: u64, seconds: f64) {
-    let total = reduction.merge_time_s * reduction.merges as f64 + seconds;
-    reduction.merges += merges;
-    reduction.merge_time_s = total / reduction.merges as f64;
+/// Ends `lp` (`DLS_EndLoop`): its statistics where its caller reads them (`config`), else none
+/// are built (what this process did is still recorded, for a loop that learns whether it is too
+/// small to share: `alone.rs`).
+pub(crate) fn end<I: LoopIndex>(lp: Loop<I>, config: &LoopConfig) -> Option<LoopStats> {
+    let sized = lp.core().sized.then(|| (lp.name().to_string(), lp.len()));
+    let (stats, work_s) = if config.statistics {
+        let stats = lp.finish();
+        let work_s = stats.work_time_s;
+        (Some(stats), work_s)
+    } else {
+        let tally = lp.finish_quietly();
+        (None, tally.work_s)
+    };
+    if let Some((name, n)) = sized {
+        alone::record(&name, n, work_s);
+    }
+    stats
 }

@@ -39,7 +39,7 @@ where
     runs_without(config, lp.name(), x.rank());
     let (value, reduction) = pipeline::run(&lp, x, &red.identity, &red.body, &red.combine)?;
     lp.core().note_reduction(reduction);
-    Ok((value, crate::runtime::engine::plain::end(lp, config)))
+    Ok((value, super::end(lp, config)))
 }
 
 /// A pipelined loop runs without re-execution and checkpoints: when one is asked for

@@ -7,33 +7,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::add_merges;
+use super::fold::add_merges;
 use crate::report::ReductionReport;
 use crate::runtime::loops::handle::Loop;
 use crate::runtime::loops::options::ShardMerge;
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::Runtime;
-
-/// The fewest workers whose maps merge as key shards: below, a tree of merges is about as short
-/// or shorter (`benches/src/bin/merge_paths.rs`, in units of the serial count: at 2 workers 0.12–
-/// 0.14 against 0.23–0.27, at 4 0.23 against 0.21, at 8 0.28–0.33 against 0.18–0.20).
-const SHARD_FROM: usize = 8;
-
-/// Whether `workers` workers merge their maps as key shards: from [`SHARD_FROM`] on, when each
-/// has a core (the shards' total work is about three times a tree's: it pays only in parallel).
-pub(crate) fn pay(workers: usize) -> bool {
-    #[cfg(test)]
-    if crate::runtime::engine::tests::SHARD_ALWAYS.with(std::cell::Cell::get) {
-        return workers >= 2;
-    }
-    // Read once: `available_parallelism` reads the cgroup files at every call.
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    workers >= SHARD_FROM && cores >= workers
-}
 
 /// Merges the workers' `values` of `lp` as key shards with `shard`, on `rt`'s workers. Returns
 /// the merged value and the merges it took with their time. A merge that panics (vectors of two

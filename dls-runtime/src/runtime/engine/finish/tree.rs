@@ -2,17 +2,13 @@
 //! (`combine/workers.rs`), so that the merges overlap the loop's last chunks; what the tree left
 //! is then combined across processes.
 
-use super::add_merges;
+use super::fold::add_merges;
 use crate::report::ReductionReport;
 use crate::runtime::combine::workers::WorkerTree;
-use crate::runtime::engine::drive::Failure;
+use crate::runtime::engine::drive::chunk::Failure;
 use crate::runtime::loops::handle::{Loop, Panics};
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::LoopIndex;
-
-/// The fewest workers whose values merge as a tree: two workers' values take one merge either
-/// way, after the loop as before (`WorkerTree::new`).
-pub(crate) const FROM: usize = 3;
 
 /// Worker `slot`'s `value` goes up the tree; a merge that panics stops the loop and comes back
 /// as the worker's failure (with [`Panics::Unwind`] it unwinds).
