@@ -256,12 +256,21 @@ pub(crate) fn expand(
                     ),
                 )
             };
+            let target = format_ident!("__dls_target_{}", slot);
+            // `Place::new` is `unsafe` (it writes in place when `when`): the macro keeps its
+            // contract, each element reached only by the iterate at its index, run once. The
+            // block holds that call alone (the user's tokens are evaluated before it), and its
+            // `unsafe` and braces carry the macro's span (`quote!`, not the variable's), so that
+            // a crate under `#![forbid(unsafe_code)]` can still use `gather`: rustc does not
+            // report the lint in code from an external proc macro.
+            let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
             setup.push(quote_spanned!(var.span()=>
                 #private::gathers(&#var);
-                let #place = #private::Place::new({
+                let #target = {
                     use #private::ScatterTarget as _;
                     #var.scatter_elements()
-                }, #when);
+                };
+                let #place = #make_place;
             ));
             witnesses.push(quote_spanned!(var.span()=> #private::place_partial(&#place)));
             let slot_code = quote_spanned!(var.span()=>

@@ -883,7 +883,7 @@ pub fn gather_partial<G: GatherTarget + ?Sized>(_target: &G) -> Marker<GatherBuf
 ///
 /// ```
 /// let mut v = vec![1.0_f64];
-/// let place = dls_runtime::__private::Place::new(&mut v, false);
+/// let place = dls_runtime::__private::Place::logged(&mut v);
 /// let _ = dls_runtime::__private::place_partial(&place);
 /// ```
 pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn(Whole) -> GatherBuf<T>> {

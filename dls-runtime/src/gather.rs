@@ -413,10 +413,16 @@ impl<'a, T> GatherSlot<'a, T> {
 /// under re-execution too (`__private::Loop::writes_assigned_in_place`): by each iterate's
 /// first execution, while a copy logs ([`GatherWriter`]).
 ///
+/// Writing in place is `unsafe` to ask for ([`Place::new`]): a `Place` is shared by the
+/// workers, and only its maker can promise that no two of them reach the same element. The
+/// logged form ([`Place::logged`]) is safe.
+///
 /// ```
 /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
 /// let mut out = vec![0_u32; 4];
-/// let place = Place::new(&mut out, true);
+/// // SAFETY: element `i` is reached only through the access of iterate `i`, made once, on this
+/// // thread.
+/// let place = unsafe { Place::new(&mut out, true) };
 /// let mut log = GatherBuf::new();
 /// for i in 0..4 {
 ///     GatherAccess::new(&place, &mut log)[i] = 10 * i as u32;
@@ -431,9 +437,11 @@ pub struct Place<'a, T> {
     _target: std::marker::PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: in place, each element is reached only by the iterate at its index, which runs once
-// on one thread (the conditions of `Place`); logged, the elements are only read. So a `Place`
-// shared by the workers gives no two threads the same element to write.
+// SAFETY: logged (the only form safe code can make, `Place::logged`), the elements are only read
+// through a `Place`, which needs `T: Sync`. In place, `Place::new`'s caller promised that no two
+// accessors made from the place reach the same element unless one's uses all happen before the
+// other's (`# Safety` there), so sharing the place gives no two threads one element at once; the
+// values written on other threads, and the old values they drop there, need `T: Send`.
 unsafe impl<T: Send + Sync> Sync for Place<'_, T> {}
 // SAFETY: as above.
 unsafe impl<T: Send + Sync> Send for Place<'_, T> {}
@@ -448,14 +456,74 @@ impl<T> std::fmt::Debug for Place<'_, T> {
 }
 
 impl<'a, T> Place<'a, T> {
-    /// The vector `target`, written in place when `in_place` (see [`Place`] for when that is
-    /// right), else logged.
+    /// The vector `target`, logged: the iterates' accesses ([`GatherAccess`],
+    /// [`GatherWriter`]) read it as it was before the loop and log their writes into each
+    /// worker's [`GatherBuf`], scattered after the loop. Safe: nothing writes the vector while
+    /// the place lives.
     ///
     /// ```
     /// let mut v = vec![1, 2];
-    /// assert!(!dls_runtime::gather::Place::new(&mut v, false).in_place());
+    /// assert!(!dls_runtime::gather::Place::logged(&mut v).in_place());
     /// ```
-    pub fn new(target: &'a mut [T], in_place: bool) -> Self {
+    pub fn logged(target: &'a mut [T]) -> Self {
+        Place {
+            len: target.len(),
+            ptr: target.as_mut_ptr(),
+            in_place: false,
+            _target: std::marker::PhantomData,
+        }
+    }
+
+    /// The vector `target`, written in place when `in_place` (see [`Place`] for when that is
+    /// right), else logged as by [`Place::logged`]. The code `#[par_doall(gather(out))]`
+    /// generates calls this, in an `unsafe` block of its own, with `in_place` true only where the
+    /// body uses `out` at the loop's index alone and the loop runs each iterate once
+    /// (`__private::Loop::writes_in_place`, `__private::Loop::writes_assigned_in_place`).
+    ///
+    /// # Safety
+    ///
+    /// With `in_place` false there is no condition. With `in_place` true, the caller promises,
+    /// for as long as the place lives:
+    ///
+    /// - The *accessors* made from the place are the [`GatherAccess`]es
+    ///   ([`GatherAccess::new`]) and the [`GatherWriter`]s that write in place
+    ///   ([`GatherWriter::of_run`] with `copy` false). Each element of `target` is reached
+    ///   (read through `Index`, written through `IndexMut` or [`GatherWriter::set`]) through at
+    ///   most one accessor, or, where several reach it, every use of one happens before every
+    ///   use of the next: on one thread, the one is dropped before the next is made; on two,
+    ///   they are also synchronised (a join, a lock, a release and acquire) between the two.
+    /// - Accessors used on several threads at once reach disjoint elements.
+    ///
+    /// The place is `Sync` and `Send` and the accessors turn a shared `&Place` into `&mut T`
+    /// through a raw pointer, so anything else (two threads writing one element, an access
+    /// reading an element while another access of the same thread holds it as `&mut`) is a
+    /// data race or an aliased `&mut`: undefined behaviour. The macro keeps the promise because
+    /// the body reaches `out` only at the loop's index, each iterate has an accessor of its own
+    /// (or its run's writer), and the loop runs each iterate once, on one thread; copies of
+    /// iterates under re-execution log instead (`copy`).
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
+    /// let mut v = vec![0_u64; 4];
+    /// let (low, high) = (GatherBuf::new(), GatherBuf::new());
+    /// {
+    ///     // SAFETY: one writer per thread, each writing elements the other never reaches.
+    ///     let place = unsafe { Place::new(&mut v, true) };
+    ///     std::thread::scope(|s| {
+    ///         for (half, mut log) in [(0..2, low), (2..4, high)] {
+    ///             let place = &place;
+    ///             s.spawn(move || {
+    ///                 let mut writer = GatherWriter::of_run(place, &mut log, false);
+    ///                 for i in half {
+    ///                     writer.set(i, 10 * i as u64);
+    ///                 }
+    ///             });
+    ///         }
+    ///     });
+    /// }
+    /// assert_eq!(v, [0, 10, 20, 30]);
+    /// ```
+    pub unsafe fn new(target: &'a mut [T], in_place: bool) -> Self {
         Place {
             len: target.len(),
             ptr: target.as_mut_ptr(),
@@ -468,7 +536,9 @@ impl<'a, T> Place<'a, T> {
     ///
     /// ```
     /// let mut v = vec![1, 2];
-    /// assert!(dls_runtime::gather::Place::new(&mut v, true).in_place());
+    /// // SAFETY: nothing reaches the vector through the place.
+    /// let place = unsafe { dls_runtime::gather::Place::new(&mut v, true) };
+    /// assert!(place.in_place());
     /// ```
     pub fn in_place(&self) -> bool {
         self.in_place
@@ -476,7 +546,8 @@ impl<'a, T> Place<'a, T> {
 
     /// The vector as it was before the loop (for a logged loop's reads).
     fn view(&self) -> &[T] {
-        // SAFETY: a logged loop never writes the vector while it runs.
+        // SAFETY: called only on a logged place (`in_place` false), which hands out no accessor
+        // that writes the vector, and borrows the vector mutably for its life: nothing writes it.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
@@ -490,14 +561,21 @@ impl<'a, T> Place<'a, T> {
 /// let mut out = vec![0_u8; 3];
 /// let mut log = GatherBuf::new();
 /// {
-///     let place = Place::new(&mut out, false);
+///     let place = Place::logged(&mut out);
 ///     GatherAccess::new(&place, &mut log)[1] = 7;
 /// }
 /// assert_eq!(log.len(), 1);
 /// log.scatter_into(&mut out).unwrap();
 /// assert_eq!(out, [0, 7, 0]);
 /// ```
-pub enum GatherAccess<'a, T> {
+///
+/// Its state is private: an access that writes in place holds a raw pointer into the vector,
+/// which only [`GatherAccess::new`] may set (from a [`Place`] made under [`Place::new`]'s
+/// contract).
+pub struct GatherAccess<'a, T>(Access<'a, T>);
+
+/// The two kinds of [`GatherAccess`].
+enum Access<'a, T> {
     /// Writes go to the vector itself.
     InPlace {
         /// The vector's first element.
@@ -525,11 +603,9 @@ pub enum GatherAccess<'a, T> {
 
 impl<T> std::fmt::Debug for GatherAccess<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GatherAccess::InPlace { len, .. } => {
-                f.debug_struct("InPlace").field("len", len).finish()
-            }
-            GatherAccess::Logged { original, .. } => f
+        match &self.0 {
+            Access::InPlace { len, .. } => f.debug_struct("InPlace").field("len", len).finish(),
+            Access::Logged { original, .. } => f
                 .debug_struct("Logged")
                 .field("len", &original.len())
                 .finish_non_exhaustive(),
@@ -543,25 +619,26 @@ impl<'a, T> GatherAccess<'a, T> {
     /// ```
     /// use dls_runtime::gather::{GatherAccess, GatherBuf, Place};
     /// let mut v = vec![5_i32];
-    /// let place = Place::new(&mut v, true);
+    /// // SAFETY: element 0 is reached through this one access alone.
+    /// let place = unsafe { Place::new(&mut v, true) };
     /// let mut log = GatherBuf::new();
     /// assert_eq!(GatherAccess::new(&place, &mut log)[0], 5);
     /// ```
     #[inline]
     pub fn new(place: &'a Place<'_, T>, log: &'a mut GatherBuf<T>) -> Self {
-        if place.in_place {
-            GatherAccess::InPlace {
+        GatherAccess(if place.in_place {
+            Access::InPlace {
                 ptr: place.ptr,
                 len: place.len,
                 place: std::marker::PhantomData,
             }
         } else {
-            GatherAccess::Logged {
+            Access::Logged {
                 original: place.view(),
                 buf: log,
                 own: None,
             }
-        }
+        })
     }
 }
 
@@ -581,7 +658,8 @@ impl<'a, T> GatherAccess<'a, T> {
 /// let mut out = vec![0_u32; 2];
 /// let mut log = GatherBuf::new();
 /// {
-///     let place = Place::new(&mut out, true);
+///     // SAFETY: element 0 is reached by the in-place writer alone (the copy logs).
+///     let place = unsafe { Place::new(&mut out, true) };
 ///     GatherWriter::of_run(&place, &mut log, false).set(0, 7); // an original: in place
 ///     GatherWriter::of_run(&place, &mut log, true).set(1, 9); // a copy: logged
 /// }
@@ -619,7 +697,7 @@ impl<'a, T> GatherWriter<'a, T> {
     /// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
     /// let mut out = vec![0_u8; 2];
     /// let mut log = GatherBuf::new();
-    /// let place = Place::new(&mut out, false);
+    /// let place = Place::logged(&mut out);
     /// GatherWriter::of_run(&place, &mut log, false).set(1, 5); // the loop logs
     /// assert_eq!(log.len(), 1);
     /// ```
@@ -643,7 +721,7 @@ impl<'a, T> GatherWriter<'a, T> {
     /// let mut out = vec![String::new(); 3];
     /// let mut log = GatherBuf::new();
     /// {
-    ///     let place = Place::new(&mut out, false);
+    ///     let place = Place::logged(&mut out);
     ///     let mut writer = GatherWriter::of_run(&place, &mut log, false);
     ///     writer.set(2, "a".to_string());
     ///     writer.set(2, "b".to_string()); // the iterate's last write counts
@@ -654,8 +732,9 @@ impl<'a, T> GatherWriter<'a, T> {
     #[inline]
     pub fn set(&mut self, index: usize, value: T) {
         if index < self.in_place {
-            // SAFETY: in bounds; only this iterate writes this element while the loop runs, and
-            // nothing reads it (see `Place`, and `of_run` for copies).
+            // SAFETY: in bounds (`in_place` is the length only where the place writes in place);
+            // no other accessor of the place reaches this element while this writer does
+            // (`Place::new`'s contract; copies log, see `of_run`).
             unsafe { *self.ptr.add(index) = value }
         } else {
             self.log_or_panic(index, value)
@@ -716,16 +795,16 @@ impl<T> Index<usize> for GatherAccess<'_, T> {
     type Output = T;
     #[inline]
     fn index(&self, index: usize) -> &T {
-        match self {
-            GatherAccess::InPlace { ptr, len, .. } => {
+        match &self.0 {
+            Access::InPlace { ptr, len, .. } => {
                 if index >= *len {
                     out_of_bounds(index, *len);
                 }
-                // SAFETY: in bounds; this iterate is the only one that reaches this element (see
-                // `Place`).
+                // SAFETY: in bounds; no other accessor of the place reaches this element while
+                // this one does (`Place::new`'s contract, under which an in-place access is made).
                 unsafe { &*ptr.add(index) }
             }
-            GatherAccess::Logged {
+            Access::Logged {
                 original, buf, own, ..
             } => match *own {
                 Some((e, r, k)) if e == index => &buf.runs[r].1[k],
@@ -738,15 +817,15 @@ impl<T> Index<usize> for GatherAccess<'_, T> {
 impl<T: Clone> IndexMut<usize> for GatherAccess<'_, T> {
     #[inline]
     fn index_mut(&mut self, index: usize) -> &mut T {
-        match self {
-            GatherAccess::InPlace { ptr, len, .. } => {
+        match &mut self.0 {
+            Access::InPlace { ptr, len, .. } => {
                 if index >= *len {
                     out_of_bounds(index, *len);
                 }
                 // SAFETY: as in `index`.
                 unsafe { &mut *ptr.add(index) }
             }
-            GatherAccess::Logged {
+            Access::Logged {
                 original, buf, own, ..
             } => {
                 if let Some((e, r, k)) = *own {

@@ -15,21 +15,21 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                 )
                 .writes_assigned_in_place();
             ::dls::__private::gathers(&v);
-            let __dls_place_0 = ::dls::__private::Place::new(
-                {
-                    use ::dls::__private::ScatterTarget as _;
-                    v.scatter_elements()
-                },
-                __dls_assigned_in_place,
-            );
+            let __dls_target_0 = {
+                use ::dls::__private::ScatterTarget as _;
+                v.scatter_elements()
+            };
+            let __dls_place_0 = unsafe {
+                ::dls::__private::Place::new(__dls_target_0, __dls_assigned_in_place)
+            };
             ::dls::__private::gathers(&out);
-            let __dls_place_1 = ::dls::__private::Place::new(
-                {
-                    use ::dls::__private::ScatterTarget as _;
-                    out.scatter_elements()
-                },
-                __dls_in_place,
-            );
+            let __dls_target_1 = {
+                use ::dls::__private::ScatterTarget as _;
+                out.scatter_elements()
+            };
+            let __dls_place_1 = unsafe {
+                ::dls::__private::Place::new(__dls_target_1, __dls_in_place)
+            };
             let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",

@@ -30,13 +30,13 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                     .__dls_operator()
             };
             ::dls::__private::gathers(&out);
-            let __dls_place_1 = ::dls::__private::Place::new(
-                {
-                    use ::dls::__private::ScatterTarget as _;
-                    out.scatter_elements()
-                },
-                __dls_assigned_in_place,
-            );
+            let __dls_target_1 = {
+                use ::dls::__private::ScatterTarget as _;
+                out.scatter_elements()
+            };
+            let __dls_place_1 = unsafe {
+                ::dls::__private::Place::new(__dls_target_1, __dls_assigned_in_place)
+            };
             let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "fac2",

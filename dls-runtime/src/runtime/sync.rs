@@ -39,7 +39,18 @@ unsafe impl<T: Send> Sync for SlotLock<T> {}
 unsafe impl<T: Send> Send for SlotLock<T> {}
 
 /// Access to a [`SlotLock`]'s value; gives the lock back when dropped.
-pub(crate) struct SlotGuard<'a, T>(&'a SlotLock<T>);
+///
+/// `Sync` only where `T` is (as `std::sync::MutexGuard`): a shared guard gives `&T` to every
+/// thread that holds it. Without the marker it would be `Sync` wherever the lock is, that is for
+/// every `T: Send`, and two threads sharing the guard of a `SlotLock<Cell<_>>` could race.
+pub(crate) struct SlotGuard<'a, T>(&'a SlotLock<T>, std::marker::PhantomData<*const ()>);
+
+// SAFETY: the guard is the only access to the value while it lives (`SlotLock::lock`), and
+// giving the lock back is an atomic store, right on any thread: sending the guard sends `&mut T`
+// (`T: Send`).
+unsafe impl<T: Send> Send for SlotGuard<'_, T> {}
+// SAFETY: a shared guard gives only `&T` (`Deref`) to the threads sharing it: `T: Sync`.
+unsafe impl<T: Sync> Sync for SlotGuard<'_, T> {}
 
 impl<T> SlotLock<T> {
     /// A lock around `value`.
@@ -65,7 +76,7 @@ impl<T> SlotLock<T> {
                 }
             }
         }
-        SlotGuard(self)
+        SlotGuard(self, std::marker::PhantomData)
     }
 }
 
