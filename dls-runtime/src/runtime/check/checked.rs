@@ -215,7 +215,7 @@ pub(crate) fn summaries<T>(parts: &[Part<T>]) -> Vec<WorkerStats> {
 }
 
 /// The plain loop under the checked adaptor, and what the adaptor reads of the runtime: the
-/// runtime's engine implements it (`loops/engine.rs`), so that this file needs nothing above it.
+/// runtime's engine implements it (`engine/plain.rs`), so that this file needs nothing above it.
 pub(crate) trait Plain {
     /// Runs the plain loop (no adaptor) by `plan`.
     fn plain<R, T, Id, B, C>(

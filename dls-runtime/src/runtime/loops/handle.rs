@@ -131,9 +131,9 @@ pub(crate) struct UntypedLoop {
     /// when the loop finishes (or is dropped).
     progress: Mutex<Option<Progress>>,
     /// Whether the loop's work is recorded for its next run's choice to run alone
-    /// (`loops/alone.rs`).
+    /// (`engine/alone.rs`).
     pub(crate) sized: bool,
-    /// Whether it runs on the calling thread alone (`loops/alone.rs`).
+    /// Whether it runs on the calling thread alone (`engine/alone.rs`).
     pub(crate) alone: bool,
 }
 
@@ -326,7 +326,7 @@ impl UntypedLoop {
         s
     }
 
-    /// What a worker that claimed its chunks itself (`runtime/loops/claimed.rs`) did, told to
+    /// What a worker that claimed its chunks itself (`runtime/engine/drive/claimed.rs`) did, told to
     /// its caller at once: its tally, the CPU seconds it used, and, when it hands over to the
     /// scheduler in the loop's tail, its chunk whose timing goes with its next request
     /// (`open`: size, when handed) and the CPU window still open (its first chunk's CPU clock).
@@ -485,7 +485,7 @@ impl UntypedLoop {
     }
 
     /// Lets idle workers take copies of unfinished chunks (re-execution): every worker of this
-    /// loop must pull its chunks with `worker::drive_apart`, which keeps each chunk's
+    /// loop must pull its chunks with `engine::drive::apart::drive_apart`, which keeps each chunk's
     /// contribution apart until its verdict. With `split`, a long chunk in progress on the
     /// scheduler's process is first split for an idle worker (`runtime/tolerance/split.rs`).
     pub(crate) fn reexecute(&self, split: bool) {
@@ -630,7 +630,7 @@ impl<I: LoopIndex> Loop<I> {
 
     /// The iterates of `chunk` for worker `slot`, with that worker's panic context set: a chunk
     /// from the source ([`next_chunk_in`](Self::next_chunk_in)) or one the worker claimed itself
-    /// (`runtime/loops/claimed.rs`).
+    /// (`runtime/engine/drive/claimed.rs`).
     #[inline]
     pub(crate) fn claimed_range(
         &self,

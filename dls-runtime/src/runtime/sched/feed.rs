@@ -4,7 +4,7 @@
 //! Rank 0 hands a rank a **block** of whole chunks at a time (`backend/mpi/hybrid.rs`); the
 //! rank's threads claim the block's chunks with one atomic add each, through the same
 //! [`Claims`](super::claim::Claims) and the same claiming worker loop as threads do on one
-//! machine (`runtime/loops/claimed.rs`). The claim word packs the next chunk's index (low 40
+//! machine (`runtime/engine/drive/claimed.rs`). The claim word packs the next chunk's index (low 40
 //! bits) with the block's end (its low 24 bits, high 24 bits of the word):
 //!
 //! - a claim is one `fetch_add(1)`; the chunk it read is valid while it is below the block's

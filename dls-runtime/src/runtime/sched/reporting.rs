@@ -296,7 +296,7 @@ impl ReportingScheduler {
 
     /// Lets idle workers take copies of unfinished chunks once every iterate has been handed out
     /// (rDLB). Only for loops whose workers keep each chunk's contribution apart until its
-    /// verdict (`worker::drive_apart`).
+    /// verdict (`engine::drive::apart::drive_apart`).
     pub(crate) fn reexecute(&mut self) {
         self.reexecute = true;
     }

@@ -68,7 +68,7 @@ pub(crate) trait Tolerance {
     /// The cell through which worker `slot`'s chunk in progress may be split for an idle worker
     /// (`runtime/tolerance/split.rs`), where the scheduler runs in this process and arms it at every
     /// hand-out; `None` elsewhere (MPI workers). A worker that keeps its chunks apart
-    /// (`worker::drive_apart`) claims its chunk's iterates through it.
+    /// (`engine::drive::apart::drive_apart`) claims its chunk's iterates through it.
     fn split_cell(&self, _slot: usize) -> Option<&SplitCell> {
         None
     }

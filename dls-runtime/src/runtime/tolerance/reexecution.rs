@@ -6,7 +6,7 @@
 //! stopped by the operating system, an iterate that hangs). With re-execution the scheduler hands
 //! it a **copy** of an unfinished chunk instead. The first copy of a chunk to finish is
 //! *confirmed* and counts; every later copy is *discarded*. Workers keep each chunk's contribution
-//! apart until the reply to their next request says which (`worker::drive_apart`), so every
+//! apart until the reply to their next request says which (`engine::drive::apart::drive_apart`), so every
 //! result counts each iterate exactly once.
 //!
 //! **When a copy is made.** Not at once: in a loop without a sick worker the last chunks are about
@@ -28,7 +28,7 @@
 //! chunk counts only if it finishes before any part; a part counts if it is the first copy of its
 //! iterates to finish. A holder whose chunk became redundant (every iterate of it confirmed by
 //! another copy) is told so and stops inside the chunk (`Tolerance::cancelled`, asked every few
-//! iterates by `worker::drive_apart`); a copy that finishes second is discarded.
+//! iterates by `engine::drive::apart::drive_apart`); a copy that finishes second is discarded.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The scheduler's service: answers the workers' requests while rank 0 computes.
 //!
 //! **Who answers.** Two threads of rank 0 share one [`Service`]: the service thread, and rank 0's
-//! compute thread, which tests for a request at its claims inside a chunk (`runtime/loops/worker.rs`):
+//! compute thread, which tests for a request at its claims inside a chunk (`runtime/engine/drive/apart.rs`):
 //! every [`SERVE_POLL`] to [`SERVE_POLL_NEAR`] once a request is due at the workers' pace, every
 //! [`SERVE_POLL_FAR`] before. Whoever holds the service's bookkeeping receives. One receive is
 //! kept posted (`MPI_Irecv`, tested with `MPI_Test` by either thread), the fast path of

@@ -81,7 +81,7 @@ pub(crate) struct Apart<'a, T, Id, C> {
     pub(crate) initial: Option<T>,
     pub(crate) checkpoints: Checkpointing<'a>,
     /// Where a worker that claimed its own chunks handed over to the scheduler
-    /// (`runtime/loops/claimed.rs`): the value of its last chunk, awaiting its verdict, and the
+    /// (`drive/claimed.rs`): the value of its last chunk, awaiting its verdict, and the
     /// ordinal of that chunk (the hand-outs so far). Default: nothing, 0.
     pub(crate) resume: Option<(T, u64, u64)>,
     pub(crate) ordinal: u64,
