@@ -25,6 +25,7 @@ pub use crate::runtime::loops::options::{
 use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan};
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
+use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::observe::stats::LoopStats;
 
 /// One worker's summaries: its values' (ANOVA) and, for a regression check, its rows'.
@@ -217,15 +218,13 @@ pub(crate) fn summaries<T>(parts: &[Part<T>]) -> Vec<WorkerStats> {
 /// The plain loop under the checked adaptor, and what the adaptor reads of the runtime: the
 /// runtime's engine implements it (`engine/plain.rs`), so that this file needs nothing above it.
 pub(crate) trait Plain {
-    /// Runs the plain loop (no adaptor) by `plan`.
+    /// Runs the plain loop (no adaptor) by `plan`, folding each iterate with `red`'s body.
     fn plain<R, T, Id, B, C>(
         &self,
         options: &LoopOptions,
         plan: Plan<'_, T>,
         range: R,
-        identity: Id,
-        body: B,
-        combine: C,
+        red: Reduction<Id, B, C>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -281,17 +280,15 @@ where
         inspect: Some(&look),
         ..Plan::default()
     };
-    let (mut parts, mut stats) = plain.plain(
-        options,
-        plan,
-        range,
-        Vec::new,
-        |i, parts: &mut Vec<Part<T>>| {
+    let red = Reduction {
+        identity: Vec::new,
+        body: |i, parts: &mut Vec<Part<T>>| {
             let position = R::Index::span(first, i) as u64;
             run_position(parts, position, &order, &identity, &body);
         },
-        concat,
-    )?;
+        combine: concat,
+    };
+    let (mut parts, mut stats) = plain.plain(options, plan, range, red)?;
     let (verdict, mut report) = judging.judge(&summaries(&parts));
     if plain.rank() == 0 {
         say_verdict(&options.name, &verdict, &report, judging.alpha);
@@ -446,17 +443,15 @@ where
             inspect: Some(&report_after),
             ..Plan::default()
         };
-        let (again, _) = self.plain.plain(
-            &again_options,
-            plan,
-            0..m,
-            Vec::new,
-            |j: u64, parts: &mut Vec<Part<T>>| {
+        let red = Reduction {
+            identity: Vec::new,
+            body: |j: u64, parts: &mut Vec<Part<T>>| {
                 let position = position_at(&runs, &starts, j);
                 run_position(parts, position, self.order, self.identity, self.body);
             },
-            concat,
-        )?;
+            combine: concat,
+        };
+        let (again, _) = self.plain.plain(&again_options, plan, 0..m, red)?;
         let after = after_of(&again);
         parts.extend(again);
         report.p_after = after.global.map(|t| t.p);

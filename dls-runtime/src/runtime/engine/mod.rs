@@ -20,7 +20,7 @@ use crate::runtime::Runtime;
 use crate::Technique;
 use drive::each;
 use ordered::Runs;
-use reduction::Reduction;
+use crate::runtime::loops::reduction::Reduction;
 
 pub(crate) mod alone;
 pub(crate) mod drive;
@@ -28,7 +28,6 @@ pub(crate) mod finish;
 pub(crate) mod ordered;
 pub(crate) mod plain;
 pub(crate) mod plan;
-pub(crate) mod reduction;
 pub(crate) mod start;
 
 impl Runtime {
@@ -519,9 +518,7 @@ impl Plain for Runtime {
         options: &LoopOptions,
         plan: Plan<'_, T>,
         range: R,
-        identity: Id,
-        body: B,
-        combine: C,
+        red: Reduction<Id, B, C>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -531,9 +528,9 @@ impl Plain for Runtime {
         C: Fn(T, T) -> T + Sync,
     {
         let red = Reduction {
-            identity,
-            body: each(body),
-            combine,
+            identity: red.identity,
+            body: each(red.body),
+            combine: red.combine,
         };
         self.reduce_impl(options, plan, range, red)
             .map(|(value, stats)| (value, stats.unwrap_or_default()))

@@ -5,7 +5,7 @@
 use super::drive::{self, Restart};
 use super::finish::{self, fold, shards, tree, Ends};
 use super::plan::{Finish, LoopPlan, Placement, Shape};
-use super::reduction::Reduction;
+use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::combine::Merging;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop};

@@ -7,4 +7,5 @@ pub(crate) mod handle;
 pub mod options;
 pub(crate) mod panic_ctx;
 pub(crate) mod range;
+pub(crate) mod reduction;
 pub(crate) mod source;

@@ -14,7 +14,7 @@ use claimed::{Ended, Keep};
 use serde::Serialize;
 
 use super::plan::{Driver, LoopPlan};
-use super::reduction::Reduction;
+use crate::runtime::loops::reduction::Reduction;
 
 pub(crate) mod apart;
 pub(crate) mod chunk;

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use crate::runtime::combine::pipeline;
 use crate::runtime::engine::plan::LoopConfig;
-use crate::runtime::engine::reduction::Reduction;
+use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop};
 use crate::runtime::loops::panic_ctx;
