@@ -20,8 +20,8 @@ const HEIGHT: usize = 320;
 const MAX_ITER: u32 = 1500;
 
 // ANCHOR: escape
-/// Number of iterations of z -> z² + c before |z| > 2, for the pixel (x, y); `MAX_ITER` inside
-/// the set.
+/// Number of iterations of z -> z² + c before |z| > 2, for the pixel (x, y);
+/// `MAX_ITER` inside the set.
 fn escape_time(x: usize, y: usize) -> u32 {
     let cr = -2.2 + 3.0 * x as f64 / WIDTH as f64;
     let ci = -1.0 + 2.0 * y as f64 / HEIGHT as f64;
@@ -94,9 +94,8 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     if parallel != serial {
         let wrong = serial.iter().zip(&parallel).filter(|(a, b)| a != b).count();
-        return Err(
-            format!("rank {rank}: {wrong} pixels differ between serial and parallel").into(),
-        );
+        let what = "pixels differ between serial and parallel";
+        return Err(format!("rank {rank}: {wrong} {what}").into());
     }
     if rank == 0 {
         let default = std::env::temp_dir().join("mandelbrot.pgm");
@@ -105,8 +104,8 @@ fn main() -> Result<(), Box<dyn Error>> {
             .unwrap_or_else(|| default.display().to_string());
         write_pgm(&path, &parallel)?;
         println!(
-            "mandelbrot {WIDTH}x{HEIGHT}: parallel image == serial image; serial {serial_s:.3} s, \
-             parallel {parallel_s:.3} s; wrote {path}"
+            "mandelbrot {WIDTH}x{HEIGHT}: parallel image == serial image; \
+             serial {serial_s:.3} s, parallel {parallel_s:.3} s; wrote {path}"
         );
     }
     Ok(())

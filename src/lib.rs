@@ -18,6 +18,23 @@
 //! `#[par_doall(...)]`; the body stays as it was:
 //!
 //! ```
+//! #[dls::main]
+//! fn main() {
+//!     let n = 100_000_u64;
+//!     let mut total = 0_u64;
+//!     #[par_doall(schedule = "af", reduce(+: total))]
+//!     for i in 0..n {
+//!         total += i % 7;
+//!     }
+//!     assert_eq!(total, (0..n).map(|i| i % 7).sum::<u64>());
+//! }
+//! ```
+//!
+//! The iterates are shared among the workers in chunks sized by the technique (`af` here); each
+//! worker adds into its own copy of `total`, and the copies are added after the loop. Several
+//! clauses together, and a type of your own that travels between ranks:
+//!
+//! ```
 //! #[derive(Debug, Default, Clone, PartialEq, dls::Serialize, dls::Deserialize)]
 //! #[serde(crate = "dls::serde")] // your own types travel between ranks through dls's serde
 //! struct Longest {
@@ -299,6 +316,7 @@ mod book_long_jobs {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/markov.md")]
 mod book_markov {}
+#[cfg(doctest)]
 #[doc = include_str!("../book/src/will_it_scale.md")]
 mod book_will_it_scale {}
 #[cfg(doctest)]

@@ -203,8 +203,10 @@ pub fn init_or_exit() -> Runtime {
 
 /// One `#[par_doall]` loop, as the macro describes it: a builder with one method per clause
 /// given (`reduction = "..."`, `shared(...)`, an order-keeping merge, `check(...)`,
-/// `group(...)`) and one of three runs, one per closure shape: [`Loop::run`] (a one-level loop),
-/// [`Loop::run_2d`] (the outer loop of a two-level loop) and [`Loop::run_inner`] (an inner loop).
+/// `group(...)`) and one of four runs, one per closure shape: [`Loop::run_iterates`] (a one-level
+/// loop: the body goes through a run of consecutive iterates), [`Loop::run`] (a checked
+/// one-level loop: one iterate per call, which returns its observation), [`Loop::run_2d`] (the
+/// outer loop of a two-level loop) and [`Loop::run_inner`] (an inner loop).
 /// The builder turns into the runtime's one [`LoopOptions`](crate::runtime::loops::options::LoopOptions);
 /// any error of the runtime (a technique it refuses, a range too long) ends the program with
 /// status 1 and a message naming the loop.

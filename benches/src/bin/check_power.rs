@@ -211,7 +211,9 @@ fn svg(files: &[String]) -> Result<(), Box<dyn std::error::Error>> {
             ));
         }
     }
-    let (w, h, left, bottom, top, right) = (640.0, 400.0, 60.0, 50.0, 40.0, 170.0);
+    // `right` holds the legend: its longest label, "P = 64, one-against-rest", needs about 170
+    // px after the 46 px of its line; `left` holds the ticks and the y axis's label.
+    let (w, h, left, bottom, top, right) = (720.0, 400.0, 60.0, 50.0, 40.0, 250.0);
     let x = |d: f64| left + d / 10.0 * (w - left - right);
     let y = |r: f64| h - bottom - r * (h - bottom - top);
     let mut s = String::new();
@@ -261,6 +263,11 @@ fn svg(files: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         r#"<text x="{}" y="{}" text-anchor="middle">shift of one worker, standard errors of a worker's mean</text>"#,
         (x(0.0) + x(10.0)) / 2.0,
         h - 12.0
+    )?;
+    let mid = (y(0.0) + y(1.0)) / 2.0;
+    writeln!(
+        s,
+        r#"<text transform="translate(18,{mid}) rotate(-90)" text-anchor="middle">share of loops: fault found, worker named</text>"#
     )?;
     let colours = ["#1b6ca8", "#d1495b", "#2e933c"];
     let mut ps: Vec<usize> = rows.iter().map(|r| r.0).collect();
