@@ -147,158 +147,7 @@ impl Parse for Clauses {
         let mut named: HashMap<String, &'static str> = HashMap::new();
         while !input.is_empty() {
             let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
-            match key.to_string().as_str() {
-                "schedule" => {
-                    input.parse::<Token![=]>()?;
-                    let lit: LitStr = input.parse()?;
-                    if clauses.schedule.is_some() {
-                        return Err(syn::Error::new_spanned(
-                            &key,
-                            "`schedule` is given twice; keep one",
-                        ));
-                    }
-                    validate_schedule(&lit)?;
-                    clauses.schedule = Some(lit);
-                }
-                "reduction" => {
-                    input.parse::<Token![=]>()?;
-                    let lit: LitStr = input.parse()?;
-                    if clauses.reduction.is_some() {
-                        return Err(syn::Error::new_spanned(
-                            &key,
-                            "`reduction` is given twice; keep one",
-                        ));
-                    }
-                    if let Err(e) = lit.value().parse::<dls_technique::Strategy>() {
-                        return Err(syn::Error::new_spanned(&lit, e.to_string()));
-                    }
-                    clauses.reduction = Some(lit);
-                }
-                "name" => {
-                    input.parse::<Token![=]>()?;
-                    let lit: LitStr = input.parse()?;
-                    if clauses.name.is_some() {
-                        return Err(syn::Error::new_spanned(
-                            &key,
-                            "`name` is given twice; keep one",
-                        ));
-                    }
-                    clauses.name = Some(lit);
-                }
-                "reduce" => {
-                    let content;
-                    syn::parenthesized!(content in input);
-                    let op = parse_op(&content)?;
-                    let (op, unordered) = parse_options(&content, op)?;
-                    content.parse::<Token![:]>().map_err(|e| {
-                        syn::Error::new(
-                            e.span(),
-                            format!(
-                                "expected `:` after the operator, as in reduce(+: total); \
-                                 valid forms: {VALID_REDUCE}"
-                            ),
-                        )
-                    })?;
-                    let vars = parse_vars(&content, "reduce")?;
-                    for var in vars {
-                        note_name(&mut named, &var, "reduce")?;
-                        clauses.reductions.push(Reduction {
-                            op: op.clone(),
-                            unordered,
-                            var,
-                        });
-                    }
-                }
-                "gather" => {
-                    let content;
-                    syn::parenthesized!(content in input);
-                    for var in parse_vars(&content, "gather")? {
-                        note_name(&mut named, &var, "gather")?;
-                        clauses.gathers.push(var);
-                    }
-                }
-                "check" => {
-                    let content;
-                    syn::parenthesized!(content in input);
-                    if clauses.check.is_some() {
-                        return Err(syn::Error::new_spanned(&key, "`check` is given twice"));
-                    }
-                    let test: Ident = content.call(syn::ext::IdentExt::parse_any)?;
-                    let mut predictors = Vec::new();
-                    if test == "regression" {
-                        let inner;
-                        syn::parenthesized!(inner in content);
-                        predictors = parse_vars(&inner, "regression")?;
-                        if predictors.len() > 8 {
-                            return Err(syn::Error::new_spanned(
-                                &predictors[8],
-                                "a regression check takes at most 8 predictors",
-                            ));
-                        }
-                    } else if test != "anova" {
-                        return Err(syn::Error::new_spanned(
-                            &test,
-                            format!(
-                                "unknown check `{test}`; valid checks: check(anova: <var>), \
-                                 check(regression(<x1>, <x2>, ...): <y>), each optionally with \
-                                 `, exchangeable` before the `:`"
-                            ),
-                        ));
-                    }
-                    let mut exchangeable = false;
-                    if content.peek(Token![,]) {
-                        content.parse::<Token![,]>()?;
-                        let option: Ident = content.call(syn::ext::IdentExt::parse_any)?;
-                        if option != "exchangeable" {
-                            return Err(syn::Error::new_spanned(
-                                &option,
-                                "unknown check option; the only one is `exchangeable` (the \
-                                 iterates' values do not depend on the index, so they may run \
-                                 in their own order)",
-                            ));
-                        }
-                        exchangeable = true;
-                    }
-                    content.parse::<Token![:]>().map_err(|e| {
-                        syn::Error::new(
-                            e.span(),
-                            "expected `:` and the body's variable whose value each iterate \
-                             yields, as in check(anova: y)",
-                        )
-                    })?;
-                    let var: Ident = content.parse()?;
-                    clauses.check = Some(CheckClause {
-                        var,
-                        predictors,
-                        exchangeable,
-                    });
-                }
-                "shared" => {
-                    let content;
-                    syn::parenthesized!(content in input);
-                    for var in parse_vars(&content, "shared")? {
-                        note_name(&mut named, &var, "shared")?;
-                        clauses.shared.push(var);
-                    }
-                }
-                "group" => {
-                    if clauses.group.is_some() {
-                        return Err(syn::Error::new_spanned(
-                            &key,
-                            "`group` is given twice; keep one",
-                        ));
-                    }
-                    clauses.group = Some(parse_group(key.clone(), input)?);
-                }
-                other => {
-                    return Err(syn::Error::new_spanned(
-                        &key,
-                        format!(
-                        "unknown clause `{other}` in #[par_doall]; valid clauses: {VALID_CLAUSES}"
-                    ),
-                    ))
-                }
-            }
+            clauses.parse_clause(key, input, &mut named)?;
             if input.is_empty() {
                 break;
             }
@@ -306,6 +155,180 @@ impl Parse for Clauses {
         }
         Ok(clauses)
     }
+}
+
+impl Clauses {
+    /// Parses the rest of the clause that starts with `key` into `self`; `named` holds where
+    /// each variable was first named.
+    fn parse_clause(
+        &mut self,
+        key: Ident,
+        input: ParseStream,
+        named: &mut HashMap<String, &'static str>,
+    ) -> syn::Result<()> {
+        match key.to_string().as_str() {
+            "schedule" => {
+                let lit = parse_once(&key, self.schedule.is_some(), input)?;
+                validate_schedule(&lit)?;
+                self.schedule = Some(lit);
+            }
+            "reduction" => {
+                let lit = parse_once(&key, self.reduction.is_some(), input)?;
+                if let Err(e) = lit.value().parse::<dls_technique::Strategy>() {
+                    return Err(syn::Error::new_spanned(&lit, e.to_string()));
+                }
+                self.reduction = Some(lit);
+            }
+            "name" => self.name = Some(parse_once(&key, self.name.is_some(), input)?),
+            "reduce" => self.reductions.extend(parse_reduce(input, named)?),
+            "gather" => self
+                .gathers
+                .extend(parse_noted_vars(input, "gather", named)?),
+            "check" => {
+                let content;
+                syn::parenthesized!(content in input);
+                if self.check.is_some() {
+                    return Err(syn::Error::new_spanned(&key, "`check` is given twice"));
+                }
+                self.check = Some(parse_check(&content)?);
+            }
+            "shared" => self
+                .shared
+                .extend(parse_noted_vars(input, "shared", named)?),
+            "group" => {
+                if self.group.is_some() {
+                    return Err(syn::Error::new_spanned(
+                        &key,
+                        "`group` is given twice; keep one",
+                    ));
+                }
+                self.group = Some(parse_group(key.clone(), input)?);
+            }
+            other => {
+                return Err(syn::Error::new_spanned(
+                    &key,
+                    format!(
+                        "unknown clause `{other}` in #[par_doall]; valid clauses: {VALID_CLAUSES}"
+                    ),
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `= "<text>"` of clause `key`, which may be given once (`given`: it was already).
+fn parse_once(key: &Ident, given: bool, input: ParseStream) -> syn::Result<LitStr> {
+    input.parse::<Token![=]>()?;
+    let lit: LitStr = input.parse()?;
+    if given {
+        return Err(syn::Error::new_spanned(
+            key,
+            format!("`{key}` is given twice; keep one"),
+        ));
+    }
+    Ok(lit)
+}
+
+/// `(<vars>)` of clause `clause` (`gather`, `shared`), each variable noted in `named`.
+fn parse_noted_vars(
+    input: ParseStream,
+    clause: &'static str,
+    named: &mut HashMap<String, &'static str>,
+) -> syn::Result<Vec<Ident>> {
+    let content;
+    syn::parenthesized!(content in input);
+    let vars = parse_vars(&content, clause)?;
+    for var in &vars {
+        note_name(named, var, clause)?;
+    }
+    Ok(vars)
+}
+
+/// `(<op>[, options]: <vars>)` of a `reduce` clause: one reduction per variable, each noted in
+/// `named`.
+fn parse_reduce(
+    input: ParseStream,
+    named: &mut HashMap<String, &'static str>,
+) -> syn::Result<Vec<Reduction>> {
+    let content;
+    syn::parenthesized!(content in input);
+    let op = parse_op(&content)?;
+    let (op, unordered) = parse_options(&content, op)?;
+    content.parse::<Token![:]>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "expected `:` after the operator, as in reduce(+: total); \
+                 valid forms: {VALID_REDUCE}"
+            ),
+        )
+    })?;
+    let vars = parse_vars(&content, "reduce")?;
+    let mut reductions = Vec::new();
+    for var in vars {
+        note_name(named, &var, "reduce")?;
+        reductions.push(Reduction {
+            op: op.clone(),
+            unordered,
+            var,
+        });
+    }
+    Ok(reductions)
+}
+
+/// The inside of `check(anova: y)`, `check(regression(x1, …): y)`, each optionally with
+/// `, exchangeable` before the `:`.
+fn parse_check(content: ParseStream) -> syn::Result<CheckClause> {
+    let test: Ident = content.call(syn::ext::IdentExt::parse_any)?;
+    let mut predictors = Vec::new();
+    if test == "regression" {
+        let inner;
+        syn::parenthesized!(inner in content);
+        predictors = parse_vars(&inner, "regression")?;
+        if predictors.len() > 8 {
+            return Err(syn::Error::new_spanned(
+                &predictors[8],
+                "a regression check takes at most 8 predictors",
+            ));
+        }
+    } else if test != "anova" {
+        return Err(syn::Error::new_spanned(
+            &test,
+            format!(
+                "unknown check `{test}`; valid checks: check(anova: <var>), \
+                 check(regression(<x1>, <x2>, ...): <y>), each optionally with \
+                 `, exchangeable` before the `:`"
+            ),
+        ));
+    }
+    let mut exchangeable = false;
+    if content.peek(Token![,]) {
+        content.parse::<Token![,]>()?;
+        let option: Ident = content.call(syn::ext::IdentExt::parse_any)?;
+        if option != "exchangeable" {
+            return Err(syn::Error::new_spanned(
+                &option,
+                "unknown check option; the only one is `exchangeable` (the \
+                 iterates' values do not depend on the index, so they may run \
+                 in their own order)",
+            ));
+        }
+        exchangeable = true;
+    }
+    content.parse::<Token![:]>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected `:` and the body's variable whose value each iterate \
+             yields, as in check(anova: y)",
+        )
+    })?;
+    let var: Ident = content.parse()?;
+    Ok(CheckClause {
+        var,
+        predictors,
+        exchangeable,
+    })
 }
 
 /// `group(min = …, max = …)` of an outer loop.

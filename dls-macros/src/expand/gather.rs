@@ -1,0 +1,118 @@
+//! The pieces of a `gather(...)` clause, one slot per vector: the worker's log (identity), what
+//! the vector's name means in the body (an access through the runtime's in-place `Place`, or a
+//! logging slot), the merge of two workers' logs, the witness that they travel, and the scatter
+//! of the writes into the vector after the loop.
+
+use quote::{format_ident, quote, quote_spanned};
+use syn::{ExprForLoop, Ident};
+
+use super::{LoopCx, Pieces};
+use crate::in_place;
+use crate::nested::LoopKind;
+use crate::source::LoopSource;
+
+/// Adds the pieces of the gathered vector `var` to `p`, in the next slot. A vector the body
+/// uses only at the loop's index may be written in place; `for_loop`'s body is then rewritten
+/// where it only assigns to the vector (`in_place::rewrite_assignments`).
+pub(super) fn gather(
+    p: &mut Pieces,
+    var: &Ident,
+    cx: &LoopCx,
+    source: &LoopSource,
+    for_loop: &mut ExprForLoop,
+) {
+    let outer_private = &cx.private;
+    let slot = p.next_slot();
+    // Errors about the target's type (not a vector, elements that cannot travel) point at it.
+    let private = quote_spanned!(var.span()=> ::dls::__private);
+    let idx = syn::Index::from(slot);
+    let res = format_ident!("__dls_result_{}", slot);
+    let name = &cx.name;
+    p.identities.push(quote!(#outer_private::GatherBuf::new()));
+    if cx.kind == LoopKind::OneLevel
+        && in_place::writes_at_the_index(source, &for_loop.pat, &for_loop.body, var)
+    {
+        at_the_index(p, var, cx, slot, for_loop);
+    } else {
+        let view = format_ident!("__dls_view_{}", slot);
+        let acc = &cx.acc;
+        p.setup.push(quote_spanned!(var.span()=>
+            #private::gathers(&#var);
+            let #view = #private::view(&#var);
+        ));
+        p.witnesses
+            .push(quote_spanned!(var.span()=> #private::gather_partial(&#var)));
+        p.slots.push(quote_spanned!(var.span()=>
+            #[allow(unused_mut)]
+            let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
+        ));
+    }
+    p.combine
+        .push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
+    p.results.push(res.clone());
+    p.finish.push(quote_spanned!(var.span()=>
+        // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
+        #private::scatter(#res, {
+            use #private::ScatterTarget as _;
+            #var.scatter_elements()
+        }, ::core::stringify!(#var), #name);
+    ));
+}
+
+/// A vector used only at the loop's index, in slot `slot`: written in place where the loop runs
+/// each iterate once on this process's threads (`Loop::writes_in_place`), else logged.
+fn at_the_index(p: &mut Pieces, var: &Ident, cx: &LoopCx, slot: usize, for_loop: &mut ExprForLoop) {
+    let private = quote_spanned!(var.span()=> ::dls::__private);
+    let idx = syn::Index::from(slot);
+    let acc = &cx.acc;
+    p.any_in_place = true;
+    let place = format_ident!("__dls_place_{}", slot);
+    // Only assigned (`out[i] = …`): the first execution of an iterate writes in place even
+    // under re-execution, a copy logs (it never reads the element).
+    let assigned = cx.runs && in_place::only_assigned(&for_loop.pat, &for_loop.body, var);
+    let (when, access) = if assigned {
+        p.any_assigned = true;
+        in_place::rewrite_assignments(&mut for_loop.body, var);
+        (
+            quote!(__dls_assigned_in_place),
+            quote_spanned!(var.span()=>
+                #private::GatherWriter::of_run(&#place, &mut #acc.#idx, __dls_copy)
+            ),
+        )
+    } else {
+        (
+            quote!(__dls_in_place),
+            quote_spanned!(var.span()=>
+                #private::GatherAccess::new(&#place, &mut #acc.#idx)
+            ),
+        )
+    };
+    let target = format_ident!("__dls_target_{}", slot);
+    // `Place::new` is `unsafe` (it writes in place when `when`): the macro keeps its contract,
+    // each element reached only by the iterate at its index, run once. The block holds that
+    // call alone (the user's tokens are evaluated before it), and its `unsafe` and braces carry
+    // the macro's span (`quote!`, not the variable's), so that a crate under
+    // `#![forbid(unsafe_code)]` can still use `gather`: rustc does not report the lint in code
+    // from an external proc macro (`tests/ui/pass/forbid_unsafe_gather.rs`).
+    let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
+    p.setup.push(quote_spanned!(var.span()=>
+        #private::gathers(&#var);
+        let #target = {
+            use #private::ScatterTarget as _;
+            #var.scatter_elements()
+        };
+        let #place = #make_place;
+    ));
+    p.witnesses
+        .push(quote_spanned!(var.span()=> #private::place_partial(&#place)));
+    let slot_code = quote_spanned!(var.span()=>
+        #[allow(unused_mut)]
+        let mut #var = #access;
+    );
+    if assigned {
+        // One access for the run: `set` keeps no state per iterate.
+        p.take.push(slot_code);
+    } else {
+        p.slots.push(slot_code);
+    }
+}
