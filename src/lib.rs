@@ -233,11 +233,28 @@ pub mod input {
     pub use dls_runtime::input::{read_text, MAX_INPUT};
 }
 
-/// The models, each a pure library of its own concept (the `dls` tool and the book use them):
-/// the simulator, the Markov model of iterative algorithms, the pipelined-reduction model, the
-/// scalability test, the fault checks' statistics, and the techniques.
+/// Loop scheduling techniques as pure chunk calculators (the `dls-technique` crate).
 #[doc(inline)]
-pub use dls_runtime::{fault_check, markov, pipeline_model, scaltest, sim, technique};
+pub use dls_runtime::technique;
+
+/// The models (feature `model`): the `dls-model` crate with its analysis, a pure library of each
+/// concept that the `dls` tool and the book use. The modules are here under their own names too:
+/// the simulator ([`sim`]), the Markov model of iterative algorithms ([`markov`]), the
+/// pipelined-reduction model ([`pipeline_model`]), the scalability test ([`scaltest`]) and the
+/// fault checks' statistics ([`fault_check`]). Without the feature, a program compiles only the
+/// part of `dls-model` that its loops run.
+///
+/// ```
+/// use dls::model::sim::{simulate, SimConfig};
+/// let out = simulate(&SimConfig::new("fac2".parse().unwrap(), 100, 2)).unwrap();
+/// assert_eq!(out.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 100);
+/// ```
+#[cfg(feature = "model")]
+pub use dls_model as model;
+
+#[cfg(feature = "model")]
+#[doc(inline)]
+pub use dls_model::{fault_check, markov, pipeline_model, scaltest, sim};
 
 /// serde, which values that cross ranks need (`#[derive(dls::serde::Serialize,
 /// dls::serde::Deserialize)]` with `#[serde(crate = "dls::serde")]`), so that `dls` is the only
@@ -298,7 +315,9 @@ mod book_choosing {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/clauses.md")]
 mod book_clauses {}
-#[cfg(doctest)]
+// Its examples use the models (`dls::pipeline_model`, `dls::markov`, `dls::scaltest`), which
+// need the feature `model`; scripts/test.sh runs them (`--all-features`).
+#[cfg(all(doctest, feature = "model"))]
 #[doc = include_str!("../book/src/big_results.md")]
 mod book_big_results {}
 #[cfg(doctest)]
@@ -313,10 +332,14 @@ mod book_two_level {}
 #[cfg(doctest)]
 #[doc = include_str!("../book/src/long_jobs.md")]
 mod book_long_jobs {}
-#[cfg(doctest)]
+// Its examples use the models (`dls::pipeline_model`, `dls::markov`, `dls::scaltest`), which
+// need the feature `model`; scripts/test.sh runs them (`--all-features`).
+#[cfg(all(doctest, feature = "model"))]
 #[doc = include_str!("../book/src/markov.md")]
 mod book_markov {}
-#[cfg(doctest)]
+// Its examples use the models (`dls::pipeline_model`, `dls::markov`, `dls::scaltest`), which
+// need the feature `model`; scripts/test.sh runs them (`--all-features`).
+#[cfg(all(doctest, feature = "model"))]
 #[doc = include_str!("../book/src/will_it_scale.md")]
 mod book_will_it_scale {}
 #[cfg(doctest)]

@@ -1,10 +1,10 @@
 //! Options shared by the commands that simulate, and their value parsers.
 
 use clap::Args;
-use dls::sim::{
+use dls::Technique;
+use dls_model::sim::{
     parse_duration, parse_speeds, IterateTimeModel, ServiceModel, SimConfig, Slowdown, SplitModel,
 };
-use dls::Technique;
 
 /// Parses `--overhead`.
 fn overhead(text: &str) -> Result<f64, String> {
@@ -59,7 +59,7 @@ pub(crate) struct LoopArgs {
     pub n: u64,
 
     /// Number of ranks P that execute iterates (rank 0 also serves the scheduler). Example: --p 16
-    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u64).range(1..=dls::sim::MAX_RANKS as u64))]
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u64).range(1..=dls_model::sim::MAX_RANKS as u64))]
     pub p: u64,
 
     #[command(flatten)]

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
-use dls::sim::{format_duration, measured_iterate_times, simulate, SimConfig};
 use dls::technique::Kind;
 use dls::{LoopReport, Technique};
+use dls_model::sim::{format_duration, measured_iterate_times, simulate, SimConfig};
 
 use crate::args::{technique, ModelArgs};
 use crate::output::{print, CliError};
@@ -36,7 +36,7 @@ pub(crate) struct CompareArgs {
 
     /// Number of ranks P that execute iterates (rank 0 also serves the scheduler; with
     /// --from-report: the report's unless given). Example: --p 16
-    #[arg(long, value_name = "P", required_unless_present = "from_report", value_parser = clap::value_parser!(u64).range(1..=dls::sim::MAX_RANKS as u64))]
+    #[arg(long, value_name = "P", required_unless_present = "from_report", value_parser = clap::value_parser!(u64).range(1..=dls_model::sim::MAX_RANKS as u64))]
     pub p: Option<u64>,
 
     /// Take the iterate times, N and P from a loop of this report file (JSON Lines, as written

@@ -1,8 +1,8 @@
 //! `dls hsf`: Hummel, Schonberg & Flynn's comparison of STATIC, SS, GSS and FAC.
 
 use clap::Args;
-use dls::sim::{HsfGrid, ServiceModel};
 use dls::technique::Kind;
+use dls_model::sim::{HsfGrid, ServiceModel};
 
 use crate::output::{print, CliError};
 
@@ -19,7 +19,7 @@ pub(crate) struct HsfArgs {
     pub n: u64,
 
     /// Ranks. Example: --p 16
-    #[arg(long, value_name = "P", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=dls::sim::MAX_RANKS as u64))]
+    #[arg(long, value_name = "P", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=dls_model::sim::MAX_RANKS as u64))]
     pub p: u64,
 
     /// Loops simulated per cell and technique (the table shows means). Example: --replications 10

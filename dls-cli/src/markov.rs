@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use dls::markov::{
+use dls_model::markov::{
     common_tick, simulate_phases, solve_chain, ChainLimit, ChainResult, Convergence, Discrete,
     Discretisation, MarkovError, MarkovInputs, PhaseMoments, SimulationResult, WARM_UP_PHASES,
 };
@@ -117,7 +117,7 @@ pub(crate) struct MarkovArgs {
 }
 
 fn tick(text: &str) -> Result<f64, String> {
-    match dls::sim::parse_duration(text, "--tick") {
+    match dls_model::sim::parse_duration(text, "--tick") {
         // Below a nanosecond (the time unit of the model's inputs) a tick rounds to nothing.
         Ok(t) if (1e-9..=3600.0).contains(&t) => Ok(t),
         Ok(_) => Err(format!(

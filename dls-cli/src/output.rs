@@ -34,8 +34,8 @@ impl From<io::Error> for CliError {
     }
 }
 
-impl From<dls::sim::SimError> for CliError {
-    fn from(e: dls::sim::SimError) -> Self {
+impl From<dls_model::sim::SimError> for CliError {
+    fn from(e: dls_model::sim::SimError) -> Self {
         CliError::Message(e.to_string())
     }
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use dls::pipeline_model::{
+use dls_model::pipeline_model::{
     own_estimates, parse_quantity, predict, ModelError, OwnEstimates, PaperExample, PipelineInputs,
     PipelineSize, Prediction, Rounding, Units,
 };
@@ -769,7 +769,7 @@ fn evaluate_line(a: &PredictArgs, line: &LoopReport) -> Result<Evaluation, CliEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dls::pipeline_model::DEFAULT_FAN_INS;
+    use dls_model::pipeline_model::DEFAULT_FAN_INS;
 
     #[test]
     fn numbers_keep_seven_significant_digits() {

@@ -1,7 +1,7 @@
 //! `dls scaltest`: the designed-experiment scalability test of Lyon & Kacker (1994). Runs a
 //! program as a 2^k factorial (a synthetic delay on or off per region, two worker counts), or
 //! analyses the responses of an experiment run elsewhere (`--from-table`). The analysis is
-//! `dls::scaltest`.
+//! `dls_model::scaltest`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use clap::Args;
 use dls::runtime::delay::{DelayKind, Delays, BUILT_IN_REGIONS};
-use dls::scaltest::{from_table, run_order, to_table, Analysis, Experiment, Se};
+use dls_model::scaltest::{from_table, run_order, to_table, Analysis, Experiment, Se};
 use serde::Serialize;
 
 use crate::output::{print, CliError};
@@ -237,10 +237,10 @@ struct RunRecord {
 impl Design {
     fn from_args(a: &ScaltestArgs) -> Result<Design, CliError> {
         let regions = a.regions.clone();
-        if regions.is_empty() || regions.len() > dls::scaltest::MAX_REGIONS {
+        if regions.is_empty() || regions.len() > dls_model::scaltest::MAX_REGIONS {
             return Err(CliError::Message(format!(
                 "--regions: give 1 to {} regions",
-                dls::scaltest::MAX_REGIONS
+                dls_model::scaltest::MAX_REGIONS
             )));
         }
         // The names: no `s`, no repeats (checked before any run).

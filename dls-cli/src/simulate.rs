@@ -1,8 +1,8 @@
 //! `dls simulate`: one simulated loop and its report.
 
 use clap::Args;
-use dls::sim::simulate;
 use dls::Technique;
+use dls_model::sim::simulate;
 
 use std::path::PathBuf;
 

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use dls::markov::{solve_chain, ChainLimit, Discrete, MarkovInputs};
 use dls::{LoopReport, RankReport};
+use dls_model::markov::{solve_chain, ChainLimit, Discrete, MarkovInputs};
 
 fn dls(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dls"))

@@ -1,5 +1,6 @@
 //! Runtime of **dls**: loop scheduling techniques as pure chunk calculators, the scheduler state
-//! machine that drives them, a discrete-event simulator, and the execution backends.
+//! machine that drives them, and the execution backends. The simulator and the fault checks'
+//! statistics are `dls-model`'s (re-exported here under their old paths).
 //!
 //! Most users depend on the facade crate `dls`, which re-exports this crate's public items one by
 //! one. The hidden module `__private` is the contract with the code the macros of `dls-macros`
@@ -9,22 +10,24 @@
 pub mod __private;
 pub mod clause_types;
 pub mod collection;
-pub mod fault_check;
 pub mod gather;
 pub mod group;
-pub mod input;
 pub mod interior;
-pub mod markov;
 pub mod partials;
-pub mod pipeline_model;
 pub mod reduce;
-pub mod report;
 pub mod runtime;
-pub mod scaltest;
-pub mod sim;
 
 /// Loop scheduling techniques as pure chunk calculators: the `dls-technique` crate.
 pub use dls_technique as technique;
+
+/// The statistics of the fault checks (`dls-model`), which checked loops run.
+pub use dls_model::fault_check;
+/// Reading a program's input with a bound on its size (`dls-model`).
+pub use dls_model::input;
+/// What a loop report holds (`dls-model`: the simulator's reports are the same types).
+pub use dls_model::report;
+/// The simulator (`dls-model`), which `schedule = "auto"` runs to choose a technique.
+pub use dls_model::sim;
 pub use report::{LoopReport, RankReport};
 pub use runtime::{
     checkpoint_key, current, init, init_with_threads, inject, is_root, region, Backend, ChunkRange,

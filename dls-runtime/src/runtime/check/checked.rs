@@ -12,16 +12,14 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::fault_check::CheckTest;
 use crate::fault_check::{
     anova, regression, AnovaStats, Outcome, Permutation, RegressionStats, Verdict,
 };
+pub use crate::fault_check::{CheckTest, Observation, MAX_PREDICTORS};
 use crate::report::CheckReport;
 use crate::runtime::combine::wire::Wire;
 use crate::runtime::error::DlsError;
-pub use crate::runtime::loops::options::{
-    Check, CheckMode, Observation, DEFAULT_ALPHA, MAX_PREDICTORS,
-};
+pub use crate::runtime::loops::options::{Check, CheckMode, DEFAULT_ALPHA};
 use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan};
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
@@ -100,12 +98,12 @@ pub(crate) fn run_position<I: LoopIndex, T>(
     let part = &mut parts[0];
     if let Some(o) = body(index, &mut part.value) {
         match o.predictors() {
-            0 => part.stats.values.push(o.y),
+            0 => part.stats.values.push(o.y()),
             p => part
                 .stats
                 .rows
                 .get_or_insert_with(|| RegressionStats::new(p))
-                .push(&o.x[..p], o.y),
+                .push(o.x(), o.y()),
         }
     }
     match part.runs.last_mut() {

@@ -26,7 +26,6 @@
 
 use std::time::Instant;
 
-use crate::pipeline_model::{pipeline_level, Role};
 use crate::report::ReductionReport;
 use crate::runtime::combine::wire::{self, Wire};
 use crate::runtime::combine::{Exchange, Folder};
@@ -34,6 +33,7 @@ use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::LoopIndex;
+use dls_model::pipeline_schedule::{pipeline_level, Role};
 
 /// What travels between two ranks at one level: the level at which rank 0 found the scheduler
 /// empty (once the sender knows it), the number of iterates folded into the output, the output.

@@ -14,7 +14,7 @@
 //! assert_eq!(s, "abc");
 //! ```
 
-use crate::fault_check::CheckTest;
+use crate::fault_check::{CheckTest, Observation};
 use crate::report::CheckReport;
 use crate::runtime::combine::wire::ReadInto;
 use crate::{Strategy, Technique};
@@ -234,70 +234,6 @@ impl Default for Check {
             seed: 0x5eed_d15c_0ffe_e000,
             test: CheckTest::default(),
         }
-    }
-}
-
-/// The most predictors a regression check takes.
-pub const MAX_PREDICTORS: usize = 8;
-
-/// What one iterate of a checked loop yields: a value (the ANOVA check), or a row of predictors
-/// and a response (the regression check, Wegman c. 2000 §3.3).
-///
-/// ```
-/// use dls_runtime::runtime::checked::Observation;
-/// let v: Observation = 2.5.into();
-/// let r = Observation::row(&[1.0, 2.0], 3.0);
-/// assert_eq!((v.predictors(), r.predictors()), (0, 2));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Observation {
-    pub(crate) x: [f64; MAX_PREDICTORS],
-    pub(crate) p: u8,
-    pub(crate) y: f64,
-}
-
-impl Observation {
-    /// A value for the ANOVA check.
-    pub fn value(y: f64) -> Observation {
-        Observation {
-            x: [0.0; MAX_PREDICTORS],
-            p: 0,
-            y,
-        }
-    }
-
-    /// A row (predictors `x`, response `y`) for the regression check; at most
-    /// [`MAX_PREDICTORS`] predictors (more panic).
-    pub fn row(x: &[f64], y: f64) -> Observation {
-        assert!(
-            !x.is_empty() && x.len() <= MAX_PREDICTORS,
-            "a regression check takes 1 to {MAX_PREDICTORS} predictors, not {}",
-            x.len()
-        );
-        let mut row = [0.0; MAX_PREDICTORS];
-        row[..x.len()].copy_from_slice(x);
-        Observation {
-            x: row,
-            p: x.len() as u8,
-            y,
-        }
-    }
-
-    /// Number of predictors (0 for a value).
-    pub fn predictors(&self) -> usize {
-        usize::from(self.p)
-    }
-}
-
-impl From<f64> for Observation {
-    fn from(y: f64) -> Observation {
-        Observation::value(y)
-    }
-}
-
-impl<const N: usize> From<([f64; N], f64)> for Observation {
-    fn from((x, y): ([f64; N], f64)) -> Observation {
-        Observation::row(&x, y)
     }
 }
 

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::runtime::sync::{lock, Arrivals};
 use crate::Chunk;
+pub(crate) use dls_model::tuning::{block_target, MAX_BLOCK_CHUNKS};
 
 /// Where a rank's blocks come from: rank 0's scheduler (a lock on rank 0, a request from the
 /// others).
@@ -40,48 +41,6 @@ pub(crate) trait Feed: Send + Sync {
 const NEW: f64 = 0.25;
 /// The shortest round trip a rank plans with (rank 0's blocks cost a lock, not a message).
 const MIN_ROUND_TRIP: Duration = Duration::from_micros(1);
-/// The most chunks per thread a rank asks for at once.
-pub(crate) const MAX_BLOCK_CHUNKS: u64 = 256;
-/// The fewest chunks per thread a block holds once its chunks are timed: the chunks of 50 µs of
-/// a thread's work, at least 8 and at most 32, so that a fetch (the lock of rank 0's scheduler or
-/// a message, and the refill of the claim word) comes at most once per 8 chunks and, on cheap
-/// chunks, once per 50 µs of a thread's work. Mandelbrot 500×500 SS (1.5 µs a pixel), 1 rank ×
-/// 2 threads: 0.569-0.583 with blocks of 1-2 chunks a thread, 0.615-0.632 with 8 (the rank's
-/// threads sharing them under a mutex); with the claims, 0.80 with 8 and 0.89-0.92 with 32
-/// (`#[par_doall]`; threads on one machine 0.91). The floor of 8 is the simulator's (fewer
-/// requests to a busy rank 0 on dear chunks: `sim_hierarchy`, BENCHMARKS.md). The end of the loop
-/// stays balanced by the cap on a block (the iterates left over 2P).
-const MIN_BLOCK_WORK_S: f64 = 50e-6;
-const MIN_BLOCK_CHUNKS: (u64, u64) = (8, 32);
-
-/// The fewest chunks a rank of `k` threads asks for once its chunks take `chunk_s` each: per
-/// thread, the chunks of 50 µs of work, 8 to 32. A rank of one thread has nobody to wait for:
-/// one chunk, as a rank without threads takes.
-pub(crate) fn min_block_chunks(k: u64, chunk_s: f64) -> u64 {
-    if k <= 1 {
-        return 1;
-    }
-    let (least, most) = MIN_BLOCK_CHUNKS;
-    let per_thread = if chunk_s > 0.0 {
-        ((MIN_BLOCK_WORK_S / chunk_s).ceil() as u64).clamp(least, most)
-    } else {
-        most
-    };
-    k * per_thread
-}
-
-/// The chunks a rank of `k` threads keeps in hand: `clamp(⌈2k × round trip / chunk time⌉,
-/// min_block_chunks(k, chunk time), 256·k)` (256·k for chunks of no time), `k` while no chunk has
-/// been timed.
-pub(crate) fn block_target(k: u64, chunk_s: Option<f64>, round_trip_s: f64) -> u64 {
-    match chunk_s {
-        Some(t) if t > 0.0 => ((2.0 * k as f64 * round_trip_s / t).ceil() as u64)
-            .clamp(min_block_chunks(k, t), MAX_BLOCK_CHUNKS * k),
-        Some(_) => MAX_BLOCK_CHUNKS * k,
-        None => k,
-    }
-}
-
 /// The claim word's bits for the chunk index.
 const INDEX_BITS: u32 = 40;
 const INDEX: u64 = (1 << INDEX_BITS) - 1;

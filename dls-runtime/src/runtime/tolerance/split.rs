@@ -63,14 +63,9 @@ use std::time::Duration;
 /// Chunks of more iterates than this are not split (the cell holds 32-bit offsets).
 pub(crate) const MAX_SPLIT: u64 = (1 << 31) - 1;
 
-/// A chunk is split only if its iterates not yet started would take at least this long at the
-/// chunk's pace so far: a split costs the asking worker one more request (about 2 µs under MPI
-/// on one node) and gains about half the remainder.
-pub(crate) const SPLIT_MIN: Duration = Duration::from_micros(200);
-
-/// How often a worker of another MPI rank looks for the scheduler's asks to split its chunk
-/// (one `MPI_Improbe`, at a claim).
-pub(crate) const SPLIT_POLL: Duration = Duration::from_micros(200);
+// SPLIT_POLL is read by the MPI backend only.
+#[cfg_attr(not(feature = "mpi"), allow(unused_imports))]
+pub(crate) use dls_model::tuning::{SPLIT_MIN, SPLIT_POLL};
 
 /// How long an idle worker waits for a holder's answer to an ask before it may take a copy of
 /// the chunk instead (re-execution): a hundred of the holder's [`SPLIT_POLL`]s. A holder that
