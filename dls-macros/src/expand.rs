@@ -9,7 +9,10 @@
 //! [`chain`]); [`expand`] assembles them into the loop's call.
 
 mod gather;
+mod pieces;
 mod reduce;
+
+use pieces::{LoopCx, Pieces};
 
 use proc_macro2::{Group, Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -20,62 +23,6 @@ use crate::clauses::{CheckClause, Clauses, RUNTIME_SCHEDULE};
 use crate::control;
 use crate::nested::{call_shape, check_combination, CallShape, LoopKind};
 use crate::source::LoopSource;
-
-/// What the clauses contribute to the generated loop, each list in the order of the clauses
-/// (reductions, then gathered vectors), one slot of the workers' accumulator tuple per variable.
-#[derive(Default)]
-struct Pieces {
-    /// Statements before the loop's call: checks of the variables' types, operators, places.
-    setup: Vec<TokenStream>,
-    /// Each slot's identity: a worker's starting partial result.
-    identities: Vec<TokenStream>,
-    /// Statements at the start of a run of iterates (of an iterate, in a checked or two-level
-    /// loop) that take partial results out of the accumulator.
-    take: Vec<TokenStream>,
-    /// Statements at the end of a run (or iterate) that put them back.
-    put_back: Vec<TokenStream>,
-    /// Statements at the start of each iterate: what a variable's name means in it.
-    slots: Vec<TokenStream>,
-    /// Each slot's combination of two workers' partial results, `__dls_a` and `__dls_b`.
-    combine: Vec<TokenStream>,
-    /// The locals that hold each slot's combined partial results after the loop.
-    results: Vec<Ident>,
-    /// Statements after the loop that put the results into the variables.
-    finish: Vec<TokenStream>,
-    /// Markers of the partial results' types, one per slot, each at its variable: the witness
-    /// that they travel (`dls_runtime::partials`), so that one that cannot is reported there.
-    witnesses: Vec<TokenStream>,
-    /// The next slot.
-    slot: usize,
-    /// Some gathered vector may be written in place (`Loop::writes_in_place` is asked).
-    any_in_place: bool,
-    /// Some gathered vector is only assigned to (`Loop::writes_assigned_in_place` is asked, and
-    /// each run says whether it is a copy).
-    any_assigned: bool,
-}
-
-impl Pieces {
-    /// Takes the next slot of the accumulator tuple.
-    fn next_slot(&mut self) -> usize {
-        self.slot += 1;
-        self.slot - 1
-    }
-}
-
-/// What every clause's pieces may name about the loop.
-struct LoopCx {
-    /// `::dls::__private` at the loop's `for`.
-    private: TokenStream,
-    /// The loop's name: `name = "..."`, or its file and line.
-    name: TokenStream,
-    /// The worker's accumulator, the tuple of the slots' partial results.
-    acc: Ident,
-    /// Which runtime function the loop calls.
-    kind: LoopKind,
-    /// The loop hands its body whole runs of iterates (a one-level loop that is not checked),
-    /// which say whether they are copies (re-execution).
-    runs: bool,
-}
 
 /// Generates the block expression that replaces `for_loop`; `attrs` are its other attributes, kept.
 /// `kind` says which runtime function the loop calls (a one-level loop, or the outer or an inner

@@ -29,10 +29,10 @@ use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
 pub use crate::partials::{Keyed, KeyedMap, Marker, Whole};
-use crate::runtime::check::checked::{Check, Observation};
 use crate::runtime::combine::wire::ReadInto;
+use crate::runtime::engine::checked::{Check, Observation};
+use crate::runtime::engine::plan::{Plan, ShardMerge};
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
-use crate::runtime::loops::options::{Plan, ShardMerge};
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 

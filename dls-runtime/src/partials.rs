@@ -634,9 +634,7 @@ pub(crate) fn read_coded<T, W: Partials<T>>(
     }
 }
 
-/// Runs `job(0)`, …, `job(n − 1)` on a process's workers, in parallel, and returns once all have
-/// ended (`n` first).
-pub(crate) type Jobs<'a> = &'a (dyn Fn(usize, &(dyn Fn(usize) + Sync)) + Sync);
+pub(crate) use crate::runtime::engine::plan::Jobs;
 
 /// How a process's workers merge partial results whose [`Keyed`] maps split by key hash
 /// ([`Partials::SHARDS`]) as key shards, where a tree of merges would grow with the workers (each

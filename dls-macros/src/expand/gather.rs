@@ -6,7 +6,7 @@
 use quote::{format_ident, quote, quote_spanned};
 use syn::{ExprForLoop, Ident};
 
-use super::{LoopCx, Pieces};
+use super::pieces::{LoopCx, Pieces};
 use crate::in_place;
 use crate::nested::LoopKind;
 use crate::source::LoopSource;

@@ -9,7 +9,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-use super::Pieces;
+use super::pieces::Pieces;
 use crate::clauses::{ReduceOp, Reduction};
 
 /// One reduction variable's names in the generated code.

@@ -5,11 +5,11 @@ use std::time::Instant;
 
 use crate::fault_check::Permutation;
 use crate::report::CheckReport;
-use crate::runtime::check::checked::{
+use crate::runtime::combine::gather_values;
+use crate::runtime::engine::checked::{
     judge, position_at, positions_of, run_position, summaries, Check, CheckMode, Observation,
     Order, Part,
 };
-use crate::runtime::combine::gather_values;
 use crate::runtime::engine::ordered::Runs;
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
 use crate::runtime::Iterates;

@@ -46,7 +46,7 @@ pub enum DlsError {
     Wire(String),
     /// Thread pool creation failed.
     Threads(String),
-    /// An unknown reduction strategy was named (see [`Strategy`](crate::Strategy)).
+    /// An unknown reduction strategy was named (see [`Strategy`](dls_technique::Strategy)).
     UnknownStrategy(String),
     /// A checked loop's workers disagree and re-executing the suspect's iterates did not clear
     /// the check: the result may be wrong, so none is returned.
@@ -105,7 +105,7 @@ impl fmt::Display for DlsError {
             DlsError::UnknownStrategy(s) => write!(
                 f,
                 "unknown reduction strategy `{s}`; valid strategies: {}",
-                crate::Strategy::NAMES.join(", ")
+                dls_technique::Strategy::NAMES.join(", ")
             ),
         }
     }

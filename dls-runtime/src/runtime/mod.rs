@@ -60,6 +60,7 @@
 
 pub(crate) mod backend;
 pub(crate) mod check;
+pub(crate) mod checkpoint;
 pub(crate) mod combine;
 pub(crate) mod engine;
 mod error;
@@ -75,7 +76,8 @@ pub(crate) mod tolerance;
 // The public modules keep their paths (`dls_runtime::runtime::checked`, `::options`, …).
 #[cfg(feature = "mpi")]
 pub use backend::mpi as mpi_backend;
-pub use check::{checked, inject};
+pub use check::inject;
+pub use engine::checked;
 pub use loops::options;
 pub use observe::{delay, progress, stats};
 
@@ -83,6 +85,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 pub use backend::platform::Backend;
 pub use check::inject::inject;
+pub use checkpoint::checkpoint_key;
 pub use combine::strategy::{Strategy, AUTO_ALLGATHER_BYTES, AUTO_MERGE_SAVING_S};
 pub use combine::wire::Wire;
 pub use error::DlsError;
@@ -90,7 +93,6 @@ pub use loops::handle::{ChunkRange, Iterates, Loop};
 pub use loops::range::{LoopIndex, LoopRange};
 pub use observe::delay::region;
 pub use observe::stats::LoopStats;
-pub use tolerance::checkpoint::checkpoint_key;
 
 pub(crate) use combine::{combine_partials, Exchange, Merging};
 pub(crate) use engine::drive::direct::drive;
@@ -116,7 +118,7 @@ struct Shared {
     /// `schedule = "auto"`: what each loop name measured and chose (`auto.rs`).
     auto: Mutex<memory::auto::AutoHistory>,
     /// The loops' checkpoints across loops (`checkpoint.rs`).
-    checkpoints: tolerance::checkpoint::CheckpointMemory,
+    checkpoints: checkpoint::CheckpointMemory,
 }
 
 impl Drop for Shared {
@@ -128,7 +130,7 @@ impl Drop for Shared {
         }
         let folders = std::mem::take(&mut *lock(&self.checkpoints.checkpointed));
         if matches!(self.platform.backend(), Backend::Threads { .. }) {
-            tolerance::checkpoint::retire(folders);
+            checkpoint::retire(folders);
             // A delay of DLS_DELAY that was never spent: the run measured nothing it was asked
             // to (on MPI, checked across the ranks in `MpiEnv`'s drop).
             if let Some(e) = observe::delay::never_spent() {
@@ -136,7 +138,7 @@ impl Drop for Shared {
                 std::process::exit(2);
             }
         } else {
-            tolerance::checkpoint::retire_after_the_end(folders);
+            checkpoint::retire_after_the_end(folders);
         }
     }
 }
@@ -400,7 +402,7 @@ impl Runtime {
                 history: Mutex::new(crate::technique::History::new()),
                 merge_times: Mutex::new(std::collections::HashMap::new()),
                 auto: Mutex::new(memory::auto::AutoHistory::default()),
-                checkpoints: tolerance::checkpoint::CheckpointMemory::default(),
+                checkpoints: checkpoint::CheckpointMemory::default(),
             }),
             reduction: None,
             reexecute: None,

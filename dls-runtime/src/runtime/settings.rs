@@ -70,7 +70,7 @@ pub struct Settings {
     /// `DLS_REDUCTION`: overrides every loop's reduction strategy.
     pub reduction: Option<Strategy>,
     /// `DLS_CHECK`: what checked loops do.
-    pub check: Option<crate::runtime::check::checked::CheckMode>,
+    pub check: Option<crate::runtime::loops::options::CheckMode>,
     /// `DLS_CHECK_ALPHA`: the significance level of checked loops.
     pub check_alpha: Option<f64>,
     /// `DLS_INJECT`, as read here: the fault injection of tests of fault checks. The hooks read
@@ -129,9 +129,9 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_CHECK").filter(|v| !v.trim().is_empty()) {
             s.check = Some(match v.trim().to_ascii_lowercase().as_str() {
-                "off" | "0" => crate::runtime::check::checked::CheckMode::Off,
-                "warn" | "on" | "1" => crate::runtime::check::checked::CheckMode::Warn,
-                "repair" => crate::runtime::check::checked::CheckMode::Repair,
+                "off" | "0" => crate::runtime::loops::options::CheckMode::Off,
+                "warn" | "on" | "1" => crate::runtime::loops::options::CheckMode::Warn,
+                "repair" => crate::runtime::loops::options::CheckMode::Repair,
                 _ => {
                     return Err(DlsError::Setting {
                         name: "DLS_CHECK",

@@ -186,3 +186,14 @@ impl Arrivals {
         guard
     }
 }
+
+/// The machine's available parallelism, read once (it reads cgroup files): whether waiting
+/// threads may watch (they fit the cores) or must sleep at once.
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}

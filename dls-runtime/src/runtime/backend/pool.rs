@@ -24,16 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::runtime::sync::{lock, Padded};
 
-/// The machine's available parallelism, read once (it reads cgroup files): whether waiting
-/// threads may watch (they fit the cores) or must sleep at once.
-pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    })
-}
+pub(crate) use crate::runtime::sync::cores;
 
 /// Bits of the ticket that count the pool threads taking part (the rest is the generation).
 const HELPER_BITS: u32 = 24;

@@ -9,22 +9,26 @@
 //! [`Driver`]: plan::Driver
 //! [`Finish`]: plan::Finish
 
-use crate::runtime::check::checked::{self, CheckMode, Plain};
 use crate::runtime::combine::wire::Wire;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop};
-use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan, Reach};
+use crate::runtime::loops::options::CheckMode;
+use crate::runtime::loops::options::{IterateValue, LoopOptions};
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
+use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::observe::stats::LoopStats;
 use crate::runtime::Runtime;
 use crate::Technique;
+use checked::Plain;
 use drive::each;
 use ordered::Runs;
-use crate::runtime::loops::reduction::Reduction;
+use plan::{Plan, Reach};
 
 pub(crate) mod alone;
+pub mod checked;
 pub(crate) mod drive;
 pub(crate) mod finish;
+pub(crate) mod history;
 pub(crate) mod ordered;
 pub(crate) mod plain;
 pub(crate) mod plan;

@@ -5,14 +5,15 @@
 use super::drive::{self, Restart};
 use super::finish::{self, fold, shards, tree, Ends};
 use super::plan::{Finish, LoopPlan, Placement, Shape};
-use crate::runtime::loops::reduction::Reduction;
+use super::plan::{Plan, Reach};
+use crate::runtime::checkpoint::{self, LoopCheckpoints};
 use crate::runtime::combine::Merging;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop};
-use crate::runtime::loops::options::{LoopOptions, Plan, Reach};
+use crate::runtime::loops::options::LoopOptions;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
+use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::observe::stats::LoopStats;
-use crate::runtime::tolerance::checkpoint::{self, LoopCheckpoints};
 use crate::runtime::{Runtime, Wire};
 
 impl Runtime {

@@ -3,6 +3,7 @@
 //! ranges (`range.rs`) and panic contexts (`panic_ctx.rs`). Every subsystem imports these; none
 //! of them imports the engine.
 
+pub(crate) mod exchange;
 pub(crate) mod handle;
 pub mod options;
 pub(crate) mod panic_ctx;

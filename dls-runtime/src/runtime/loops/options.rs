@@ -15,9 +15,8 @@
 //! ```
 
 use crate::fault_check::{CheckTest, Observation};
-use crate::report::CheckReport;
-use crate::runtime::combine::wire::ReadInto;
-use crate::{Strategy, Technique};
+use crate::Technique;
+use dls_technique::Strategy;
 
 /// How one loop runs (see the [module documentation](self)). Built with [`LoopOptions::new`] and
 /// one method per feature; the fields a loop leaves unset take the runtime's settings
@@ -235,52 +234,4 @@ impl Default for Check {
             test: CheckTest::default(),
         }
     }
-}
-
-/// What the plain loop under the adaptors does beyond combining every worker's value: whose
-/// values it combines, a worker that takes no chunk (an MPI rank, or a thread of the threads
-/// backend; the others run every iterate: the re-execution of a faulty worker's iterates), and
-/// a look at the total before the loop's report is made (a checked loop's test, `checked.rs`).
-pub(crate) struct Plan<'a, T> {
-    /// Whose partial results are combined.
-    pub reach: Reach,
-    /// The worker that takes no chunk.
-    pub skip: Option<usize>,
-    /// Looks at the total before the report is made; its result goes in the report's `check`.
-    pub inspect: Option<&'a Inspect<'a, T>>,
-    /// Reads another process's value into this one's (`Folder::fold_read`); without it the value
-    /// is decoded and then combined.
-    pub read: Option<ReadInto<'a, T>>,
-    /// Merges a process's workers' values as key shards (`partials::shard_coded`), where that
-    /// pays (`engine.rs`); without it they merge as a tree, or in a fold.
-    pub shard: Option<ShardMerge<'a, T>>,
-}
-
-/// See [`Plan::shard`]: the workers' values, in worker order, and a way to run jobs on the
-/// process's workers, to the total.
-pub(crate) type ShardMerge<'a, T> =
-    &'a (dyn Fn(Vec<T>, crate::partials::Jobs<'_>) -> Option<T> + Sync);
-
-/// See [`Plan::inspect`].
-pub(crate) type Inspect<'a, T> = dyn Fn(&T) -> Option<CheckReport> + 'a;
-
-impl<T> Default for Plan<'_, T> {
-    fn default() -> Self {
-        Plan {
-            reach: Reach::AllProcesses,
-            skip: None,
-            inspect: None,
-            read: None,
-            shard: None,
-        }
-    }
-}
-
-/// Which workers' partial results a loop combines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reach {
-    /// Every process's (every caller gets the full result).
-    AllProcesses,
-    /// This process's workers only (`doall`: nothing to exchange).
-    ThisProcess,
 }

@@ -40,8 +40,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use crate::report::LoopReport;
-use crate::runtime::combine::Exchange;
 use crate::runtime::error::DlsError;
+use crate::runtime::loops::exchange::Exchange;
 use crate::runtime::sched::claim::{Claimed, Claims};
 use crate::runtime::sched::reporting::{Next, ReportingScheduler};
 use crate::runtime::sync::{lock, Padded};
@@ -230,7 +230,7 @@ impl SharedSource {
             changed: Condvar::new(),
             changes: AtomicU64::new(0),
             sleeping: AtomicUsize::new(0),
-            watch: p > 1 && p <= crate::runtime::backend::pool::cores(),
+            watch: p > 1 && p <= crate::runtime::sync::cores(),
             p,
             stop: Arc::new(AtomicBool::new(false)),
             splitting: AtomicBool::new(false),

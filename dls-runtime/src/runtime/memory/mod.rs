@@ -2,4 +2,3 @@
 //! measurements and choices.
 
 pub(crate) mod auto;
-pub(crate) mod history;

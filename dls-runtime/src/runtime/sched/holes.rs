@@ -1,5 +1,5 @@
 //! An iteration space with holes: the iterates a restarted loop still has to execute, once the
-//! ranges its checkpoints hold are taken out (`runtime/tolerance/checkpoint.rs`).
+//! ranges its checkpoints hold are taken out (`runtime/checkpoint.rs`).
 //!
 //! The technique schedules the `m` iterates left as if they were a loop `0..m` (its chunk sizes
 //! follow its formula over what is left); [`Holes::pieces`] maps a chunk of that compressed space

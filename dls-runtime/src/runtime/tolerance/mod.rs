@@ -5,7 +5,6 @@
 //! them never calls it, and its scheduler keeps no ledger (HPX's `replay_executor` manner: the
 //! base scheduler knows nothing of it).
 
-pub(crate) mod checkpoint;
 pub(crate) mod reexecution;
 pub(crate) mod split;
 use std::sync::atomic::AtomicU64;
@@ -21,7 +20,7 @@ pub(crate) trait Tolerance {
     /// (`runtime/tolerance/split.rs`). A source that cannot re-execute ignores it.
     fn reexecute(&self, _split: bool) {}
 
-    /// A restarted loop (`runtime/tolerance/checkpoint.rs`): `finished` (sorted, disjoint ranges) are done;
+    /// A restarted loop (`runtime/checkpoint.rs`): `finished` (sorted, disjoint ranges) are done;
     /// the scheduler, where this process runs it, hands out only the iterates left. Called before
     /// any worker asks for a chunk.
     fn restore(&self, finished: &[[u64; 2]]) -> Result<(), DlsError> {

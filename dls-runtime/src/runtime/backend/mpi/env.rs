@@ -243,7 +243,7 @@ impl Drop for MpiEnv {
                 return;
             }
             // Every rank ended normally: the loops' checkpoints are of no further use.
-            crate::runtime::tolerance::checkpoint::retire_pending();
+            crate::runtime::checkpoint::retire_pending();
             failed = unspent_delays();
         }
         panic_ctx::clear_mpi();

@@ -5,11 +5,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use super::chunk::Failure;
+use crate::runtime::checkpoint;
 use crate::runtime::loops::handle::{ChunkRange, Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::observe::delay;
-use crate::runtime::tolerance::checkpoint;
 use crate::runtime::tolerance::reexecution::Verdict;
 use crate::runtime::tolerance::split::{self, SplitCell};
 use crate::runtime::tolerance::Tolerance;
@@ -28,7 +28,7 @@ const CHECK_COSTLY: (Duration, Duration) = (Duration::from_millis(5), Duration::
 /// learnt on cheap iterates would otherwise delay it by a thousand dear ones.
 const FIRST_CHECK: u32 = 8;
 
-/// A worker's checkpoints (`runtime/tolerance/checkpoint.rs`): the loop's writer and this worker's state.
+/// A worker's checkpoints (`runtime/checkpoint.rs`): the loop's writer and this worker's state.
 pub(crate) type Checkpointing<'a> = Option<(&'a checkpoint::Writer, checkpoint::WorkerState)>;
 
 /// [`drive`] for loops that may re-execute unfinished chunks (rDLB, `runtime/tolerance/reexecution.rs`):

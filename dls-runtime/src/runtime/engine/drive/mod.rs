@@ -5,10 +5,10 @@
 //! confirms it (re-execution and checkpoints). Every driver runs a chunk through [`run_chunk`]
 //! and reports a panicking iterate as a [`Failure`].
 
+use crate::runtime::checkpoint::LoopCheckpoints;
 use crate::runtime::loops::handle::{Iterates, Loop};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::sync::lock;
-use crate::runtime::tolerance::checkpoint::LoopCheckpoints;
 use apart::Apart;
 use claimed::{Ended, Keep};
 use serde::Serialize;

@@ -4,8 +4,8 @@
 //! perturbs) finish this way.
 
 use crate::report::ReductionReport;
+use crate::runtime::engine::plan::Reach;
 use crate::runtime::loops::handle::Loop;
-use crate::runtime::loops::options::Reach;
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::Exchange;
 

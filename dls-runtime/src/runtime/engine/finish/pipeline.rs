@@ -6,11 +6,11 @@ use std::sync::Mutex;
 
 use crate::runtime::combine::pipeline;
 use crate::runtime::engine::plan::LoopConfig;
-use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop};
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::LoopIndex;
+use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::observe::stats::LoopStats;
 use crate::runtime::sync::lock;
 use crate::runtime::Wire;

@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use super::fold::add_merges;
 use crate::report::ReductionReport;
+use crate::runtime::engine::plan::ShardMerge;
 use crate::runtime::loops::handle::Loop;
-use crate::runtime::loops::options::ShardMerge;
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::Runtime;

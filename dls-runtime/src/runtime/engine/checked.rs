@@ -18,9 +18,10 @@ use crate::fault_check::{
 pub use crate::fault_check::{CheckTest, Observation, MAX_PREDICTORS};
 use crate::report::CheckReport;
 use crate::runtime::combine::wire::Wire;
+use crate::runtime::engine::plan::Plan;
 use crate::runtime::error::DlsError;
 pub use crate::runtime::loops::options::{Check, CheckMode, DEFAULT_ALPHA};
-use crate::runtime::loops::options::{IterateValue, LoopOptions, Plan};
+use crate::runtime::loops::options::{IterateValue, LoopOptions};
 use crate::runtime::loops::panic_ctx;
 use crate::runtime::loops::range::{LoopIndex, LoopRange};
 use crate::runtime::loops::reduction::Reduction;
