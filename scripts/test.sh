@@ -12,6 +12,10 @@ cargo fmt --all -- --check || { echo "run: cargo fmt --all"; exit 1; }
 # is a dead link on docs.rs): those two rustdoc lints are errors here.
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links" cargo doc --workspace --no-deps --all-features \
   || { echo "FAILED: cargo doc (fix the documentation's links above)"; exit 1; }
+# Every published package packages and builds from its .crate alone (versions on the path
+# dependencies, metadata, no file outside the package): crates.io is the only network it needs.
+cargo publish --workspace --dry-run --allow-dirty \
+  || { echo "FAILED: cargo publish --workspace --dry-run"; exit 1; }
 # The multi-rank tests are in test-programs/ (their programs are that package's binaries, built
 # by this command); each mpirun job runs under a timeout there (test-programs/tests/mpi_common).
 cargo test --workspace --all-features

@@ -154,13 +154,12 @@ pub use dls_runtime::runtime::options::{IterateValue, LoopOptions};
 
 /// How the runtime is configured and what configures one loop: the items a program names.
 pub mod runtime {
-    /// The settings (`DLS_*` variables) and their parsers.
+    /// The settings (`DLS_*` variables) a program may build itself
+    /// ([`Runtime::threads`](crate::Runtime::threads)); the parsers of their text stay in
+    /// `dls-runtime`.
     pub mod settings {
         #[doc(inline)]
-        pub use dls_runtime::runtime::settings::{
-            parse_every, parse_reduction, parse_schedule, parse_stack, parse_threads, ReportMode,
-            Settings, MAX_THREADS, MIN_ALPHA, SETTINGS,
-        };
+        pub use dls_runtime::runtime::settings::{ReportMode, Settings};
     }
     /// What configures one loop ([`Runtime::run`](crate::Runtime::run)).
     pub mod options {

@@ -94,9 +94,10 @@ fn the_engine_and_its_options_resolve_through_the_facade() {
     assert!(stats.report.check.is_some());
     let _: dls::runtime::checked::CheckMode = Default::default();
     let _: dls::runtime::settings::Settings = Default::default();
-    assert!(dls::runtime::settings::SETTINGS.contains(&"DLS_SCHEDULE"));
+    // The parsers and the list of settings are the runtime's, not the facade's.
+    assert!(dls_runtime::runtime::settings::SETTINGS.contains(&"DLS_SCHEDULE"));
     let _: fn(&str) -> Result<dls::Technique, dls::DlsError> =
-        dls::runtime::settings::parse_schedule;
+        dls_runtime::runtime::settings::parse_schedule;
     let _: dls::group::GroupSpec = dls::group::GroupSpec::new(1, 2);
     let _: dls::reduce::Sum = dls::reduce::Sum;
     let _: u64 = dls::input::MAX_INPUT;

@@ -3,7 +3,7 @@
 //! naming the setting and each rank's value; before, `DLS_CHECK=off` on one rank gave a wrong sum
 //! on every rank, `DLS_REDUCTION=pipeline` on rank 1 or `DLS_CHECKPOINT` on rank 0 hung, and a
 //! bad `DLS_SCHEDULE` on rank 1 ended the job without a word. Every setting dls reads
-//! (`dls::runtime::settings::SETTINGS`) is tried, set on one rank by a wrapper script.
+//! (`dls_runtime::runtime::settings::SETTINGS`) is tried, set on one rank by a wrapper script.
 
 #![cfg(feature = "mpi")]
 
@@ -50,7 +50,7 @@ fn every_setting_on_one_rank_only_is_named_with_each_ranks_value() {
         ("DLS_RACKS", "ranks:0-1=rack1", 1),
     ];
     // Every setting dls reads is among the cases.
-    for name in dls::runtime::settings::SETTINGS {
+    for name in dls_runtime::runtime::settings::SETTINGS {
         assert!(
             cases.iter().any(|c| c.0 == *name),
             "{name} is not tried on one rank"
