@@ -8,6 +8,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # One build from scratch on CI: incremental state would only take disk (several GB here).
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo fmt --all -- --check || { echo "run: cargo fmt --all"; exit 1; }
+# Every lint of clippy's default set is an error, in every package, target and feature.
+cargo clippy --workspace --all-targets --all-features -- -D warnings \
+  || { echo "FAILED: cargo clippy (fix the lints above)"; exit 1; }
 # The API documentation builds with no broken link (a public item's doc linking to a private one
 # is a dead link on docs.rs): those two rustdoc lints are errors here.
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links" cargo doc --workspace --no-deps --all-features \

@@ -78,8 +78,7 @@ impl Runtime {
             range,
             technique,
             || "an explicit loop (start_loop)".into(),
-            false,
-            false,
+            start::StartFlags::default(),
         )
         .map(|(lp, _)| lp)
     }
@@ -121,15 +120,8 @@ impl Runtime {
             comm, &technique, n, w,
         )?);
         let config = self.loop_config(&LoopOptions::new(name, technique.clone()));
-        let lp = self.untyped(
-            &config,
-            name,
-            technique,
-            n,
-            source,
-            self.shared.settings.report.clone(),
-            false,
-        );
+        let reporting = start::Reporting::new(&config, self.shared.settings.report.clone(), false);
+        let lp = self.untyped(name, technique, n, source, reporting);
         Ok(Loop::new(first, lp))
     }
 

@@ -6,6 +6,7 @@ use super::drive::{self, Restart};
 use super::finish::{self, fold, shards, tree, Ends};
 use super::plan::{Finish, LoopPlan, Placement, Shape};
 use super::plan::{Plan, Reach};
+use super::start::StartFlags;
 use crate::runtime::checkpoint::{self, LoopCheckpoints};
 use crate::runtime::combine::Merging;
 use crate::runtime::error::DlsError;
@@ -56,8 +57,10 @@ impl Runtime {
             range,
             options.technique.clone(),
             kind,
-            shape.tolerant(&config),
-            shape.may_run_alone(),
+            StartFlags {
+                tolerant: shape.tolerant(&config),
+                sizing: shape.may_run_alone(),
+            },
         )?;
         let mpi_rank = match self.backend() {
             crate::runtime::Backend::Mpi { rank, .. } => Some(rank),

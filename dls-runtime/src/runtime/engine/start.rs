@@ -23,9 +23,9 @@ impl Runtime {
         range: R,
         technique: Technique,
         kind: impl Fn() -> String,
-        tolerant: bool,
-        sizing: bool,
+        flags: StartFlags,
     ) -> Result<(Loop<R::Index>, Placement), DlsError> {
+        let StartFlags { tolerant, sizing } = flags;
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
         if panic_ctx::in_iterate() || self.shared.platform.busy() {
@@ -33,7 +33,13 @@ impl Runtime {
             // workers run a loop: this thread alone, no report.
             let source = Box::new(SharedSource::new(&technique, n, 1, None)?);
             let lp = self
-                .untyped(config, name, technique, n, source, ReportMode::Off, false)
+                .untyped(
+                    name,
+                    technique,
+                    n,
+                    source,
+                    Reporting::new(config, ReportMode::Off, false),
+                )
                 .nested_in(panic_ctx::save());
             return Ok((Loop::new(first, lp), Placement::Nested));
         }
@@ -47,13 +53,11 @@ impl Runtime {
             let source = Box::new(SharedSource::new(&whole, n, 1, None)?);
             let mut lp = self
                 .untyped(
-                    config,
                     name,
                     technique,
                     n,
                     source,
-                    self.shared.settings.report.clone(),
-                    false,
+                    Reporting::new(config, self.shared.settings.report.clone(), false),
                 )
                 .over_all_workers();
             lp.sized = true;
@@ -88,13 +92,11 @@ impl Runtime {
         let source = self.shared.platform.start(&at, &technique, weights)?;
         let lp = self
             .untyped(
-                config,
                 name,
                 technique,
                 n,
                 source,
-                self.shared.settings.report.clone(),
-                auto.is_some(),
+                Reporting::new(config, self.shared.settings.report.clone(), auto.is_some()),
             )
             .over_all_workers()
             .with_progress(self.shared.settings.progress);
@@ -119,20 +121,23 @@ impl Runtime {
     /// is `auto`'s choice, whose run `auto` measures.
     pub(crate) fn untyped(
         &self,
-        config: &LoopConfig,
         name: &str,
         technique: Technique,
         n: u64,
         source: Box<dyn ChunkSource>,
-        mode: ReportMode,
-        auto: bool,
+        reporting: Reporting,
     ) -> UntypedLoop {
+        let Reporting {
+            mode,
+            auto,
+            statistics,
+        } = reporting;
         let history = if source.workers() > 1 || source.exchange().is_some() {
             History::Record
         } else {
             History::Skip
         };
-        let cpu = config.statistics || mode != ReportMode::Off;
+        let cpu = statistics || mode != ReportMode::Off;
         // Nobody reads the report of a loop in this process whose statistics its caller drops
         // (a `#[par_doall]` loop without `DLS_REPORT`), whose technique learns nothing across
         // loops (AWF's history) and that `auto` does not measure: it ends without one.
@@ -167,5 +172,34 @@ impl Runtime {
             && s.checkpoint.is_none()
             && s.inject.is_none()
             && !alone::delay_set()
+    }
+}
+
+/// What a loop's start needs to know of it beyond its range and kind.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct StartFlags {
+    /// The loop may re-execute chunks or write checkpoints (the ranks agree on it at the start).
+    pub(crate) tolerant: bool,
+    /// The loop may run alone when it is small (`alone.rs`).
+    pub(crate) sizing: bool,
+}
+
+/// How a loop reports: the report's mode, whether `auto` measures it, and whether its caller
+/// reads its statistics.
+#[derive(Debug, Clone)]
+pub(crate) struct Reporting {
+    mode: ReportMode,
+    auto: bool,
+    statistics: bool,
+}
+
+impl Reporting {
+    /// A loop of `config` reporting to `mode`; `auto`: the technique is `auto`'s choice.
+    pub(crate) fn new(config: &LoopConfig, mode: ReportMode, auto: bool) -> Reporting {
+        Reporting {
+            mode,
+            auto,
+            statistics: config.statistics,
+        }
     }
 }
