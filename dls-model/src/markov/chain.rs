@@ -84,6 +84,19 @@ pub struct Chain {
     size: StateSpaceSize,
 }
 
+/// Advances the odometer `digits` by one outcome, digit `k` counting `radix(k)` values (digit 0
+/// fastest); false once it has gone past its last outcome (every digit back at 0).
+fn advance(digits: &mut [usize], radix: impl Fn(usize) -> usize) -> bool {
+    for (k, digit) in digits.iter_mut().enumerate() {
+        *digit += 1;
+        if *digit < radix(k) {
+            return true;
+        }
+        *digit = 0;
+    }
+    false
+}
+
 /// Builds the chain of `inputs`, first checking its size (Lemma B.1's bound on the states times
 /// the joint outcomes per state) against `limit`, so that a chain too large is an error before
 /// any memory is spent on it.
@@ -203,16 +216,7 @@ pub fn build_chain(inputs: &MarkovInputs, limit: &ChainLimit) -> Result<Chain, M
             m.n2 += prob * en2;
             m.n_phi += prob * en * f;
             // Advance the odometer; stop after the last outcome.
-            let mut k = 0;
-            while k < digits.len() {
-                digits[k] += 1;
-                if digits[k] < components[k].2.points().len() {
-                    break;
-                }
-                digits[k] = 0;
-                k += 1;
-            }
-            if k == digits.len() {
+            if !advance(&mut digits, |k| components[k].2.points().len()) {
                 break;
             }
         }

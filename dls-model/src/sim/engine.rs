@@ -100,13 +100,17 @@ use super::config::SimConfig;
 use super::error::SimError;
 use super::event_queue::{Arrival, EventQueue};
 use super::hand_out::HandOut;
+use super::iterate_time::IterateSampler;
 use super::outcome::SimOutcome;
-use super::service::ServiceModel;
+use super::speed::RankSpeeds;
 use super::split::{Running, SplitModel};
-use crate::{ChunkScheduler, ChunkTiming, LoopReport, RankReport};
+use super::state::{latency, start_time, Server, Tally};
+use crate::{Chunk, ChunkScheduler, ChunkTiming};
 
 #[cfg(doc)]
 use super::hand_out::Hierarchy;
+#[cfg(doc)]
+use super::service::ServiceModel;
 
 /// Simulates one loop (see the [module documentation](self) for the model).
 ///
@@ -128,150 +132,183 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     if let HandOut::Hierarchical(hierarchy) = config.hand_out {
         return super::hierarchy::simulate(config, hierarchy, speeds);
     }
-    let (n, p) = (config.n, config.p);
-    let mut scheduler = ChunkScheduler::new(&config.technique, n, p)?;
-    let mut sampler = config.iterate_time.sampler(n, config.seed);
-    let h = config.overhead_s;
-    let latency = |rank: usize| if rank == 0 { 0.0 } else { config.latency_s };
-    let start = |rank: usize| config.start_s.get(rank).copied().unwrap_or(0.0);
+    Ok(Central::new(config, speeds)?.run())
+}
 
-    let mut queue = EventQueue::with_capacity(p);
-    let mut seq = 0u64;
-    // The arrival each rank's next request is: an arrival left behind when its chunk was split
-    // (and so ends earlier) is dropped.
-    let mut valid = vec![0u64; p];
-    for (rank, v) in valid.iter_mut().enumerate() {
-        queue.push(Arrival::new(start(rank) + latency(rank), seq, rank));
-        *v = seq;
-        seq += 1;
+/// The whole state of one simulation under central hand-out. The queue holds one arrival per
+/// rank, its next request; the earliest is served, and the rank's next request replaces it at
+/// the top of the queue (one sift-down instead of a pop and a push), or it leaves the queue when
+/// the rank is done.
+struct Central<'a> {
+    config: &'a SimConfig,
+    /// The ranks' time factors and slowdowns.
+    speeds: RankSpeeds,
+    /// The technique over the P ranks.
+    scheduler: ChunkScheduler,
+    /// Iterate times, drawn when the scheduler hands a chunk out.
+    sampler: IterateSampler,
+    /// The ranks' requests on their way, keyed by (time, sequence number).
+    queue: EventQueue,
+    /// The sequence number of the next arrival.
+    seq: u64,
+    /// The arrival each rank's next request is: an arrival left behind when its chunk was split
+    /// (and so ends earlier) is dropped.
+    valid: Vec<u64>,
+    /// Per rank: when it sent its request for the chunk in progress (then: when it ends).
+    sent_at: Vec<f64>,
+    /// Per rank: the timing its next request carries.
+    pending: Vec<Option<ChunkTiming>>,
+    /// Per rank: its chunk in progress, where chunks may be split.
+    running: Vec<Option<Running>>,
+    /// The scheduler's progress thread on rank 0.
+    server: Server,
+    /// The ranks' chunks, for the outcome.
+    tally: Tally,
+}
+
+impl<'a> Central<'a> {
+    /// Every rank's first request on its way: sent at its start time.
+    fn new(config: &'a SimConfig, speeds: RankSpeeds) -> Result<Self, SimError> {
+        let (n, p) = (config.n, config.p);
+        let mut sim = Central {
+            config,
+            speeds,
+            scheduler: ChunkScheduler::new(&config.technique, n, p)?,
+            sampler: config.iterate_time.sampler(n, config.seed),
+            queue: EventQueue::with_capacity(p),
+            seq: 0,
+            valid: vec![0; p],
+            sent_at: (0..p).map(|rank| start_time(config, rank)).collect(),
+            pending: vec![None; p],
+            running: vec![None; p],
+            server: Server::default(),
+            tally: Tally::new(p),
+        };
+        for rank in 0..p {
+            sim.push(rank, start_time(config, rank) + latency(config, rank));
+        }
+        Ok(sim)
     }
-    let mut ranks: Vec<RankReport> = (0..p)
-        .map(|rank| RankReport {
-            rank,
-            ..RankReport::default()
-        })
-        .collect();
-    let mut sent_at: Vec<f64> = (0..p).map(start).collect();
-    let mut pending: Vec<Option<ChunkTiming>> = vec![None; p];
-    let mut chunk_map: Vec<[u64; 3]> = Vec::new();
-    let mut chunk_times: Vec<Option<[f64; 2]>> = Vec::new();
-    let mut server_free = 0.0f64;
-    let mut requests = 0u64;
-    let mut last_end = vec![0.0f64; p];
-    let mut base_work = 0.0f64;
-    let mut longest = 0.0f64;
-    let split = config.split;
-    let mut running: Vec<Option<Running>> = vec![None; p];
-    let mut splits = 0u64;
 
-    // The earliest arrival is served; the rank's next request replaces it at the top of the queue
-    // (one sift-down instead of a pop and a push), or it leaves the queue when the loop is done.
-    while let Some(top) = queue.peek() {
-        let (time, rank) = (top.time(), top.rank());
-        if top.seq() != valid[rank] {
-            queue.pop();
-            continue;
-        }
-        let served = match config.service {
-            ServiceModel::Serial => time.max(server_free) + h,
-            ServiceModel::Parallel => time + h,
-        };
-        server_free = served;
-        requests += 1;
-        if let Some(timing) = pending[rank].take() {
-            scheduler.record(rank, timing);
-        }
-        running[rank] = None;
-        let mut received = served + latency(rank);
-        // The chunk, its base work and, where it may be split, its iterates' prefix sums.
-        let (chunk, work, prefix) = match scheduler.next_chunk(rank) {
-            Some(chunk) => {
-                if split != SplitModel::Off {
-                    let times = sampler.times_at(chunk.start, chunk.size);
-                    let mut prefix = Vec::with_capacity(times.len() + 1);
-                    let mut sum = 0.0;
-                    prefix.push(0.0);
-                    for t in times {
-                        sum += t;
-                        longest = longest.max(t);
-                        prefix.push(sum);
-                    }
-                    base_work += sum;
-                    (chunk, sum, Some(prefix))
-                } else {
-                    let (work, longest_here) = sampler.take_at(chunk.start, chunk.size);
-                    base_work += work;
-                    longest = longest.max(longest_here);
-                    (chunk, work, None)
-                }
+    /// Rank `rank`'s next request arrives at `time`: a new arrival in the queue.
+    fn push(&mut self, rank: usize, time: f64) {
+        self.queue.push(Arrival::new(time, self.seq, rank));
+        self.valid[rank] = self.seq;
+        self.seq += 1;
+    }
+
+    /// Rank `rank`'s next request arrives at `time`, in place of the arrival being served.
+    fn replace_top(&mut self, rank: usize, time: f64) {
+        self.queue.replace_top(Arrival::new(time, self.seq, rank));
+        self.valid[rank] = self.seq;
+        self.seq += 1;
+    }
+
+    /// Serves the arrivals in order until every rank is done, and gives the outcome.
+    fn run(mut self) -> SimOutcome {
+        while let Some(top) = self.queue.peek() {
+            let (time, rank) = (top.time(), top.rank());
+            if top.seq() == self.valid[rank] {
+                self.serve(rank, time);
+            } else {
+                self.queue.pop();
             }
-            None => {
-                let found = match split.keep(rank) {
-                    Some(keep) => split_for(&mut running, rank, served, keep, split, &latency),
-                    None => Found::Nothing,
-                };
-                let cut = match found {
-                    Found::Cut(cut) => cut,
-                    Found::Wait(until) => {
-                        // An ask to another rank is pending: ask again when its answer is in.
-                        queue.replace_top(Arrival::new(until, seq, rank));
-                        valid[rank] = seq;
-                        seq += 1;
-                        continue;
-                    }
-                    Found::Nothing => {
-                        queue.pop();
-                        continue;
-                    }
-                };
-                // The holder ends earlier: its timing, tallies, map entry and next request.
-                let hr = &mut ranks[cut.holder];
-                hr.iterates -= cut.part.size;
-                hr.work_time_s -= cut.holder_saved_s;
-                if let Some(t) = pending[cut.holder].as_mut() {
-                    t.iterates -= cut.part.size;
-                    t.work_s -= cut.holder_saved_s;
-                    t.elapsed_s -= cut.holder_saved_s;
-                }
-                sent_at[cut.holder] = cut.holder_end;
-                last_end[cut.holder] = cut.holder_end;
-                if let Some(i) = cut.map_index {
-                    chunk_map[i][1] -= cut.part.size;
-                    if let Some(Some([_, end])) = chunk_times.get_mut(i) {
-                        *end = cut.holder_end;
-                    }
-                }
-                queue.push(Arrival::new(
-                    cut.holder_end + latency(cut.holder),
-                    seq,
-                    cut.holder,
-                ));
-                valid[cut.holder] = seq;
-                seq += 1;
-                splits += 1;
+        }
+        let busy = self.server.requests as f64 * self.config.overhead_s;
+        self.tally
+            .finish(self.config, &self.speeds, &self.server, busy)
+    }
+
+    /// Serves rank `rank`'s request arriving at `time`: the scheduler records its timing and
+    /// takes the next chunk; with none left, the rank gets a part split off a chunk in
+    /// progress, asks again later (an ask to another rank is pending) or stops.
+    fn serve(&mut self, rank: usize, time: f64) {
+        let config = self.config;
+        let served = self.server.serve(config.service, time, config.overhead_s);
+        if let Some(timing) = self.pending[rank].take() {
+            self.scheduler.record(rank, timing);
+        }
+        self.running[rank] = None;
+        if let Some(chunk) = self.scheduler.next_chunk(rank) {
+            let (work, prefix) = self.draw(chunk);
+            self.start(rank, chunk, work, prefix, served + latency(config, rank));
+            return;
+        }
+        let found = match config.split.keep(rank) {
+            Some(keep) => split_for(&mut self.running, rank, served, keep, config.split, &|r| {
+                latency(config, r)
+            }),
+            None => Found::Nothing,
+        };
+        match found {
+            Found::Cut(cut) => {
+                self.cut(&cut);
                 let work = cut.prefix[cut.prefix.len() - 1];
-                received = cut.received;
-                (cut.part, work, Some(cut.prefix))
+                self.start(rank, cut.part, work, Some(cut.prefix), cut.received);
             }
-        };
-        let duration = speeds.duration(rank, received, work, chunk.start);
-        let done = received + duration;
-        let r = &mut ranks[rank];
-        r.iterates += chunk.size;
-        r.work_time_s += duration;
-        r.chunks += 1;
-        pending[rank] = Some(ChunkTiming {
+            // An ask to another rank is pending: ask again when its answer is in.
+            Found::Wait(until) => self.replace_top(rank, until),
+            Found::Nothing => {
+                self.queue.pop();
+            }
+        }
+    }
+
+    /// The base work of `chunk` and, where it may be split, its iterates' prefix sums.
+    fn draw(&mut self, chunk: Chunk) -> (f64, Option<Vec<f64>>) {
+        if self.config.split != SplitModel::Off {
+            let (work, prefix) = self.tally.draw_prefix(&mut self.sampler, chunk);
+            (work, Some(prefix))
+        } else {
+            (self.tally.draw(&mut self.sampler, chunk), None)
+        }
+    }
+
+    /// The holder of the chunk `cut` split ends earlier: its timing, tallies, map entry and
+    /// next request follow.
+    fn cut(&mut self, cut: &Cut) {
+        let holder = cut.holder;
+        let hr = &mut self.tally.reports[holder];
+        hr.iterates -= cut.part.size;
+        hr.work_time_s -= cut.holder_saved_s;
+        if let Some(t) = self.pending[holder].as_mut() {
+            t.iterates -= cut.part.size;
+            t.work_s -= cut.holder_saved_s;
+            t.elapsed_s -= cut.holder_saved_s;
+        }
+        self.sent_at[holder] = cut.holder_end;
+        self.tally.last_end[holder] = cut.holder_end;
+        if let Some(i) = cut.map_index {
+            self.tally.chunk_map[i][1] -= cut.part.size;
+            if let Some(Some([_, end])) = self.tally.chunk_times.get_mut(i) {
+                *end = cut.holder_end;
+            }
+        }
+        self.push(holder, cut.holder_end + latency(self.config, holder));
+        self.tally.splits += 1;
+    }
+
+    /// Rank `rank` receives `chunk` (base work `work`; its prefix sums where it may be split)
+    /// at `received` and runs it; its next request leaves when the chunk ends.
+    fn start(
+        &mut self,
+        rank: usize,
+        chunk: Chunk,
+        work: f64,
+        prefix: Option<Vec<f64>>,
+        received: f64,
+    ) {
+        let duration = self.speeds.duration(rank, received, work, chunk.start);
+        let (done, map_index) =
+            self.tally
+                .started(rank, chunk, received, duration, self.config.chunk_map);
+        self.pending[rank] = Some(ChunkTiming {
             iterates: chunk.size,
             work_s: duration,
-            elapsed_s: done - sent_at[rank],
-        });
-        let map_index = config.chunk_map.then(|| {
-            chunk_map.push([chunk.start, chunk.size, rank as u64]);
-            chunk_times.push(Some([received, done]));
-            chunk_map.len() - 1
+            elapsed_s: done - self.sent_at[rank],
         });
         if let Some(prefix) = prefix {
-            running[rank] = Some(Running {
+            self.running[rank] = Some(Running {
                 start: chunk.start,
                 prefix,
                 received,
@@ -280,52 +317,17 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
                 asked_until: f64::NEG_INFINITY,
             });
         }
-        sent_at[rank] = done;
-        last_end[rank] = done;
-        queue.replace_top(Arrival::new(done + latency(rank), seq, rank));
-        valid[rank] = seq;
-        seq += 1;
+        self.sent_at[rank] = done;
+        self.tally.last_end[rank] = done;
+        self.replace_top(rank, done + latency(self.config, rank));
     }
-    let makespan = last_end.iter().copied().fold(0.0f64, f64::max);
-
-    for r in &mut ranks {
-        r.idle_time_s = (makespan - r.work_time_s).max(0.0);
-    }
-    let mut report = LoopReport {
-        name: "simulation".to_string(),
-        technique: config.technique.to_string(),
-        n,
-        p,
-        parallel_time_s: makespan,
-        lower_bound_s: speeds.lower_bound(base_work, longest),
-        ranks,
-        chunk_map,
-        chunk_times,
-        backend: "simulation".to_string(),
-        ..LoopReport::default()
-    };
-    report.summarise();
-    Ok(SimOutcome {
-        report,
-        iterate_time: config.iterate_time.to_string(),
-        overhead_s: h,
-        latency_s: config.latency_s,
-        seed: config.seed,
-        service: config.service,
-        base_work_s: base_work,
-        longest_iterate_s: longest,
-        requests,
-        scheduler_busy_s: requests as f64 * h,
-        splits,
-        hand_out: HandOut::Central,
-    })
 }
 
 /// A chunk split off for an idle rank.
 struct Cut {
     holder: usize,
     /// The part the idle rank gets.
-    part: crate::Chunk,
+    part: Chunk,
     /// Its iterates' base-time prefix sums.
     prefix: Vec<f64>,
     /// When the idle rank receives it.
@@ -424,7 +426,7 @@ fn split_for(
     };
     Found::Cut(Cut {
         holder,
-        part: crate::Chunk {
+        part: Chunk {
             start: run.start + s,
             size: limit - s,
         },

@@ -16,12 +16,13 @@ use std::collections::VecDeque;
 use super::config::SimConfig;
 use super::error::SimError;
 use super::event_queue::{Arrival, EventQueue};
-use super::hand_out::{HandOut, Hierarchy};
+use super::hand_out::Hierarchy;
+use super::iterate_time::IterateSampler;
 use super::outcome::SimOutcome;
-use super::service::ServiceModel;
 use super::speed::RankSpeeds;
+use super::state::{latency, start_time, Server, Tally};
 use crate::tuning::block_target;
-use crate::{Chunk, ChunkScheduler, ChunkTiming, LoopReport, RankReport};
+use crate::{Chunk, ChunkScheduler, ChunkTiming};
 
 /// The weight of a new measurement in a rank's running means (chunk time, round trip), as in the
 /// runtime.
@@ -145,7 +146,16 @@ struct Running {
 /// The whole state of one hierarchical simulation.
 struct Sim<'a> {
     config: &'a SimConfig,
+    /// The threads per rank and the costs of a batch's chunk and of a pop.
+    hierarchy: Hierarchy,
     speeds: RankSpeeds,
+    /// The technique over the P·k workers.
+    scheduler: ChunkScheduler,
+    /// Iterate times, drawn when the scheduler hands a chunk out.
+    sampler: IterateSampler,
+    /// Whether the scheduler records the shares' timings: only an adaptive technique's chunks
+    /// depend on them ([`ChunkScheduler::learns`]); blocks hand in none, as in the runtime.
+    learns: bool,
     k: usize,
     workers: usize,
     pop_s: f64,
@@ -157,21 +167,158 @@ struct Sim<'a> {
     running: Vec<Option<Running>>,
     /// When each thread began to look for its next chunk.
     asked_at: Vec<f64>,
-    reports: Vec<RankReport>,
-    last_end: Vec<f64>,
-    chunk_map: Vec<[u64; 3]>,
-    chunk_times: Vec<Option<[f64; 2]>>,
+    /// Per rank: the share its next chunk is handed to (its shares in turn).
+    turn: Vec<usize>,
+    /// Blocks: the first iterate not handed out.
+    next: u64,
+    /// The scheduler's progress thread on rank 0.
+    server: Server,
+    /// Seconds the scheduler spent serving requests.
+    busy: f64,
+    /// The workers' chunks, for the outcome.
+    tally: Tally,
 }
 
-impl Sim<'_> {
-    fn latency(&self, rank: usize) -> f64 {
-        if rank == 0 {
-            0.0
-        } else {
-            self.config.latency_s
+impl<'a> Sim<'a> {
+    /// Every thread free at its start time; the P·k workers share the technique.
+    fn new(
+        config: &'a SimConfig,
+        hierarchy: Hierarchy,
+        speeds: RankSpeeds,
+    ) -> Result<Self, SimError> {
+        let (n, p, k) = (config.n, config.p, hierarchy.threads);
+        let workers = p * k;
+        let scheduler = ChunkScheduler::new(&config.technique, n, workers)?;
+        // Blocks for a dynamic technique of fixed-size chunks, as in the runtime (STATIC keeps
+        // its chunk per thread).
+        let pieces = scheduler
+            .fixed_chunk()
+            .filter(|_| config.technique.kind != crate::technique::Kind::Static);
+        let mut sim = Sim {
+            config,
+            hierarchy,
+            speeds,
+            learns: scheduler.learns() && pieces.is_none(),
+            scheduler,
+            sampler: config.iterate_time.sampler(n, config.seed),
+            k,
+            workers,
+            pop_s: hierarchy.pop_cost_s,
+            pieces,
+            queue: EventQueue::with_capacity(workers + p),
+            seq: 0,
+            ranks: (0..p).map(|_| Rank::new(k)).collect(),
+            running: vec![None; workers],
+            asked_at: vec![0.0; workers],
+            turn: vec![0; p],
+            next: 0,
+            server: Server::default(),
+            busy: 0.0,
+            tally: Tally::new(workers),
+        };
+        for w in 0..workers {
+            sim.push(start_time(config, w), w);
+        }
+        Ok(sim)
+    }
+
+    /// Runs the events in order until none is left, and gives the outcome.
+    fn run(mut self) -> SimOutcome {
+        while let Some(top) = self.queue.pop() {
+            let (t, id) = (top.time(), top.rank());
+            if id < self.workers {
+                self.thread_free(id, t);
+            } else if self.ranks[id - self.workers].served {
+                self.deliver(id - self.workers, t);
+            } else {
+                self.serve(id - self.workers, t);
+            }
+        }
+        // At the loop's end every rank's timings not yet reported reach the scheduler (they
+        // change no chunk: every iterate has been handed out).
+        if self.learns {
+            for (r, rank) in self.ranks.iter_mut().enumerate() {
+                for (j, timing) in rank.unreported.iter_mut().enumerate() {
+                    if let Some(timing) = timing.take() {
+                        self.scheduler.record(r * self.k + j, timing);
+                    }
+                }
+            }
+        }
+        self.tally
+            .finish(self.config, &self.speeds, &self.server, self.busy)
+    }
+
+    /// Rank `r`'s request arrives at the scheduler at `t`: served (serially or in parallel)
+    /// with a block or a batch, its reply reaches the rank one latency after the service.
+    fn serve(&mut self, r: usize, t: f64) {
+        let cost = match self.pieces {
+            Some(c) => {
+                self.hand_block(r, c);
+                self.config.overhead_s
+            }
+            None => {
+                self.hand_batch(r);
+                let extra = self.ranks[r].reply.len().saturating_sub(1) as f64;
+                self.config.overhead_s + extra * self.hierarchy.chunk_cost_s
+            }
+        };
+        self.ranks[r].served = true;
+        let served = self.server.serve(self.config.service, t, cost);
+        self.busy += cost;
+        self.push(served + latency(self.config, r), self.workers + r);
+    }
+
+    /// The scheduler hands rank `r` a block (in h, whatever its size): the next whole chunks of
+    /// `c` iterates (about the `count` iterates asked for), each chunk's work drawn in index
+    /// order.
+    fn hand_block(&mut self, r: usize, c: u64) {
+        let rank = &mut self.ranks[r];
+        let size = block_size(rank.count, self.config.n - self.next, c, self.config.p);
+        let end = self.next + size;
+        while self.next < end {
+            let chunk = Chunk {
+                start: self.next,
+                size: c.min(end - self.next),
+            };
+            let work = self.tally.draw(&mut self.sampler, chunk);
+            rank.reply.push(Handed {
+                chunk,
+                work,
+                share: 0,
+            });
+            self.next += chunk.size;
         }
     }
 
+    /// The scheduler serves rank `r`'s batch request: each share's timing first (adaptive
+    /// techniques), then up to `count` chunks (at most k) to the rank's shares in turn.
+    fn hand_batch(&mut self, r: usize) {
+        let k = self.k;
+        let rank = &mut self.ranks[r];
+        if self.learns {
+            for (j, timing) in rank.reported.iter_mut().enumerate() {
+                if let Some(timing) = timing.take() {
+                    self.scheduler.record(r * k + j, timing);
+                }
+            }
+        }
+        for _ in 0..rank.count.min(k as u64) {
+            let j = self.turn[r];
+            let Some(chunk) = self.scheduler.next_chunk(r * k + j) else {
+                break;
+            };
+            let work = self.tally.draw(&mut self.sampler, chunk);
+            rank.reply.push(Handed {
+                chunk,
+                work,
+                share: j,
+            });
+            self.turn[r] = (j + 1) % k;
+        }
+    }
+
+    /// Event `id` (a thread, or a rank's message) at `time`.
     fn push(&mut self, time: f64, id: usize) {
         self.queue.push(Arrival::new(time, self.seq, id));
         self.seq += 1;
@@ -180,7 +327,7 @@ impl Sim<'_> {
     /// Rank `r` sends a request for `count` chunks (with blocks: iterates) at `at`, reporting its
     /// chunks finished since its previous request.
     fn send(&mut self, r: usize, at: f64, count: u64) {
-        let arrives = at + self.latency(r);
+        let arrives = at + latency(self.config, r);
         let rank = &mut self.ranks[r];
         rank.fetching = true;
         rank.served = false;
@@ -196,15 +343,9 @@ impl Sim<'_> {
     fn begin(&mut self, w: usize, handed: Handed, begin: f64) {
         let Handed { chunk, work, share } = handed;
         let duration = self.speeds.duration(w, begin, work, chunk.start);
-        let end = begin + duration;
-        let report = &mut self.reports[w];
-        report.iterates += chunk.size;
-        report.work_time_s += duration;
-        report.chunks += 1;
-        if self.config.chunk_map {
-            self.chunk_map.push([chunk.start, chunk.size, w as u64]);
-            self.chunk_times.push(Some([begin, end]));
-        }
+        let (end, _) = self
+            .tally
+            .started(w, chunk, begin, duration, self.config.chunk_map);
         self.running[w] = Some(Running {
             share,
             iterates: chunk.size,
@@ -313,7 +454,7 @@ impl Sim<'_> {
             // The chunk's own run, not the waits of the thread that asked for it.
             let c = rank.chunk_s.get_or_insert(run.work_s);
             *c += NEW * (run.work_s - *c);
-            self.last_end[w] = t;
+            self.tally.last_end[w] = t;
         }
         self.asked_at[w] = t;
         self.look(w, t, 0);
@@ -350,179 +491,7 @@ pub(crate) fn simulate(
     hierarchy: Hierarchy,
     speeds: RankSpeeds,
 ) -> Result<SimOutcome, SimError> {
-    let (n, p, k) = (config.n, config.p, hierarchy.threads);
-    let workers = p * k;
-    let mut scheduler = ChunkScheduler::new(&config.technique, n, workers)?;
-    // Blocks for a dynamic technique of fixed-size chunks, as in the runtime (STATIC keeps its
-    // chunk per thread).
-    let pieces = scheduler
-        .fixed_chunk()
-        .filter(|_| config.technique.kind != crate::technique::Kind::Static);
-    // Only an adaptive technique's chunks depend on timings (`ChunkScheduler::learns`); blocks
-    // hand in none, as in the runtime.
-    let learns = scheduler.learns() && pieces.is_none();
-    let mut sampler = config.iterate_time.sampler(n, config.seed);
-    let (h, c) = (config.overhead_s, hierarchy.chunk_cost_s);
-    let start = |w: usize| config.start_s.get(w).copied().unwrap_or(0.0);
-
-    let mut sim = Sim {
-        config,
-        speeds,
-        k,
-        workers,
-        pop_s: hierarchy.pop_cost_s,
-        pieces,
-        queue: EventQueue::with_capacity(workers + p),
-        seq: 0,
-        ranks: (0..p).map(|_| Rank::new(k)).collect(),
-        running: vec![None; workers],
-        asked_at: vec![0.0; workers],
-        reports: (0..workers)
-            .map(|rank| RankReport {
-                rank,
-                ..RankReport::default()
-            })
-            .collect(),
-        last_end: vec![0.0; workers],
-        chunk_map: Vec::new(),
-        chunk_times: Vec::new(),
-    };
-    for w in 0..workers {
-        sim.push(start(w), w);
-    }
-    // Per rank: the share its next chunk is handed to (its shares in turn).
-    let mut turn = vec![0usize; p];
-    // Blocks: the first iterate not handed out.
-    let mut next = 0u64;
-    let mut server_free = 0.0f64;
-    let mut requests = 0u64;
-    let mut busy = 0.0f64;
-    let mut base_work = 0.0f64;
-    let mut longest = 0.0f64;
-
-    while let Some(top) = sim.queue.pop() {
-        let (t, id) = (top.time(), top.rank());
-        if id < workers {
-            sim.thread_free(id, t);
-            continue;
-        }
-        let r = id - workers;
-        if sim.ranks[r].served {
-            sim.deliver(r, t);
-            continue;
-        }
-        let s = match config.service {
-            ServiceModel::Serial => t.max(server_free),
-            ServiceModel::Parallel => t,
-        };
-        let rank = &mut sim.ranks[r];
-        if let Some(c) = pieces {
-            // The scheduler serves a block request in h: the next block of whole chunks (of
-            // about `count` iterates), each chunk's work drawn in index order.
-            let size = block_size(rank.count, n - next, c, p);
-            let end = next + size;
-            while next < end {
-                let chunk = Chunk {
-                    start: next,
-                    size: c.min(end - next),
-                };
-                let (work, longest_here) = sampler.take_at(chunk.start, chunk.size);
-                base_work += work;
-                longest = longest.max(longest_here);
-                rank.reply.push(Handed {
-                    chunk,
-                    work,
-                    share: 0,
-                });
-                next += chunk.size;
-            }
-            rank.served = true;
-            let served = s + h;
-            server_free = served;
-            requests += 1;
-            busy += h;
-            let arrives = served + sim.latency(r);
-            sim.push(arrives, id);
-            continue;
-        }
-        // The scheduler serves rank r's request: each share's timing first, then up to `count`
-        // chunks (at most k) to the rank's shares in turn.
-        if learns {
-            for (j, timing) in rank.reported.iter_mut().enumerate() {
-                if let Some(timing) = timing.take() {
-                    scheduler.record(r * k + j, timing);
-                }
-            }
-        }
-        for _ in 0..rank.count.min(k as u64) {
-            let j = turn[r];
-            let Some(chunk) = scheduler.next_chunk(r * k + j) else {
-                break;
-            };
-            let (work, longest_here) = sampler.take_at(chunk.start, chunk.size);
-            base_work += work;
-            longest = longest.max(longest_here);
-            rank.reply.push(Handed {
-                chunk,
-                work,
-                share: j,
-            });
-            turn[r] = (j + 1) % k;
-        }
-        let cost = h + rank.reply.len().saturating_sub(1) as f64 * c;
-        rank.served = true;
-        let served = s + cost;
-        server_free = served;
-        requests += 1;
-        busy += cost;
-        let arrives = served + sim.latency(r);
-        sim.push(arrives, id);
-    }
-    // At the loop's end every rank's timings not yet reported reach the scheduler (they change
-    // no chunk: every iterate has been handed out).
-    if learns {
-        for (r, rank) in sim.ranks.iter_mut().enumerate() {
-            for (j, timing) in rank.unreported.iter_mut().enumerate() {
-                if let Some(timing) = timing.take() {
-                    scheduler.record(r * k + j, timing);
-                }
-            }
-        }
-    }
-
-    let makespan = sim.last_end.iter().copied().fold(0.0f64, f64::max);
-    let mut ranks = sim.reports;
-    for x in &mut ranks {
-        x.idle_time_s = (makespan - x.work_time_s).max(0.0);
-    }
-    let mut report = LoopReport {
-        name: "simulation".to_string(),
-        technique: config.technique.to_string(),
-        n,
-        p: workers,
-        parallel_time_s: makespan,
-        lower_bound_s: sim.speeds.lower_bound(base_work, longest),
-        ranks,
-        chunk_map: sim.chunk_map,
-        chunk_times: sim.chunk_times,
-        backend: "simulation".to_string(),
-        ..LoopReport::default()
-    };
-    report.summarise();
-    Ok(SimOutcome {
-        report,
-        iterate_time: config.iterate_time.to_string(),
-        overhead_s: h,
-        latency_s: config.latency_s,
-        seed: config.seed,
-        service: config.service,
-        base_work_s: base_work,
-        longest_iterate_s: longest,
-        requests,
-        scheduler_busy_s: busy,
-        splits: 0,
-        hand_out: HandOut::Hierarchical(hierarchy),
-    })
+    Ok(Sim::new(config, hierarchy, speeds)?.run())
 }
 
 #[cfg(test)]

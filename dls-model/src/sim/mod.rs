@@ -38,6 +38,7 @@ pub mod selection;
 mod service;
 mod speed;
 mod split;
+mod state;
 
 pub use config::{SimConfig, MAX_RANKS};
 pub use duration::{format_duration, parse_duration};
