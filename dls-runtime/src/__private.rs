@@ -33,7 +33,6 @@ use crate::runtime::combine::wire::ReadInto;
 use crate::runtime::engine::checked::{Check, Observation};
 use crate::runtime::engine::plan::{Plan, ShardMerge};
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
-use crate::runtime::loops::reduction::Reduction;
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
@@ -439,12 +438,7 @@ impl<'a> Loop<'a> {
                 shard,
                 ..Plan::default()
             };
-            let red = Reduction {
-                identity,
-                body,
-                combine,
-            };
-            crate::current()?.run_iterates_planned(&options, range, red, plan)
+            crate::current()?.run_iterates_planned(&options, range, identity, body, combine, plan)
         };
         or_exit(self.name, run()).0.into_inner()
     }

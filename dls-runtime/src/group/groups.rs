@@ -9,7 +9,6 @@ use super::spec::GroupSpec;
 use super::two_level::TwoLevel;
 use crate::runtime::engine::ordered::Runs;
 use crate::runtime::loops::options::LoopOptions;
-use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::Iterates;
 use crate::runtime::{
     combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Merging,
@@ -158,22 +157,18 @@ impl Groups<'_> {
         plain.ordered = false;
         plain.check = None;
         if !options.ordered {
-            let red = Reduction {
-                identity,
-                body,
-                combine,
-            };
-            return self.fold_2d_with(&plain, range, red);
+            return self.fold_2d_with(&plain, range, identity, body, combine);
         }
         let (first, _) = range.first_and_len()?;
-        let runs = Reduction {
-            identity: Runs::new,
-            body: |j, inner: &mut InnerLoops<'_>, own: &mut Runs<T>| {
+        let (runs, stats) = self.fold_2d_with(
+            &plain,
+            range,
+            Runs::new,
+            |j, inner, own: &mut Runs<T>| {
                 body(j, inner, own.at(R::Index::span(first, j) as u64, &identity))
             },
-            combine: Runs::append,
-        };
-        let (runs, stats) = self.fold_2d_with(&plain, range, runs)?;
+            Runs::append,
+        )?;
         Ok((runs.finish(identity, combine), stats))
     }
 
@@ -200,12 +195,13 @@ impl Groups<'_> {
         B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        let red = Reduction {
+        self.fold_2d_with(
+            &LoopOptions::new(name, technique),
+            range,
             identity,
             body,
             combine,
-        };
-        self.fold_2d_with(&LoopOptions::new(name, technique), range, red)
+        )
     }
 
     /// [`Groups::fold_2d`] of the loop `options` describes (its name, technique, strategy and
@@ -214,7 +210,9 @@ impl Groups<'_> {
         &mut self,
         options: &LoopOptions,
         range: R,
-        red: Reduction<Id, B, C>,
+        identity: Id,
+        body: B,
+        combine: C,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -223,11 +221,6 @@ impl Groups<'_> {
         B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        let Reduction {
-            identity,
-            body,
-            combine,
-        } = red;
         let name = options.name.as_str();
         let technique = self.rt.effective_technique(options.technique.clone());
         let strategy = self.rt.loop_config(options).strategy;

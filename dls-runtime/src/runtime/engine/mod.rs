@@ -373,22 +373,16 @@ impl Runtime {
             // Each worker keeps one value per run of consecutive iterates; the runs are folded in
             // index order at the end (`ordered.rs`).
             let (first, _) = range.first_and_len()?;
-            let red = Reduction {
-                identity: Runs::new,
-                body: |i, own: &mut Runs<T>| {
-                    body(i, own.at(R::Index::span(first, i) as u64, &identity))
-                },
-                combine: Runs::append,
-            };
-            let (runs, stats) = self.unordered(options, range, red)?;
+            let (runs, stats) = self.unordered(
+                options,
+                range,
+                Runs::new,
+                |i, own: &mut Runs<T>| body(i, own.at(R::Index::span(first, i) as u64, &identity)),
+                Runs::append,
+            )?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
-        let red = Reduction {
-            identity,
-            body,
-            combine,
-        };
-        self.unordered(options, range, red)
+        self.unordered(options, range, identity, body, combine)
     }
 
     /// [`run`](Runtime::run) with a body that goes through a run of consecutive iterates
@@ -422,12 +416,7 @@ impl Runtime {
         B: Fn(Iterates<R::Index>, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        let red = Reduction {
-            identity,
-            body,
-            combine,
-        };
-        self.run_iterates_planned(options, range, red, Plan::default())
+        self.run_iterates_planned(options, range, identity, body, combine, Plan::default())
             .map(|(value, stats)| (value, stats.unwrap_or_default()))
     }
 
@@ -439,7 +428,9 @@ impl Runtime {
         &self,
         options: &LoopOptions,
         range: R,
-        red: Reduction<Id, B, C>,
+        identity: Id,
+        body: B,
+        combine: C,
         plan: Plan<'_, T>,
     ) -> Result<(T, Option<LoopStats>), DlsError>
     where
@@ -459,12 +450,7 @@ impl Runtime {
         if options.ordered {
             // One value per run of consecutive iterates (`ordered.rs`): the body sees one
             // iterate at a time.
-            let Reduction {
-                identity,
-                body,
-                combine,
-            } = red;
-            let runs = Reduction {
+            let red = Reduction {
                 identity: Runs::new,
                 body: |run: Iterates<R::Index>, own: &mut Runs<T>| {
                     for one in run.singles() {
@@ -474,9 +460,14 @@ impl Runtime {
                 },
                 combine: Runs::append,
             };
-            let (runs, stats) = self.reduce_impl(options, Plan::default(), range, runs)?;
+            let (runs, stats) = self.reduce_impl(options, Plan::default(), range, red)?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
+        let red = Reduction {
+            identity,
+            body,
+            combine,
+        };
         self.reduce_impl(options, plan, range, red)
     }
 
@@ -486,7 +477,9 @@ impl Runtime {
         &self,
         options: &LoopOptions,
         range: R,
-        red: Reduction<Id, B, C>,
+        identity: Id,
+        body: B,
+        combine: C,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -498,16 +491,15 @@ impl Runtime {
     {
         match &options.check {
             Some(check) if self.settings().check.unwrap_or_default() != CheckMode::Off => {
-                checked::run(self, options, check, range, red)
+                checked::run(self, options, check, range, identity, body, combine)
             }
             _ => {
-                let body = red.body;
                 let red = Reduction {
-                    identity: red.identity,
-                    body: each(move |i, acc: &mut T| {
+                    identity,
+                    body: each(|i, acc: &mut T| {
                         body(i, acc);
                     }),
-                    combine: red.combine,
+                    combine,
                 };
                 self.reduce_impl(options, Plan::default(), range, red)
                     .map(|(value, stats)| (value, stats.unwrap_or_default()))
@@ -594,24 +586,20 @@ mod tests {
                     .run_iterates_planned(
                         &options,
                         0..4000u64,
-                        Reduction {
-                            identity: || Coded::<V, W>::new((HashMap::new(), 0)),
-                            body: |run: Iterates<u64>, acc: &mut Coded<V, W>| {
-                                lock(&seen).insert(std::thread::current().id());
-                                while lock(&seen).len() < threads
-                                    && started.elapsed() < Duration::from_secs(2)
-                                {
-                                    std::thread::sleep(Duration::from_micros(200));
-                                }
-                                for i in run {
-                                    *acc.value.0.entry(i * i % 613).or_insert(0) += i;
-                                    acc.value.1 += 1;
-                                }
-                            },
-                            combine: |a: Coded<V, W>, b: Coded<V, W>| {
-                                Coded::new(add(a.value, b.value))
-                            },
+                        || Coded::<V, W>::new((HashMap::new(), 0)),
+                        |run: Iterates<u64>, acc: &mut Coded<V, W>| {
+                            lock(&seen).insert(std::thread::current().id());
+                            while lock(&seen).len() < threads
+                                && started.elapsed() < Duration::from_secs(2)
+                            {
+                                std::thread::sleep(Duration::from_micros(200));
+                            }
+                            for i in run {
+                                *acc.value.0.entry(i * i % 613).or_insert(0) += i;
+                                acc.value.1 += 1;
+                            }
                         },
+                        |a, b| Coded::new(add(a.value, b.value)),
                         Plan {
                             shard: Some(&shard),
                             ..Plan::default()
@@ -644,17 +632,15 @@ mod tests {
             rt.run_iterates_planned(
                 &options,
                 0..400u64,
-                Reduction {
-                    identity: || Coded::<L, M>::new((HashMap::new(),)),
-                    body: |run: Iterates<u64>, acc: &mut Coded<L, M>| {
-                        for i in run {
-                            // Every iterate a vector of its own length under one key.
-                            acc.value.0.insert(0, vec![1; 1 + (i % 2) as usize]);
-                            std::thread::sleep(Duration::from_micros(100));
-                        }
-                    },
-                    combine: |a: Coded<L, M>, b: Coded<L, M>| Coded::new(cat(a.value, b.value)),
+                || Coded::<L, M>::new((HashMap::new(),)),
+                |run: Iterates<u64>, acc: &mut Coded<L, M>| {
+                    for i in run {
+                        // Every iterate a vector of its own length under one key.
+                        acc.value.0.insert(0, vec![1; 1 + (i % 2) as usize]);
+                        std::thread::sleep(Duration::from_micros(100));
+                    }
                 },
+                |a, b| Coded::new(cat(a.value, b.value)),
                 Plan {
                     shard: Some(&shard),
                     ..Plan::default()
