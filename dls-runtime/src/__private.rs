@@ -33,6 +33,7 @@ use crate::runtime::combine::wire::ReadInto;
 use crate::runtime::engine::checked::{Check, Observation};
 use crate::runtime::engine::plan::{Plan, ShardMerge};
 use crate::runtime::loops::options::{IterateValue, LoopOptions};
+use crate::runtime::loops::reduction::Reduction;
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
@@ -438,7 +439,12 @@ impl<'a> Loop<'a> {
                 shard,
                 ..Plan::default()
             };
-            crate::current()?.run_iterates_planned(&options, range, identity, body, combine, plan)
+            let red = Reduction {
+                identity,
+                body,
+                combine,
+            };
+            crate::current()?.run_iterates_planned(&options, range, red, plan)
         };
         or_exit(self.name, run()).0.into_inner()
     }

@@ -9,6 +9,7 @@ use super::spec::GroupSpec;
 use super::two_level::TwoLevel;
 use crate::runtime::engine::ordered::Runs;
 use crate::runtime::loops::options::LoopOptions;
+use crate::runtime::loops::reduction::Reduction;
 use crate::runtime::Iterates;
 use crate::runtime::{
     combine_partials, drive, DlsError, Ending, Loop, LoopIndex, LoopRange, LoopStats, Merging,
@@ -157,18 +158,22 @@ impl Groups<'_> {
         plain.ordered = false;
         plain.check = None;
         if !options.ordered {
-            return self.fold_2d_with(&plain, range, identity, body, combine);
+            let red = Reduction {
+                identity,
+                body,
+                combine,
+            };
+            return self.fold_2d_with(&plain, range, red);
         }
         let (first, _) = range.first_and_len()?;
-        let (runs, stats) = self.fold_2d_with(
-            &plain,
-            range,
-            Runs::new,
-            |j, inner, own: &mut Runs<T>| {
+        let runs = Reduction {
+            identity: Runs::new,
+            body: |j, inner: &mut InnerLoops<'_>, own: &mut Runs<T>| {
                 body(j, inner, own.at(R::Index::span(first, j) as u64, &identity))
             },
-            Runs::append,
-        )?;
+            combine: Runs::append,
+        };
+        let (runs, stats) = self.fold_2d_with(&plain, range, runs)?;
         Ok((runs.finish(identity, combine), stats))
     }
 
@@ -195,13 +200,12 @@ impl Groups<'_> {
         B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.fold_2d_with(
-            &LoopOptions::new(name, technique),
-            range,
+        let red = Reduction {
             identity,
             body,
             combine,
-        )
+        };
+        self.fold_2d_with(&LoopOptions::new(name, technique), range, red)
     }
 
     /// [`Groups::fold_2d`] of the loop `options` describes (its name, technique, strategy and
@@ -210,9 +214,7 @@ impl Groups<'_> {
         &mut self,
         options: &LoopOptions,
         range: R,
-        identity: Id,
-        body: B,
-        combine: C,
+        red: Reduction<Id, B, C>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -221,6 +223,11 @@ impl Groups<'_> {
         B: Fn(R::Index, &mut InnerLoops<'_>, &mut T) -> BodyResult + Sync,
         C: Fn(T, T) -> T + Sync,
     {
+        let Reduction {
+            identity,
+            body,
+            combine,
+        } = red;
         let name = options.name.as_str();
         let technique = self.rt.effective_technique(options.technique.clone());
         let strategy = self.rt.loop_config(options).strategy;

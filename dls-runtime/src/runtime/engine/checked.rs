@@ -247,9 +247,7 @@ pub(crate) fn run<P, R, T, Y, Id, B, C>(
     options: &LoopOptions,
     check: &Check,
     range: R,
-    identity: Id,
-    body: B,
-    combine: C,
+    red: Reduction<Id, B, C>,
 ) -> Result<(T, LoopStats), DlsError>
 where
     P: Plain,
@@ -261,6 +259,11 @@ where
     C: Fn(T, T) -> T + Sync,
 {
     let (mode, alpha_setting) = plain.check_settings();
+    let Reduction {
+        identity,
+        body,
+        combine,
+    } = red;
     let body = |i, acc: &mut T| body(i, acc).observation();
     let (first, n) = range.first_and_len()?;
     let permutation = (!check.exchangeable).then(|| Permutation::new(n, check.seed));

@@ -373,16 +373,22 @@ impl Runtime {
             // Each worker keeps one value per run of consecutive iterates; the runs are folded in
             // index order at the end (`ordered.rs`).
             let (first, _) = range.first_and_len()?;
-            let (runs, stats) = self.unordered(
-                options,
-                range,
-                Runs::new,
-                |i, own: &mut Runs<T>| body(i, own.at(R::Index::span(first, i) as u64, &identity)),
-                Runs::append,
-            )?;
+            let red = Reduction {
+                identity: Runs::new,
+                body: |i, own: &mut Runs<T>| {
+                    body(i, own.at(R::Index::span(first, i) as u64, &identity))
+                },
+                combine: Runs::append,
+            };
+            let (runs, stats) = self.unordered(options, range, red)?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
-        self.unordered(options, range, identity, body, combine)
+        let red = Reduction {
+            identity,
+            body,
+            combine,
+        };
+        self.unordered(options, range, red)
     }
 
     /// [`run`](Runtime::run) with a body that goes through a run of consecutive iterates
@@ -416,7 +422,12 @@ impl Runtime {
         B: Fn(Iterates<R::Index>, &mut T) + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        self.run_iterates_planned(options, range, identity, body, combine, Plan::default())
+        let red = Reduction {
+            identity,
+            body,
+            combine,
+        };
+        self.run_iterates_planned(options, range, red, Plan::default())
             .map(|(value, stats)| (value, stats.unwrap_or_default()))
     }
 
@@ -428,9 +439,7 @@ impl Runtime {
         &self,
         options: &LoopOptions,
         range: R,
-        identity: Id,
-        body: B,
-        combine: C,
+        red: Reduction<Id, B, C>,
         plan: Plan<'_, T>,
     ) -> Result<(T, Option<LoopStats>), DlsError>
     where
@@ -450,7 +459,12 @@ impl Runtime {
         if options.ordered {
             // One value per run of consecutive iterates (`ordered.rs`): the body sees one
             // iterate at a time.
-            let red = Reduction {
+            let Reduction {
+                identity,
+                body,
+                combine,
+            } = red;
+            let runs = Reduction {
                 identity: Runs::new,
                 body: |run: Iterates<R::Index>, own: &mut Runs<T>| {
                     for one in run.singles() {
@@ -460,14 +474,9 @@ impl Runtime {
                 },
                 combine: Runs::append,
             };
-            let (runs, stats) = self.reduce_impl(options, Plan::default(), range, red)?;
+            let (runs, stats) = self.reduce_impl(options, Plan::default(), range, runs)?;
             return Ok((runs.finish(&identity, &combine), stats));
         }
-        let red = Reduction {
-            identity,
-            body,
-            combine,
-        };
         self.reduce_impl(options, plan, range, red)
     }
 
@@ -477,9 +486,7 @@ impl Runtime {
         &self,
         options: &LoopOptions,
         range: R,
-        identity: Id,
-        body: B,
-        combine: C,
+        red: Reduction<Id, B, C>,
     ) -> Result<(T, LoopStats), DlsError>
     where
         R: LoopRange,
@@ -491,15 +498,16 @@ impl Runtime {
     {
         match &options.check {
             Some(check) if self.settings().check.unwrap_or_default() != CheckMode::Off => {
-                checked::run(self, options, check, range, identity, body, combine)
+                checked::run(self, options, check, range, red)
             }
             _ => {
+                let body = red.body;
                 let red = Reduction {
-                    identity,
-                    body: each(|i, acc: &mut T| {
+                    identity: red.identity,
+                    body: each(move |i, acc: &mut T| {
                         body(i, acc);
                     }),
-                    combine,
+                    combine: red.combine,
                 };
                 self.reduce_impl(options, Plan::default(), range, red)
                     .map(|(value, stats)| (value, stats.unwrap_or_default()))
@@ -586,20 +594,24 @@ mod tests {
                     .run_iterates_planned(
                         &options,
                         0..4000u64,
-                        || Coded::<V, W>::new((HashMap::new(), 0)),
-                        |run: Iterates<u64>, acc: &mut Coded<V, W>| {
-                            lock(&seen).insert(std::thread::current().id());
-                            while lock(&seen).len() < threads
-                                && started.elapsed() < Duration::from_secs(2)
-                            {
-                                std::thread::sleep(Duration::from_micros(200));
-                            }
-                            for i in run {
-                                *acc.value.0.entry(i * i % 613).or_insert(0) += i;
-                                acc.value.1 += 1;
-                            }
+                        Reduction {
+                            identity: || Coded::<V, W>::new((HashMap::new(), 0)),
+                            body: |run: Iterates<u64>, acc: &mut Coded<V, W>| {
+                                lock(&seen).insert(std::thread::current().id());
+                                while lock(&seen).len() < threads
+                                    && started.elapsed() < Duration::from_secs(2)
+                                {
+                                    std::thread::sleep(Duration::from_micros(200));
+                                }
+                                for i in run {
+                                    *acc.value.0.entry(i * i % 613).or_insert(0) += i;
+                                    acc.value.1 += 1;
+                                }
+                            },
+                            combine: |a: Coded<V, W>, b: Coded<V, W>| {
+                                Coded::new(add(a.value, b.value))
+                            },
                         },
-                        |a, b| Coded::new(add(a.value, b.value)),
                         Plan {
                             shard: Some(&shard),
                             ..Plan::default()
@@ -632,15 +644,17 @@ mod tests {
             rt.run_iterates_planned(
                 &options,
                 0..400u64,
-                || Coded::<L, M>::new((HashMap::new(),)),
-                |run: Iterates<u64>, acc: &mut Coded<L, M>| {
-                    for i in run {
-                        // Every iterate a vector of its own length under one key.
-                        acc.value.0.insert(0, vec![1; 1 + (i % 2) as usize]);
-                        std::thread::sleep(Duration::from_micros(100));
-                    }
+                Reduction {
+                    identity: || Coded::<L, M>::new((HashMap::new(),)),
+                    body: |run: Iterates<u64>, acc: &mut Coded<L, M>| {
+                        for i in run {
+                            // Every iterate a vector of its own length under one key.
+                            acc.value.0.insert(0, vec![1; 1 + (i % 2) as usize]);
+                            std::thread::sleep(Duration::from_micros(100));
+                        }
+                    },
+                    combine: |a: Coded<L, M>, b: Coded<L, M>| Coded::new(cat(a.value, b.value)),
                 },
-                |a, b| Coded::new(cat(a.value, b.value)),
                 Plan {
                     shard: Some(&shard),
                     ..Plan::default()
