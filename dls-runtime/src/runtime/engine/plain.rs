@@ -8,7 +8,7 @@ use super::plan::{Finish, LoopPlan, Placement, Shape};
 use super::plan::{Plan, Reach};
 use super::start::StartFlags;
 use crate::runtime::checkpoint::{self, LoopCheckpoints};
-use crate::runtime::combine::Merging;
+use crate::runtime::combine::{combine_partials, Merging};
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Iterates, Loop};
 use crate::runtime::loops::options::LoopOptions;
@@ -126,7 +126,8 @@ impl Runtime {
             values = vec![total];
             sharded = took;
         }
-        let (value, mut reduction) = finish::across(
+        // This process's values, then (`fold::across`) the processes', combined by the strategy.
+        let (value, mut reduction) = combine_partials(
             lp.name(),
             config.strategy,
             self.merge_time_of(lp.name()),

@@ -9,16 +9,11 @@ use std::sync::Mutex;
 use super::alone;
 use super::drive::chunk::Failure;
 use super::plan::LoopConfig;
-use crate::report::ReductionReport;
 use crate::runtime::combine::workers::WorkerTree;
-use crate::runtime::combine::{combine_partials, Merging};
-use crate::runtime::error::DlsError;
 use crate::runtime::loops::handle::{Loop, Panics};
 use crate::runtime::loops::range::LoopIndex;
 use crate::runtime::observe::stats::LoopStats;
 use crate::runtime::sync::lock;
-use crate::runtime::{Exchange, Wire};
-use crate::Strategy;
 
 pub(crate) mod fold;
 pub(crate) mod pipeline;
@@ -107,19 +102,6 @@ impl Failure {
             self.iterate, name, self.worker, self.message
         );
     }
-}
-
-/// Combines this process's `values` and then, with `across`, the processes' by `strategy`
-/// (`combine_partials`); every process gets the total and a report of what ran.
-pub(crate) fn across<T: Wire>(
-    name: &str,
-    strategy: Strategy,
-    prior_merge_s: Option<f64>,
-    across: Option<&dyn Exchange>,
-    values: Vec<Option<T>>,
-    merging: Merging<'_, T>,
-) -> Result<(T, ReductionReport), DlsError> {
-    combine_partials(name, strategy, prior_merge_s, across, values, merging)
 }
 
 /// Ends `lp` (`DLS_EndLoop`): its statistics where its caller reads them (`config`), else none
