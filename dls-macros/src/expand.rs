@@ -68,7 +68,12 @@ pub(crate) fn expand(
         reduce::reduction(&mut p, r, &cx.acc);
     }
     for var in &clauses.gathers {
-        gather::gather(&mut p, var, &cx, &source, &mut for_loop);
+        let rows = clauses
+            .gather_rows
+            .iter()
+            .find(|(v, _)| v == var)
+            .map(|(_, width)| width);
+        gather::gather(&mut p, var, rows, &cx, &source, &mut for_loop)?;
     }
     let (range, bind) = bind_source(&mut p, source, &for_loop.pat, &cx.private);
 
@@ -301,7 +306,7 @@ fn closure(
     } = p;
     let acc = &cx.acc;
     if cx.runs {
-        let copy = if p.any_assigned {
+        let copy = if p.any_assigned || p.any_blocks {
             quote!(let __dls_copy = __dls_iterates.is_copy();)
         } else {
             quote!()

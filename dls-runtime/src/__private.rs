@@ -37,7 +37,10 @@ use crate::runtime::loops::reduction::Reduction;
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
-pub use crate::gather::{GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter, Place};
+pub use crate::gather::{
+    BlockAccess, BlockPlace, GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter,
+    Place, Rows,
+};
 pub use crate::reduce::{
     AddDefault, AppendBuf, AppendSlot, AppendTarget, BuiltIn, Max, Merge, MergeFrom, Min, Operator,
     Product, Reducible, Sum,
@@ -896,6 +899,67 @@ pub fn gather_partial<G: GatherTarget + ?Sized>(_target: &G) -> Marker<GatherBuf
 /// ```
 pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
     PhantomData
+}
+
+/// The witness that a gathered vector written through a [`BlockPlace`] travels, as
+/// [`gather_partial`] for the vector itself.
+///
+/// ```
+/// use dls_runtime::__private::{block_partial, BlockPlace, Place, Rows};
+/// let mut v = vec![1.0_f64; 4];
+/// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+/// let _ = block_partial(&rows);
+/// ```
+pub fn block_partial<T, B>(
+    _place: &BlockPlace<'_, T, B>,
+) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
+    PhantomData
+}
+
+/// The vector of `gather(var: rows(width))` during the loop over `range`: `place` with the
+/// blocks [`Rows`] of the loop's iterates. A loop whose first index is negative ends the
+/// program (a row's number is an index of the vector).
+///
+/// ```
+/// use dls_runtime::__private::{block_place, Place};
+/// let mut v = vec![0_u8; 6];
+/// let rows = block_place(Place::logged(&mut v), 3, &(1..2_u32), "v", "example");
+/// assert_eq!(rows.iterates(), 1..2);
+/// ```
+pub fn block_place<'a, T, R>(
+    place: Place<'a, T>,
+    width: usize,
+    range: &R,
+    var: &'a str,
+    name: &str,
+) -> BlockPlace<'a, T, Rows>
+where
+    R: LoopRange,
+    R::Index: TryInto<usize>,
+{
+    let (first, len) = or_exit(name, range.first_and_len());
+    let iterates = if len == 0 {
+        0..0
+    } else {
+        let Ok(first) = first.try_into() else {
+            fail(&format!(
+                "loop {name}: gather({var}: rows({width})) numbers the rows by the loop's index,                  which starts below 0 here; loop over 0.. or the rows' own numbers"
+            ))
+        };
+        first..usize::try_from(len).map_or(usize::MAX, |l| first.saturating_add(l))
+    };
+    BlockPlace::new(place, Rows::new(width), iterates, var)
+}
+
+/// The row number of iterate `index` of a loop with `gather(v: rows(W))` (the loop's index as
+/// a `usize`; [`block_place`] refused negative ones before the loop).
+///
+/// ```
+/// assert_eq!(dls_runtime::__private::block_iterate(7_i32), 7);
+/// ```
+#[inline]
+pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
+    index.try_into().unwrap_or(usize::MAX)
 }
 
 /// Checks at compile time, at the variable's token, that a `reduce(…, identity = …: x)`

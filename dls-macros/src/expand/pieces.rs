@@ -37,6 +37,9 @@ pub(super) struct Pieces {
     /// Some gathered vector is only assigned to (`Loop::writes_assigned_in_place` is asked, and
     /// each run says whether it is a copy).
     pub(super) any_assigned: bool,
+    /// Some gathered vector's iterates own blocks of it (`gather(v: rows(W))`): each run says
+    /// whether it is a copy.
+    pub(super) any_blocks: bool,
 }
 
 impl Pieces {
