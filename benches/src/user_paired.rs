@@ -21,6 +21,7 @@ fn time(f: Run) -> (f64, f64) {
 /// `f` on a dls runtime of `threads` threads (made for it, then dropped), with
 /// `DLS_REEXECUTE=off` where `reexecute_off`.
 pub(crate) fn on_dls(threads: usize, reexecute_off: bool, f: Run) -> (f64, f64) {
+    let before = std::env::var_os("DLS_REEXECUTE");
     if reexecute_off {
         std::env::set_var("DLS_REEXECUTE", "off");
     }
@@ -28,8 +29,9 @@ pub(crate) fn on_dls(threads: usize, reexecute_off: bool, f: Run) -> (f64, f64) 
     assert_eq!(rt.workers(), threads, "the runtime of this measurement");
     let r = time(f);
     drop(rt);
-    if reexecute_off {
-        std::env::remove_var("DLS_REEXECUTE");
+    match before {
+        Some(v) => std::env::set_var("DLS_REEXECUTE", v),
+        None => std::env::remove_var("DLS_REEXECUTE"),
     }
     r
 }
@@ -54,8 +56,8 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 }
 
 /// Runs `rounds` paired rounds of the four ways and prints the table; `tol`: the relative
-/// difference of checksums allowed (0 where the result is exact). Extra ways (`extra`, each a
-/// label and a run on 2 dls threads with re-execution off) join every round.
+/// difference of checksums allowed (0 where the result is exact); `reexecute_pair`: a fifth
+/// column, 2 dls threads with `DLS_REEXECUTE=off`.
 pub(crate) fn compare(
     program: &str,
     rounds: usize,

@@ -102,7 +102,11 @@ pub(crate) fn expand(
     if cx.runs {
         run = Ident::new("run_iterates", Span::call_site());
     }
-    let chain = chain(clauses, kind);
+    let mut chain = chain(clauses, kind);
+    if p.reads_in_place {
+        // Re-execution would log the vector read in place: off by default for this loop.
+        chain.push(quote!(.reads_in_place()));
+    }
     let private = &cx.private;
     let name = &cx.name;
     // The loop's call is the `for` keyword's, wholly: an error about the call (a clause value

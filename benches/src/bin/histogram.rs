@@ -6,6 +6,9 @@
 //! cargo run --release -p dls-bench --bin histogram [rounds] [values] [repeats]
 //! ```
 
+// Written as a user writes the serial loop, index by index (the form the attribute converts).
+#![allow(clippy::needless_range_loop)]
+
 #[path = "../user_paired.rs"]
 mod user_paired;
 
@@ -107,6 +110,6 @@ fn main() {
         &|| serial(&x, repeats),
         &|| with_dls(&x, repeats),
         &|| with_rayon(&x, repeats),
-        false,
+        true,
     );
 }

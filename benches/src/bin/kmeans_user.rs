@@ -8,6 +8,9 @@
 //! cargo run --release -p dls-bench --bin kmeans_user [rounds] [points] [iterations]
 //! ```
 
+// Written as a user writes the serial loop, index by index (the form the attribute converts).
+#![allow(clippy::needless_range_loop)]
+
 #[path = "../user_paired.rs"]
 mod user_paired;
 

@@ -7,6 +7,9 @@
 //! cargo run --release -p dls-bench --bin nbody_step [rounds] [bodies] [steps]
 //! ```
 
+// Written as a user writes the serial loop, index by index (the form the attribute converts).
+#![allow(clippy::needless_range_loop)]
+
 #[path = "../user_paired.rs"]
 mod user_paired;
 
@@ -116,6 +119,6 @@ fn main() {
         &|| serial(n, steps),
         &|| with_dls(n, steps),
         &|| with_rayon(n, steps),
-        false,
+        true,
     );
 }

@@ -7,6 +7,9 @@
 //! cargo run --release -p dls-bench --bin spmv_powerlaw [rounds] [rows] [steps]
 //! ```
 
+// Written as a user writes the serial loop, index by index (the form the attribute converts).
+#![allow(clippy::needless_range_loop)]
+
 #[path = "../user_paired.rs"]
 mod user_paired;
 
@@ -123,6 +126,6 @@ fn main() {
         &|| serial(&a, steps),
         &|| with_dls(&a, steps),
         &|| with_rayon(&a, steps),
-        false,
+        true,
     );
 }

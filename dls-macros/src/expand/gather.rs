@@ -32,6 +32,7 @@ pub(super) fn gather(
     let name = &cx.name;
     p.identities.push(quote!(#outer_private::GatherBuf::new()));
     let ranged = matches!(source, LoopSource::Range(_));
+    let mut logged = false;
     if let (Some(width), true, true) = (rows, cx.runs, ranged) {
         in_rows(p, var, width, cx, slot, for_loop)?;
     } else if cx.kind == LoopKind::OneLevel
@@ -51,13 +52,21 @@ pub(super) fn gather(
             #[allow(unused_mut)]
             let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
         ));
+        logged = cx.kind == LoopKind::OneLevel && rows.is_none();
     }
+    // A vector written at other elements than the loop's index logs every write: the first
+    // run says so (`__private::scatter_logged`).
+    let scatter = if logged {
+        quote_spanned!(var.span()=> scatter_logged)
+    } else {
+        quote_spanned!(var.span()=> scatter)
+    };
     p.combine
         .push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
     p.results.push(res.clone());
     p.finish.push(quote_spanned!(var.span()=>
         // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
-        #private::scatter(#res, {
+        #private::#scatter(#res, {
             use #private::ScatterTarget as _;
             #var.scatter_elements()
         }, ::core::stringify!(#var), #name);
@@ -84,6 +93,10 @@ fn in_rows(
     p.any_in_place = true;
     p.any_blocks = true;
     let assigned = in_place::block_uses(&for_loop.body, var)?;
+    // Re-execution costs a rows loop whose workers keep pace 1.5× (the Jacobi sweep of
+    // `benches/src/bin/jacobi_flat.rs`, BENCHMARKS.md): off by default, as for a vector read in
+    // place.
+    p.reads_in_place = true;
     let when = if assigned {
         p.any_assigned = true;
         let set: syn::Path = syn::parse_quote!(::dls::__private::BlockAccess::set);
@@ -143,6 +156,7 @@ fn at_the_index(p: &mut Pieces, var: &Ident, cx: &LoopCx, slot: usize, for_loop:
             ),
         )
     } else {
+        p.reads_in_place = true;
         (
             quote!(__dls_in_place),
             quote_spanned!(var.span()=>
