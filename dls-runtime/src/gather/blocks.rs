@@ -58,7 +58,7 @@ use super::{out_of_bounds, GatherBuf, GatherSlot, Place};
 /// use dls_runtime::gather::{Blocks, Rows};
 /// let rows = Rows::new(4);
 /// assert_eq!(rows.block(2), 8..12);
-/// assert_eq!(rows.owner(9), 2);
+/// assert_eq!(rows.owner(9), Some(2));
 /// ```
 pub unsafe trait Blocks: Copy + Send + Sync {
     /// The elements iterate `iterate` owns.
