@@ -34,10 +34,11 @@ fn squares_in_place(n: usize, calls: &AtomicU64) -> Vec<Counted> {
     out
 }
 
-/// The same loop with re-execution at its default (on): a copy of a chunk could run beside its
-/// original, so the writes are logged.
+/// The same loop with re-execution at its default: a body that reads the element it writes
+/// would be logged under re-execution (a copy of a chunk could run beside its original), so
+/// such a loop does not re-execute by default (issue 42) and writes in place.
 #[dls::parallel]
-fn squares_logged(n: usize) -> Vec<Counted> {
+fn squares_default(n: usize) -> Vec<Counted> {
     let mut out: Vec<Counted> = (0..n as u64).map(Counted).collect();
     #[par_doall(schedule = "fac2", gather(out))]
     for i in 0..n {
@@ -93,10 +94,11 @@ fn writes_at_the_index_go_in_place_when_iterates_run_once() {
         );
 
         CLONES.store(0, Ordering::Relaxed);
-        assert_eq!(squares_logged(n), serial(n), "n = {n}");
-        assert!(
-            CLONES.load(Ordering::Relaxed) >= n as u64,
-            "logged: every element copied once at least"
+        assert_eq!(squares_default(n), serial(n), "n = {n}");
+        assert_eq!(
+            CLONES.load(Ordering::Relaxed),
+            0,
+            "read in place, re-execution at its default: off for this loop, in place"
         );
     }
     for n in [0usize, 1, 7, 5000] {
@@ -252,4 +254,92 @@ fn a_copys_values_replace_a_discarded_first_execution_written_in_place() {
             );
         }
     }
+}
+
+/// `gather(v: rows(w))` (issue 42): iterate `i` owns row `i` of a grid `w` wide in one flat
+/// vector. A stencil sweep that only assigns its row, with re-execution at its default: every
+/// row in place in its first execution, boundary rows (no iterate's) logged.
+#[dls::parallel]
+fn sweep_rows(u: &[f64], n: usize, w: usize) -> Vec<f64> {
+    let mut v = vec![0.0_f64; n * w];
+    #[par_doall(schedule = "fac2", gather(v: rows(w)))]
+    for i in 1..n - 1 {
+        for j in 1..w - 1 {
+            v[i * w + j] = 0.25
+                * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+        }
+        if i == 1 {
+            // Row 0 belongs to no iterate of 1..n-1: logged, scattered after the loop.
+            v[0] = 1.0;
+        }
+    }
+    v
+}
+
+/// The same rows read and updated (`+=`), their elements counting clones: in place (no clone)
+/// where iterates run once (`shared(calls)` turns re-execution off), logged otherwise.
+#[dls::parallel]
+fn scale_rows(n: usize, w: usize, calls: &AtomicU64) -> Vec<Counted> {
+    let mut v: Vec<Counted> = (0..(n * w) as u64).map(Counted).collect();
+    #[par_doall(schedule = "ss", gather(v: rows(w)), shared(calls))]
+    for i in 0..n {
+        calls.fetch_add(1, Ordering::Relaxed);
+        for j in 0..w {
+            v[i * w + j].0 = v[i * w + j].0 * 3 + i as u64;
+        }
+    }
+    v
+}
+
+/// Iterate 2 writes into row 1, which iterate 1 owns.
+#[dls::parallel]
+fn into_anothers_row(n: usize, w: usize) -> Vec<u8> {
+    let mut v = vec![0_u8; n * w];
+    #[par_doall(schedule = "ss", gather(v: rows(w)))]
+    for i in 0..n {
+        v[i * w] = 1;
+        if i == 2 {
+            v[w] = 2;
+        }
+    }
+    v
+}
+
+#[test]
+fn rows_of_a_flat_grid_are_written_in_place() {
+    let (n, w) = (50, 17);
+    let u: Vec<f64> = (0..n * w).map(|k| (k % 13) as f64).collect();
+    let mut want = vec![0.0_f64; n * w];
+    for i in 1..n - 1 {
+        for j in 1..w - 1 {
+            want[i * w + j] = 0.25
+                * (u[(i - 1) * w + j] + u[(i + 1) * w + j] + u[i * w + j - 1] + u[i * w + j + 1]);
+        }
+    }
+    want[0] = 1.0;
+    assert_eq!(sweep_rows(&u, n, w), want);
+
+    let calls = AtomicU64::new(0);
+    CLONES.store(0, Ordering::Relaxed);
+    let got = scale_rows(n, w, &calls);
+    let want: Vec<Counted> = (0..(n * w) as u64)
+        .map(|k| Counted(k * 3 + k / w as u64))
+        .collect();
+    assert_eq!(got, want);
+    if std::env::var_os("DLS_REEXECUTE").is_none() && std::env::var_os("DLS_CHECKPOINT").is_none() {
+        assert_eq!(
+            CLONES.load(Ordering::Relaxed),
+            0,
+            "rows in place: nothing logged"
+        );
+    }
+
+    let refused = std::panic::catch_unwind(|| into_anothers_row(4, 3));
+    let why = refused.expect_err("a write into another iterate's row is refused");
+    let text = why
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| why.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(text.contains("block of iterate 1"), "{text}");
 }

@@ -83,6 +83,9 @@ pub(crate) struct Clauses {
     pub reductions: Vec<Reduction>,
     /// Gathered variables, in the order written.
     pub gathers: Vec<Ident>,
+    /// `gather(v: rows(W))`: the gathered variables whose iterate `i` owns row `i` of a grid
+    /// `W` wide (elements `i*W .. (i+1)*W`), with `W`.
+    pub gather_rows: Vec<(Ident, syn::Expr)>,
     /// `shared(...)`: variables changed through shared mutability (atomics, `Mutex`, …) on
     /// purpose, per process: nothing is generated for them; they only silence the check.
     pub shared: Vec<Ident>,
@@ -181,9 +184,17 @@ impl Clauses {
             }
             "name" => self.name = Some(parse_once(&key, self.name.is_some(), input)?),
             "reduce" => self.reductions.extend(parse_reduce(input, named)?),
-            "gather" => self
-                .gathers
-                .extend(parse_noted_vars(input, "gather", named)?),
+            "gather" => {
+                let content;
+                syn::parenthesized!(content in input);
+                for (var, rows) in parse_gathered(&content)? {
+                    note_name(named, &var, "gather")?;
+                    if let Some(width) = rows {
+                        self.gather_rows.push((var.clone(), width));
+                    }
+                    self.gathers.push(var);
+                }
+            }
             "check" => {
                 let content;
                 syn::parenthesized!(content in input);
@@ -241,6 +252,56 @@ fn parse_noted_vars(
     let vars = parse_vars(&content, clause)?;
     for var in &vars {
         note_name(named, var, clause)?;
+    }
+    Ok(vars)
+}
+
+/// The inside of `gather(...)`: variables separated by commas, each with `: rows(<width>)` where
+/// its iterates own rows of a flat grid.
+fn parse_gathered(input: ParseStream) -> syn::Result<Vec<(Ident, Option<syn::Expr>)>> {
+    const FORMS: &str = "gather(...) takes local variable names separated by commas, each \
+                         optionally with the rows its iterates own: gather(v), gather(v: rows(n))";
+    let mut vars = Vec::new();
+    while !input.is_empty() {
+        let var: Ident = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), FORMS))?;
+        let mut rows = None;
+        if input.peek(Token![:]) {
+            input.parse::<Token![:]>()?;
+            let kind: Ident = input
+                .parse()
+                .map_err(|e| syn::Error::new(e.span(), FORMS))?;
+            if kind != "rows" {
+                return Err(syn::Error::new_spanned(
+                    &kind,
+                    format!(
+                        "unknown form `{kind}` of gather({var}: ...): write gather({var}: \
+                         rows(n)) when iterate i writes row i of a flat grid n wide \
+                         (`{var}[i * n + j]`), or gather({var})"
+                    ),
+                ));
+            }
+            let width;
+            syn::parenthesized!(width in input);
+            rows = Some(width.parse::<syn::Expr>()?);
+            if !width.is_empty() {
+                return Err(width.error("rows(...) takes one expression, the width of a row"));
+            }
+        }
+        vars.push((var, rows));
+        if input.is_empty() {
+            break;
+        }
+        input
+            .parse::<Token![,]>()
+            .map_err(|e| syn::Error::new(e.span(), FORMS))?;
+    }
+    if vars.is_empty() {
+        return Err(syn::Error::new(
+            input.span(),
+            "gather(...) needs at least one variable",
+        ));
     }
     Ok(vars)
 }

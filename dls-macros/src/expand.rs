@@ -68,7 +68,12 @@ pub(crate) fn expand(
         reduce::reduction(&mut p, r, &cx.acc);
     }
     for var in &clauses.gathers {
-        gather::gather(&mut p, var, &cx, &source, &mut for_loop);
+        let rows = clauses
+            .gather_rows
+            .iter()
+            .find(|(v, _)| v == var)
+            .map(|(_, width)| width);
+        gather::gather(&mut p, var, rows, &cx, &source, &mut for_loop)?;
     }
     let (range, bind) = bind_source(&mut p, source, &for_loop.pat, &cx.private);
 
@@ -97,7 +102,11 @@ pub(crate) fn expand(
     if cx.runs {
         run = Ident::new("run_iterates", Span::call_site());
     }
-    let chain = chain(clauses, kind);
+    let mut chain = chain(clauses, kind);
+    if p.reads_in_place {
+        // Re-execution would log the vector read in place: off by default for this loop.
+        chain.push(quote!(.reads_in_place()));
+    }
     let private = &cx.private;
     let name = &cx.name;
     // The loop's call is the `for` keyword's, wholly: an error about the call (a clause value
@@ -301,7 +310,7 @@ fn closure(
     } = p;
     let acc = &cx.acc;
     if cx.runs {
-        let copy = if p.any_assigned {
+        let copy = if p.any_assigned || p.any_blocks {
             quote!(let __dls_copy = __dls_iterates.is_copy();)
         } else {
             quote!()

@@ -93,8 +93,18 @@ pub(crate) fn only_assigned(pat: &Pat, body: &Block, var: &Ident) -> bool {
 /// Rewrites every `var[index] = value` of `body` to
 /// `::dls::__private::GatherWriter::set(&mut var, index, value)` (see [`only_assigned`]).
 pub(crate) fn rewrite_assignments(body: &mut Block, var: &Ident) {
+    rewrite_assignments_to(
+        body,
+        var,
+        &syn::parse_quote!(::dls::__private::GatherWriter::set),
+    );
+}
+
+/// Rewrites every `var[index] = value` of `body` to `set(&mut var, index, value)`.
+pub(crate) fn rewrite_assignments_to(body: &mut Block, var: &Ident, set: &syn::Path) {
     struct Rewrite<'a> {
         var: &'a Ident,
+        set: &'a syn::Path,
     }
     impl VisitMut for Rewrite<'_> {
         fn visit_expr_mut(&mut self, e: &mut Expr) {
@@ -102,13 +112,13 @@ pub(crate) fn rewrite_assignments(body: &mut Block, var: &Ident) {
                 if let Expr::Index(ix) = &*a.left {
                     if matches!(&*ix.expr, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.var))
                     {
-                        let var = self.var;
+                        let (var, set) = (self.var, self.set);
                         let index = &ix.index;
                         let mut value = (*a.right).clone();
                         self.visit_expr_mut(&mut value);
                         let span = a.eq_token.span;
                         *e = syn::parse_quote_spanned!(span=>
-                            ::dls::__private::GatherWriter::set(&mut #var, #index, #value)
+                            #set(&mut #var, #index, #value)
                         );
                         return;
                     }
@@ -117,7 +127,90 @@ pub(crate) fn rewrite_assignments(body: &mut Block, var: &Ident) {
             visit_mut::visit_expr_mut(self, e);
         }
     }
-    Rewrite { var }.visit_block_mut(body);
+    Rewrite { var, set }.visit_block_mut(body);
+}
+
+/// The uses of `var` under `gather(var: rows(W))` (iterate `i` owns row `i`, checked at run
+/// time by `__private::BlockAccess`): every use must be an element, `var[k]`, with any index;
+/// the error of another use, at it. `Ok(true)`: every use is a plain assignment `var[k] = …`
+/// whose value does not read `var` (the body never reads the vector: a copy of an iterate
+/// under re-execution may log while the first execution writes in place).
+pub(crate) fn block_uses(body: &Block, var: &Ident) -> syn::Result<bool> {
+    struct Blocked<'a> {
+        var: &'a Ident,
+        error: Option<syn::Error>,
+        read: bool,
+    }
+    impl Blocked<'_> {
+        fn is_var(&self, e: &Expr) -> bool {
+            matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.var))
+        }
+        fn refuse(&mut self, span: proc_macro2::Span, what: &str) {
+            if self.error.is_none() {
+                let var = self.var;
+                self.error = Some(syn::Error::new(
+                    span,
+                    format!(
+                        "gather({var}: rows(..)) writes each iterate's row of `{var}` in place, \
+                         so the body may use `{var}` only as elements, `{var}[i * n + j]`; \
+                         {what}. Compute what you need from `{var}` before the loop, or use \
+                         gather({var}), which logs every write"
+                    ),
+                ));
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Blocked<'_> {
+        fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+            if let Expr::Index(ix) = &*e.left {
+                if self.is_var(&ix.expr) {
+                    self.visit_expr(&ix.index);
+                    self.visit_expr(&e.right);
+                    return;
+                }
+            }
+            visit::visit_expr_assign(self, e);
+        }
+        fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
+            if self.is_var(&e.expr) {
+                self.read = true;
+                self.visit_expr(&e.index);
+                return;
+            }
+            visit::visit_expr_index(self, e);
+        }
+        fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+            if e.qself.is_none() && e.path.is_ident(self.var) {
+                let span = e.path.segments[0].ident.span();
+                self.refuse(span, "here it is used whole");
+            }
+        }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            if p.ident == *self.var {
+                self.refuse(p.ident.span(), "here its name is bound again");
+            }
+            visit::visit_pat_ident(self, p);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if mentions(m.tokens.clone(), self.var) {
+                let span = m.path.segments[0].ident.span();
+                self.refuse(
+                    span,
+                    "here it is named in a macro; bind the element to a local first",
+                );
+            }
+        }
+    }
+    let mut b = Blocked {
+        var,
+        error: None,
+        read: false,
+    };
+    b.visit_block(body);
+    match b.error {
+        Some(e) => Err(e),
+        None => Ok(!b.read),
+    }
 }
 
 struct Assigned<'a> {

@@ -130,6 +130,25 @@ impl VisitMut for Rewriter {
             self.reject_misplaced(&mut local.attrs);
         }
         visit_mut::visit_stmt_mut(self, stmt);
+        if let Stmt::Local(local) = stmt {
+            // A name bound again from here on is `mut` or not as this binding says (`let u = u;`
+            // before a loop makes `u`'s method calls reads), until the block ends.
+            let mut names = mutation::Bindings::default();
+            names.visit_pat(&local.pat);
+            for name in names.names {
+                if names.mutable.contains(&name) {
+                    self.mutable_outer.insert(name);
+                } else {
+                    self.mutable_outer.remove(&name);
+                }
+            }
+        }
+    }
+
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        let before = self.mutable_outer.clone();
+        visit_mut::visit_block_mut(self, block);
+        self.mutable_outer = before;
     }
 }
 

@@ -37,7 +37,10 @@ use crate::runtime::loops::reduction::Reduction;
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
-pub use crate::gather::{GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter, Place};
+pub use crate::gather::{
+    BlockAccess, BlockPlace, GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter,
+    Place, Rows,
+};
 pub use crate::reduce::{
     AddDefault, AppendBuf, AppendSlot, AppendTarget, BuiltIn, Max, Merge, MergeFrom, Min, Operator,
     Product, Reducible, Sum,
@@ -156,6 +159,66 @@ pub fn scatter<G: GatherTarget + ?Sized>(
     }
 }
 
+/// [`scatter`] for a gathered vector whose writes the body makes at elements other than the
+/// loop's index (the macro could not show that each iterate writes its own element), so that
+/// every write was logged: on threads, where the forms that write in place would, the first run
+/// of each such loop says so once on stderr, with the number of writes logged and those forms.
+///
+/// ```
+/// use dls_runtime::__private::{scatter_logged, GatherBuf, GatherSlot};
+/// let mut out = vec![0_u8; 4];
+/// let mut log = GatherBuf::new();
+/// GatherSlot::new(&out, &mut log)[3] = 1;
+/// scatter_logged(log, &mut out[..], "out", "example");
+/// assert_eq!(out, [0, 0, 0, 1]);
+/// ```
+pub fn scatter_logged<G: GatherTarget + ?Sized>(
+    log: GatherBuf<G::Item>,
+    target: &mut G,
+    var: &str,
+    name: &str,
+) {
+    let writes = log.len();
+    if writes > 0 {
+        note_logged(writes, var, name);
+    }
+    scatter(log, target, var, name);
+}
+
+/// The loops (name, variable) whose logged writes were reported.
+static NOTED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Says once per loop and variable, on threads, that `writes` writes of `var` were logged.
+#[cold]
+fn note_logged(writes: usize, var: &str, name: &str) {
+    let threads =
+        crate::current().is_ok_and(|rt| matches!(rt.backend(), crate::Backend::Threads { .. }));
+    if !threads {
+        return;
+    }
+    let mut noted = NOTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if noted.iter().any(|(n, v)| n == name && v == var) {
+        return;
+    }
+    noted.push((name.to_string(), var.to_string()));
+    drop(noted);
+    crate::runtime::loops::panic_ctx::say_line(&format!(
+        "dls: loop {name}: gather({var}) logged {writes} writes (once for this loop): the body \
+         writes `{var}` at elements other than the loop's index, so each write is kept in a log \
+         and copied into `{var}` after the loop, which costs about {LOGGED_WRITE_COST} per \
+         write more than a write in place (BENCHMARKS.md, jacobi_flat). An \
+         iterate that writes only row i of a grid w wide (`{var}[i * w + j]`) writes in place \
+         with gather({var}: rows(w)); one that writes only `{var}[i]` does with gather({var})"
+    ));
+}
+
+/// What a logged write costs more than one in place (the Jacobi sweep's `gather(v)` against
+/// `gather(v: rows(n))`, `JACOBI_LOGGED=1 jacobi_flat`, BENCHMARKS.md: 0.12-0.34 µs of wall
+/// time per write on a 2-core machine 90-95 % busy with other work).
+const LOGGED_WRITE_COST: &str = "0.1-0.35 µs";
+
 /// The writable elements of a gather target after the loop, as a method on every type so that
 /// `out.scatter_elements()` reborrows an `out: &mut [T]` parameter without `mut` on it (as
 /// `GatherTarget::elements_mut` would) and a target that is no [`GatherTarget`] is reported by
@@ -230,6 +293,7 @@ pub struct Loop<'a> {
     schedule: &'a str,
     reduction: Option<&'a str>,
     side_effects: bool,
+    reads_in_place: bool,
     ordered: bool,
     check: Option<bool>,
     group: (usize, usize),
@@ -243,6 +307,7 @@ impl<'a> Loop<'a> {
             schedule,
             reduction: None,
             side_effects: false,
+            reads_in_place: false,
             ordered: false,
             check: None,
             group: (1, usize::MAX),
@@ -262,6 +327,30 @@ impl<'a> Loop<'a> {
     pub fn shared(self) -> Loop<'a> {
         Loop {
             side_effects: true,
+            ..self
+        }
+    }
+
+    /// Some gathered vector is read and written in place (`gather(v)` used as `v[i]` and read),
+    /// or written by rows (`gather(v: rows(W))`): under re-execution, where a copy of an
+    /// iterate may run beside its first execution, a vector read in place is logged instead,
+    /// every element copied into the log and scattered after the loop (issue 42: the k-means
+    /// loop ran 1.3× slower with it on 2 threads), and a rows loop ran 1.5× slower (the Jacobi
+    /// sweep). So the loop does not re-execute iterates by default; `DLS_REEXECUTE=on` turns
+    /// re-execution back on.
+    ///
+    /// ```
+    /// use dls_runtime::__private::Loop;
+    /// let in_place = Loop::new("reads", "fac2").reads_in_place().writes_in_place();
+    /// let threads = matches!(dls_runtime::current().unwrap().backend(),
+    ///     dls_runtime::Backend::Threads { .. });
+    /// let env = std::env::var_os("DLS_REEXECUTE").is_some()
+    ///     || std::env::var_os("DLS_CHECKPOINT").is_some();
+    /// assert!(in_place || !threads || env);
+    /// ```
+    pub fn reads_in_place(self) -> Loop<'a> {
+        Loop {
+            reads_in_place: true,
             ..self
         }
     }
@@ -309,7 +398,7 @@ impl<'a> Loop<'a> {
         let Ok(rt) = crate::current() else {
             return false;
         };
-        rt.runs_each_iterate_once(self.side_effects.then_some(false))
+        rt.runs_each_iterate_once((self.side_effects || self.reads_in_place).then_some(false))
     }
 
     /// Whether this loop's gathered vectors that its body only assigns to at the loop's index
@@ -339,7 +428,7 @@ impl<'a> Loop<'a> {
         if let Some(s) = self.reduction {
             options = options.reduction(s.parse()?);
         }
-        if self.side_effects {
+        if self.side_effects || self.reads_in_place {
             options = options.reexecute(false);
         }
         if self.ordered {
@@ -896,6 +985,67 @@ pub fn gather_partial<G: GatherTarget + ?Sized>(_target: &G) -> Marker<GatherBuf
 /// ```
 pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
     PhantomData
+}
+
+/// The witness that a gathered vector written through a [`BlockPlace`] travels, as
+/// [`gather_partial`] for the vector itself.
+///
+/// ```
+/// use dls_runtime::__private::{block_partial, BlockPlace, Place, Rows};
+/// let mut v = vec![1.0_f64; 4];
+/// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+/// let _ = block_partial(&rows);
+/// ```
+pub fn block_partial<T, B>(
+    _place: &BlockPlace<'_, T, B>,
+) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
+    PhantomData
+}
+
+/// The vector of `gather(var: rows(width))` during the loop over `range`: `place` with the
+/// blocks [`Rows`] of the loop's iterates. A loop whose first index is negative ends the
+/// program (a row's number is an index of the vector).
+///
+/// ```
+/// use dls_runtime::__private::{block_place, Place};
+/// let mut v = vec![0_u8; 6];
+/// let rows = block_place(Place::logged(&mut v), 3, &(1..2_u32), "v", "example");
+/// assert_eq!(rows.iterates(), 1..2);
+/// ```
+pub fn block_place<'a, T, R>(
+    place: Place<'a, T>,
+    width: usize,
+    range: &R,
+    var: &'a str,
+    name: &str,
+) -> BlockPlace<'a, T, Rows>
+where
+    R: LoopRange,
+    R::Index: TryInto<usize>,
+{
+    let (first, len) = or_exit(name, range.first_and_len());
+    let iterates = if len == 0 {
+        0..0
+    } else {
+        let Ok(first) = first.try_into() else {
+            fail(&format!(
+                "loop {name}: gather({var}: rows({width})) numbers the rows by the loop's index,                  which starts below 0 here; loop over 0.. or the rows' own numbers"
+            ))
+        };
+        first..usize::try_from(len).map_or(usize::MAX, |l| first.saturating_add(l))
+    };
+    BlockPlace::new(place, Rows::new(width), iterates, var)
+}
+
+/// The row number of iterate `index` of a loop with `gather(v: rows(W))` (the loop's index as
+/// a `usize`; [`block_place`] refused negative ones before the loop).
+///
+/// ```
+/// assert_eq!(dls_runtime::__private::block_iterate(7_i32), 7);
+/// ```
+#[inline]
+pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
+    index.try_into().unwrap_or(usize::MAX)
 }
 
 /// Checks at compile time, at the variable's token, that a `reduce(…, identity = …: x)`

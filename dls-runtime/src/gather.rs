@@ -39,6 +39,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::collection::Indexable;
 
+mod blocks;
+pub use blocks::{BlockAccess, BlockPlace, Blocks, Rows};
+
 /// A contiguous collection that `gather(...)` can write into: `Vec<T>`, arrays, slices, boxed
 /// slices, and mutable references to any of them. The read side is [`Indexable`], the trait of
 /// the collections a loop can iterate over, so each type states its elements once.
@@ -896,38 +899,59 @@ impl<T> Index<usize> for GatherSlot<'_, T> {
     }
 }
 
-impl<T: Clone> IndexMut<usize> for GatherSlot<'_, T> {
-    fn index_mut(&mut self, index: usize) -> &mut T {
-        let element = index as u64;
+impl<T> GatherSlot<'_, T> {
+    /// Logs `value` as this iterate's first write of `element` (which it has not written yet):
+    /// where it is in the log, (run, value).
+    fn log_new(&mut self, element: u64, value: T) -> (usize, usize) {
+        let runs = &mut self.buf.runs;
+        let extends = matches!(runs.last(),
+                    Some((first, values)) if first + values.len() as u64 == element);
+        if extends {
+            let last = runs.len() - 1;
+            runs[last].1.push(value);
+        } else {
+            // The run before is complete: give back what its growth reserved.
+            if let Some((_, values)) = runs.last_mut() {
+                values.shrink_to_fit();
+            }
+            runs.push((element, vec![value]));
+        }
+        let at = (runs.len() - 1, runs[runs.len() - 1].1.len() - 1);
+        match &mut self.positions {
+            Some(map) => {
+                map.insert(element, at);
+            }
+            None if runs.len() - self.first_run > SCAN => self.index_positions(),
+            None => {}
+        }
+        at
+    }
+
+    /// This iterate's write of `element` in the log, logging `make()` first if it has none.
+    fn entry(&mut self, element: u64, make: impl FnOnce() -> T) -> &mut T {
         let (r, k) = match self.position(element) {
             Some(at) => at,
             None => {
-                let value = self.original[index].clone();
-                let runs = &mut self.buf.runs;
-                let extends = matches!(runs.last(),
-                    Some((first, values)) if first + values.len() as u64 == element);
-                if extends {
-                    let last = runs.len() - 1;
-                    runs[last].1.push(value);
-                } else {
-                    // The run before is complete: give back what its growth reserved.
-                    if let Some((_, values)) = runs.last_mut() {
-                        values.shrink_to_fit();
-                    }
-                    runs.push((element, vec![value]));
-                }
-                let at = (runs.len() - 1, runs[runs.len() - 1].1.len() - 1);
-                match &mut self.positions {
-                    Some(map) => {
-                        map.insert(element, at);
-                    }
-                    None if runs.len() - self.first_run > SCAN => self.index_positions(),
-                    None => {}
-                }
-                at
+                let value = make();
+                self.log_new(element, value)
             }
         };
         &mut self.buf.runs[r].1[k]
+    }
+
+    /// Notes a read of `element` by indexing (for the check of [`GatherBuf::scatter_into`]).
+    fn note_read(&self, element: u64) {
+        let mut reads = self.reads.borrow_mut();
+        if reads.last() != Some(&element) {
+            reads.push(element);
+        }
+    }
+}
+
+impl<T: Clone> IndexMut<usize> for GatherSlot<'_, T> {
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        let original = self.original;
+        self.entry(index as u64, || original[index].clone())
     }
 }
 

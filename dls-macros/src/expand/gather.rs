@@ -4,6 +4,7 @@
 //! of the writes into the vector after the loop.
 
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{ExprForLoop, Ident};
 
 use super::pieces::{LoopCx, Pieces};
@@ -17,10 +18,11 @@ use crate::source::LoopSource;
 pub(super) fn gather(
     p: &mut Pieces,
     var: &Ident,
+    rows: Option<&syn::Expr>,
     cx: &LoopCx,
     source: &LoopSource,
     for_loop: &mut ExprForLoop,
-) {
+) -> syn::Result<()> {
     let outer_private = &cx.private;
     let slot = p.next_slot();
     // Errors about the target's type (not a vector, elements that cannot travel) point at it.
@@ -29,7 +31,11 @@ pub(super) fn gather(
     let res = format_ident!("__dls_result_{}", slot);
     let name = &cx.name;
     p.identities.push(quote!(#outer_private::GatherBuf::new()));
-    if cx.kind == LoopKind::OneLevel
+    let ranged = matches!(source, LoopSource::Range(_));
+    let mut logged = false;
+    if let (Some(width), true, true) = (rows, cx.runs, ranged) {
+        in_rows(p, var, width, cx, slot, for_loop)?;
+    } else if cx.kind == LoopKind::OneLevel
         && in_place::writes_at_the_index(source, &for_loop.pat, &for_loop.body, var)
     {
         at_the_index(p, var, cx, slot, for_loop);
@@ -46,17 +52,87 @@ pub(super) fn gather(
             #[allow(unused_mut)]
             let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
         ));
+        logged = cx.kind == LoopKind::OneLevel && rows.is_none();
     }
+    // A vector written at other elements than the loop's index logs every write: the first
+    // run says so (`__private::scatter_logged`).
+    let scatter = if logged {
+        quote_spanned!(var.span()=> scatter_logged)
+    } else {
+        quote_spanned!(var.span()=> scatter)
+    };
     p.combine
         .push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
     p.results.push(res.clone());
     p.finish.push(quote_spanned!(var.span()=>
         // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
-        #private::scatter(#res, {
+        #private::#scatter(#res, {
             use #private::ScatterTarget as _;
             #var.scatter_elements()
         }, ::core::stringify!(#var), #name);
     ));
+    Ok(())
+}
+
+/// `gather(var: rows(width))` in a one-level loop over a range: iterate `i` writes row `i` in
+/// place where the loop runs each iterate once on this process's threads (or, for a body that
+/// only assigns to the vector, in each iterate's first execution), anything else logged
+/// (`__private::BlockAccess`).
+fn in_rows(
+    p: &mut Pieces,
+    var: &Ident,
+    width: &syn::Expr,
+    cx: &LoopCx,
+    slot: usize,
+    for_loop: &mut ExprForLoop,
+) -> syn::Result<()> {
+    let private = quote_spanned!(var.span()=> ::dls::__private);
+    let idx = syn::Index::from(slot);
+    let acc = &cx.acc;
+    let name = &cx.name;
+    p.any_in_place = true;
+    p.any_blocks = true;
+    let assigned = in_place::block_uses(&for_loop.body, var)?;
+    // Re-execution costs a rows loop whose workers keep pace 1.5× (the Jacobi sweep of
+    // `benches/src/bin/jacobi_flat.rs`, BENCHMARKS.md): off by default, as for a vector read in
+    // place.
+    p.reads_in_place = true;
+    let when = if assigned {
+        p.any_assigned = true;
+        let set: syn::Path = syn::parse_quote!(::dls::__private::BlockAccess::set);
+        in_place::rewrite_assignments_to(&mut for_loop.body, var, &set);
+        quote!(__dls_assigned_in_place)
+    } else {
+        quote!(__dls_in_place)
+    };
+    let place = format_ident!("__dls_place_{}", slot);
+    let target = format_ident!("__dls_target_{}", slot);
+    let rows = format_ident!("__dls_rows_{}", slot);
+    // `Place::new` is `unsafe` (it writes in place when `when`): the macro keeps its contract,
+    // each row reached by the one access of the iterate that owns it, run once (a copy under
+    // re-execution logs, and only bodies that never read the vector run copies beside an
+    // in-place first execution), and elements outside the loop's rows only read (writes there
+    // are logged). As for `gather(v)`, the block holds that call alone.
+    let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
+    let width = quote_spanned!(width.span()=> { let __dls_width: usize = #width; __dls_width });
+    p.setup.push(quote_spanned!(var.span()=>
+        #private::gathers(&#var);
+        let #rows = #width;
+        let #target = {
+            use #private::ScatterTarget as _;
+            #var.scatter_elements()
+        };
+        let #place = #private::block_place(
+            #make_place, #rows, &__dls_range, ::core::stringify!(#var), #name);
+    ));
+    p.witnesses
+        .push(quote_spanned!(var.span()=> #private::block_partial(&#place)));
+    p.slots.push(quote_spanned!(var.span()=>
+        #[allow(unused_mut)]
+        let mut #var = #private::BlockAccess::new(
+            &#place, &mut #acc.#idx, #private::block_iterate(__dls_index), __dls_copy);
+    ));
+    Ok(())
 }
 
 /// A vector used only at the loop's index, in slot `slot`: written in place where the loop runs
@@ -80,6 +156,7 @@ fn at_the_index(p: &mut Pieces, var: &Ident, cx: &LoopCx, slot: usize, for_loop:
             ),
         )
     } else {
+        p.reads_in_place = true;
         (
             quote!(__dls_in_place),
             quote_spanned!(var.span()=>

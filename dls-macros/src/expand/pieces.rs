@@ -37,6 +37,12 @@ pub(super) struct Pieces {
     /// Some gathered vector is only assigned to (`Loop::writes_assigned_in_place` is asked, and
     /// each run says whether it is a copy).
     pub(super) any_assigned: bool,
+    /// Some gathered vector's iterates own blocks of it (`gather(v: rows(W))`): each run says
+    /// whether it is a copy.
+    pub(super) any_blocks: bool,
+    /// Some gathered vector is read and written in place: the loop does not re-execute by
+    /// default (`Loop::reads_in_place`).
+    pub(super) reads_in_place: bool,
 }
 
 impl Pieces {

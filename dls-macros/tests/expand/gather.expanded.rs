@@ -8,11 +8,13 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",
                 )
+                .reads_in_place()
                 .writes_in_place();
             let __dls_assigned_in_place = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",
                 )
+                .reads_in_place()
                 .writes_assigned_in_place();
             ::dls::__private::gathers(&v);
             let __dls_target_0 = {
@@ -34,6 +36,7 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "gss",
                 )
+                .reads_in_place()
                 .run_iterates(
                     (
                         ::dls::__private::place_partial(&__dls_place_0),

@@ -1,0 +1,152 @@
+//! The harness of the issue 42 programs (`jacobi_flat`, `spmv_powerlaw`, `kmeans_user`,
+//! `nbody_step`, `histogram`): each program is written as a user writes the serial function,
+//! then the same function converted with `#[par_doall]` only, and rayon's idiom for it. Every
+//! round runs, in turn (the order reversed every other round): the serial function; the dls
+//! function on a runtime of 2 threads; on a runtime of 1 thread; rayon on a pool of 2 threads.
+//! Each round's ratios are paired (same round), and the medians over rounds are printed, with
+//! every result checked against the serial one.
+
+use std::time::Instant;
+
+/// What one way of running a program returns: a checksum compared with the serial one's.
+pub(crate) type Run<'a> = &'a (dyn Fn() -> f64 + Sync);
+
+/// Times `f` once: (seconds, its checksum).
+fn time(f: Run) -> (f64, f64) {
+    let t = Instant::now();
+    let c = f();
+    (t.elapsed().as_secs_f64(), c)
+}
+
+/// `f` on a dls runtime of `threads` threads (made for it, then dropped), with
+/// `DLS_REEXECUTE=off` where `reexecute_off`.
+pub(crate) fn on_dls(threads: usize, reexecute_off: bool, f: Run) -> (f64, f64) {
+    let before = std::env::var_os("DLS_REEXECUTE");
+    if reexecute_off {
+        std::env::set_var("DLS_REEXECUTE", "off");
+    }
+    let rt = dls::init_with_threads(threads).expect("a dls runtime");
+    assert_eq!(rt.workers(), threads, "the runtime of this measurement");
+    let r = time(f);
+    drop(rt);
+    match before {
+        Some(v) => std::env::set_var("DLS_REEXECUTE", v),
+        None => std::env::remove_var("DLS_REEXECUTE"),
+    }
+    r
+}
+
+/// `f` on a rayon pool of `threads` threads.
+pub(crate) fn on_rayon(pool: &rayon::ThreadPool, f: Run) -> (f64, f64) {
+    pool.install(|| time(f))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1e-300)
+}
+
+/// Runs `rounds` paired rounds of the four ways and prints the table; `tol`: the relative
+/// difference of checksums allowed (0 where the result is exact); `reexecute_pair`: a fifth
+/// column, 2 dls threads with `DLS_REEXECUTE=off`.
+pub(crate) fn compare(
+    program: &str,
+    rounds: usize,
+    tol: f64,
+    serial: Run,
+    dls: Run,
+    rayon: Run,
+    reexecute_pair: bool,
+) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("a rayon pool");
+    let mut cols: Vec<(&str, Vec<f64>)> = vec![
+        ("serial", vec![]),
+        ("dls 2 thr", vec![]),
+        ("dls 1 thr", vec![]),
+        ("rayon 2 thr", vec![]),
+    ];
+    if reexecute_pair {
+        cols.push(("dls 2 thr, DLS_REEXECUTE=off", vec![]));
+    }
+    println!("# {program}: {rounds} rounds, seconds per run (order reversed every other round)");
+    for round in 0..rounds {
+        let mut order: Vec<usize> = (0..cols.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        let mut times = vec![0.0; cols.len()];
+        let mut sums = vec![0.0; cols.len()];
+        for &w in &order {
+            let (t, c) = match w {
+                0 => time(serial),
+                1 => on_dls(2, false, dls),
+                2 => on_dls(1, false, dls),
+                3 => on_rayon(&pool, rayon),
+                _ => on_dls(2, true, dls),
+            };
+            times[w] = t;
+            sums[w] = c;
+        }
+        for (w, c) in sums.iter().enumerate() {
+            assert!(
+                close(*c, sums[0], tol),
+                "{program}: {} gave {c}, the serial program {}",
+                cols[w].0,
+                sums[0]
+            );
+        }
+        let line: Vec<String> = times.iter().map(|t| format!("{t:.4}")).collect();
+        println!("round {round}: {}", line.join("  "));
+        for (w, t) in times.into_iter().enumerate() {
+            cols[w].1.push(t);
+        }
+    }
+    let ratio = |a: usize, b: usize| -> f64 {
+        median(
+            cols[a]
+                .1
+                .iter()
+                .zip(&cols[b].1)
+                .map(|(x, y)| x / y)
+                .collect(),
+        )
+    };
+    println!("| program | way | median s |");
+    println!("|---|---|---:|");
+    for (name, ts) in &cols {
+        println!("| {program} | {name} | {:.4} |", median(ts.clone()));
+    }
+    println!(
+        "{program}: serial/dls2 {:.2}x, rayon2/dls2 {:.2} (target >= 0.9), dls1/serial {:.3} (target <= 1.1), serial/rayon2 {:.2}x",
+        ratio(0, 1),
+        ratio(3, 1),
+        ratio(2, 0),
+        ratio(0, 3)
+    );
+    if reexecute_pair {
+        println!(
+            "{program}: dls2 re-execution on / off {:.3} (paired; target <= 1.03)",
+            ratio(1, 4)
+        );
+    }
+}
+
+/// The number of rounds: the first argument, else `default`.
+pub(crate) fn rounds(default: usize) -> usize {
+    std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(default)
+}
