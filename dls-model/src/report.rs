@@ -313,6 +313,14 @@ pub struct CheckReport {
     /// p after the re-execution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_after: Option<f64>,
+    /// The checked runs of this loop (by name) in this process so far, this one included (0 in
+    /// reports written before it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checked_runs: u64,
+    /// Of [`checked_runs`](CheckReport::checked_runs), those whose check could not test
+    /// (`outcome` other than `tested`: one worker ran every chunk, no variance, …).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub untested_runs: u64,
 }
 
 /// `schedule = "auto"` in one run of a loop (the `auto` entry of a [`LoopReport`]): the
