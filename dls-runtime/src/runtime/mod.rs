@@ -459,8 +459,7 @@ impl Runtime {
             // Settings are read once, now: those the runtime's hooks read themselves are read
             // here too, so that a change after the start has no effect on any rank (issue 43
             // R4-3: `set_var("DLS_DELAY", …)` on one rank after init hung the job at its end).
-            observe::delay::active();
-            engine::alone::delay_set();
+            observe::delay::read_at_start();
             check::inject::read_at_start();
             rt.check_report_target()?;
         }

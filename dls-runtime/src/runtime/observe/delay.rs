@@ -255,6 +255,19 @@ pub fn active() -> &'static Delays {
     })
 }
 
+/// Whether `DLS_DELAY` is set, even empty (read once, at the latest when the runtime starts).
+pub(crate) fn variable_set() -> bool {
+    static SET: OnceLock<bool> = OnceLock::new();
+    *SET.get_or_init(|| std::env::var_os("DLS_DELAY").is_some())
+}
+
+/// Reads `DLS_DELAY` now, at the runtime's start ([`active`] and [`variable_set`]), so that a
+/// change after it has no effect (settings are read once: issue 43 R4-3).
+pub(crate) fn read_at_start() {
+    active();
+    variable_set();
+}
+
 /// Runs `f`, the code of the program region `name`, after that region's delay when `DLS_DELAY`
 /// gives it one (Lyon & Kacker's synthetic perturbation of a code region). Use it to mark code
 /// that a scalability test should probe, such as the serial work between two parallel loops;
