@@ -134,10 +134,17 @@ pub(crate) struct ModelArgs {
 
 impl ModelArgs {
     /// The iterate-time model: --iterate-time, or const:1ms.
+    /// A `normal` model whose truncation at 0 moves its mean by more than 1% is warned of, once.
     pub(crate) fn iterate_time(&self) -> IterateTimeModel {
-        self.iterate_time
+        let model = self
+            .iterate_time
             .clone()
-            .unwrap_or(IterateTimeModel::Constant(1e-3))
+            .unwrap_or(IterateTimeModel::Constant(1e-3));
+        if let Some(w) = model.truncation_warning() {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("dls: warning: {w}"));
+        }
+        model
     }
 
     /// The simulator settings for `technique` on a loop of `n` iterates and `p` ranks.

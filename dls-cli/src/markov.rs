@@ -83,7 +83,8 @@ pub(crate) struct MarkovArgs {
     #[arg(long, value_name = "N", default_value_t = 200_000)]
     pub max_states: u64,
 
-    /// Most evaluations of eq. 7 in building a chain (states x outcomes per state).
+    /// Most evaluations of eq. 7 in building a chain (states x outcomes per state), and most
+    /// steps in building an --async variant's sub-phase distributions (checked first).
     #[arg(long, value_name = "N", default_value_t = 100_000_000)]
     pub max_work: u64,
 
@@ -452,6 +453,19 @@ pub(crate) fn run(a: &MarkovArgs) -> Result<(), CliError> {
     let mut results = Vec::new();
     for (name, av, bv) in variants {
         let inputs = base.clone().with_asynchrony(av.clone(), bv.clone());
+        // Bounded before any work (issue 43 N18: `--async 1000000:1000000` ran past 30 s).
+        let work = inputs.convolution_work();
+        if work > u128::from(a.max_work) {
+            return Err(CliError::Message(format!(
+                "--async {}:{}: building this variant's sub-phase distributions (sums of up to \
+                 A and B + 1 update times) takes about {:.3e} steps, over --max-work {}; \
+                 give smaller A and B (the work grows as their squares), or raise --max-work",
+                list(&av),
+                list(&bv),
+                work as f64,
+                a.max_work
+            )));
+        }
         let chain = if a.simulate_only {
             None
         } else {

@@ -86,7 +86,8 @@ pub(crate) struct ScaltestArgs {
     pub json: bool,
 
     /// The longest a run may take, in seconds, before it is killed and the experiment fails
-    /// (default: 20 times the longest warm-up run, at least 60 s; none without a warm-up run).
+    /// (default: 20 times the longest warm-up run, at least 60 s; 600 s for the warm-up runs
+    /// themselves and for every run without a warm-up run). A limit always applies.
     #[arg(long, value_name = "SECONDS", value_parser = positive)]
     pub timeout: Option<f64>,
 
@@ -430,7 +431,7 @@ impl Design {
                 }
                 return Err(CliError::Message(format!(
                     "the program did not finish within {:.1} s (--timeout; the default is 20 \
-                     times the longest warm-up run, at least 60 s) with DLS_DELAY=`{delay}` on \
+                     times the longest warm-up run, at least 60 s, and 600 s without one) with DLS_DELAY=`{delay}` on \
                      {workers} workers: killed it and its processes",
                     limit.unwrap_or_default()
                 )));
@@ -466,12 +467,23 @@ impl Design {
         }
         let trials = 1usize << (self.regions.len() + 1);
         let mut longest = 0.0f64;
+        let warmup_limit = run_limit(a.timeout, None);
         for _ in 0..a.warmup {
-            longest = longest.max(self.run_once(a.mpi, "", self.workers[1], a.timeout)?);
+            longest = longest.max(self.run_once(a.mpi, "", self.workers[1], Some(warmup_limit))?);
         }
-        let limit = a
-            .timeout
-            .or((a.warmup > 0).then(|| (20.0 * longest).max(60.0)));
+        let limit = run_limit(a.timeout, (a.warmup > 0).then_some(longest));
+        eprintln!(
+            "each run may take at most {limit:.1} s ({}); a run that takes longer is killed and \
+             the experiment fails",
+            if a.timeout.is_some() {
+                "--timeout"
+            } else if a.warmup > 0 {
+                "20 times the longest warm-up run, at least 60 s; set it with --timeout"
+            } else {
+                "the default without a warm-up run; set it with --timeout"
+            }
+        );
+        let limit = Some(limit);
         let order = run_order(trials, self.replicates as usize, self.seed);
         let total = order.len();
         let mut runs = Vec::with_capacity(total);
@@ -497,6 +509,18 @@ impl Design {
         }
         Ok(runs)
     }
+}
+
+/// The longest a run may take without `--timeout` and without a warm-up run to scale it from
+/// (issue 43 N8: a hanging run then waited forever), in seconds.
+pub(crate) const DEFAULT_RUN_LIMIT_S: f64 = 600.0;
+
+/// The longest a run may take, in seconds: `--timeout` if given, else 20 times the longest
+/// warm-up run (at least 60 s) when there was one, else [`DEFAULT_RUN_LIMIT_S`]. Always a limit.
+pub(crate) fn run_limit(timeout: Option<f64>, longest_warmup: Option<f64>) -> f64 {
+    timeout.unwrap_or_else(|| {
+        longest_warmup.map_or(DEFAULT_RUN_LIMIT_S, |longest| (20.0 * longest).max(60.0))
+    })
 }
 
 /// Set when `dls scaltest` receives SIGINT, SIGTERM or SIGHUP.
@@ -529,4 +553,19 @@ fn trial_label(regions: &[String], t: usize) -> String {
         .map(|(f, r)| format!("{r}{}", if (t >> f) & 1 == 1 { '+' } else { '-' }))
         .collect();
     format!("({})", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run_limit, DEFAULT_RUN_LIMIT_S};
+
+    /// Issue 43 N8: a limit always applies, with or without `--timeout` and warm-up runs.
+    #[test]
+    fn a_run_limit_always_applies() {
+        assert_eq!(run_limit(Some(2.0), Some(100.0)), 2.0);
+        assert_eq!(run_limit(None, Some(1.0)), 60.0);
+        assert_eq!(run_limit(None, Some(10.0)), 200.0);
+        assert_eq!(run_limit(None, None), DEFAULT_RUN_LIMIT_S);
+        assert!(DEFAULT_RUN_LIMIT_S.is_finite());
+    }
 }

@@ -639,3 +639,34 @@ fn compare_from_report_adds_the_measured_combining_phase() {
     assert!(row.contains(" 0.520000 "), "{s}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 43 R4-8: `--iterate-time normal:1ms:100ms` is truncated at 0, which moves the mean to
+/// about 80 ms: said once, with both means and what to do; a mild SD says nothing.
+#[test]
+fn a_truncation_that_moves_the_mean_is_warned_of() {
+    let run = |model: &str| {
+        dls(&[
+            "simulate",
+            "-t",
+            "fac2",
+            "--n",
+            "200",
+            "--p",
+            "2",
+            "--iterate-time",
+            model,
+        ])
+    };
+    let o = run("normal:1ms:100ms");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    let warnings: Vec<&str> = e
+        .lines()
+        .filter(|l| l.contains("truncation at 0"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{e}");
+    assert!(warnings[0].contains("from 1.0000 ms to 80.15"), "{e}");
+    let o = run("normal:1ms:0.2ms");
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("truncation"));
+}

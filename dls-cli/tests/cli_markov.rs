@@ -347,3 +347,45 @@ fn a_report_with_a_negative_time_is_refused() {
     let e = fails(&["markov", "--from-report", path.to_str().unwrap()]);
     assert!(e.contains("work_time_s") && e.contains("-0.001"), "{e}");
 }
+
+/// Issue 43 N18: `--async 1000000:1000000` ran past 30 s with no bound. The work of building the
+/// variant's distributions is bounded by --max-work before any is done: refused at once, naming
+/// the variant, the estimate and what to change; a small variant still runs.
+#[test]
+fn a_huge_async_variant_is_refused_at_once() {
+    let started = std::time::Instant::now();
+    let e = fails(&[
+        "markov",
+        "--p",
+        "2",
+        "--update-time",
+        "1:1/2,3:1/2",
+        "--network",
+        "1",
+        "--async",
+        "1000000:1000000",
+        "--simulate-only",
+    ]);
+    assert!(
+        e.contains("--async 1000000:1000000") && e.contains("over --max-work 100000000"),
+        "{e}"
+    );
+    assert!(
+        started.elapsed().as_secs_f64() < 10.0,
+        "{:?}",
+        started.elapsed()
+    );
+    ok(&[
+        "markov",
+        "--p",
+        "2",
+        "--update-time",
+        "1:1/2,3:1/2",
+        "--network",
+        "1",
+        "--async",
+        "2:3",
+        "--samples",
+        "1000",
+    ]);
+}

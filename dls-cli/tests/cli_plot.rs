@@ -664,3 +664,50 @@ fn the_combining_phase_is_drawn_as_its_own_segment() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 43 N22: implausible values in a report (p = 10^9 workers, a time of 10^12 s, an
+/// negative efficiency) are refused, naming the file, the loop and the field, instead of drawn.
+#[test]
+fn implausible_report_values_are_refused() {
+    let dir = temp_dir("implausible");
+    let run = dir.join("run.jsonl");
+    let cases: [(LoopReport, &str); 3] = [
+        (
+            LoopReport {
+                p: 1_000_000_000,
+                ..one_level()
+            },
+            "`p` is 1000000000: more workers than any machine runs",
+        ),
+        (
+            LoopReport {
+                parallel_time_s: 1e12,
+                ..one_level()
+            },
+            "`parallel_time_s` is 1000000000000",
+        ),
+        (
+            LoopReport {
+                efficiency: -1.0,
+                ..one_level()
+            },
+            "`efficiency`",
+        ),
+    ];
+    for (report, why) in cases {
+        write_jsonl(&run, &[report]);
+        let o = dls(&[
+            "plot",
+            run.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let e = stderr(&o);
+        assert!(!o.status.success(), "{why}: plotted\n{e}");
+        assert!(
+            e.contains(&run.display().to_string()) && e.contains(why),
+            "{e}"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -489,3 +489,35 @@ fn a_device_as_the_table_is_refused() {
     let e = fails(&["scaltest", "--from-table", "/dev/zero"]);
     assert!(e.contains("not a regular file"), "{e}");
 }
+
+/// Issue 43 N8: without `--timeout` and without a warm-up run, a run had no limit (a hanging one
+/// waited forever). Now a limit always applies, and the tool says which before the runs.
+#[test]
+fn a_run_limit_applies_without_timeout_or_warmup() {
+    let o = on_probe(
+        &[
+            "--regions",
+            "body",
+            "--delay",
+            "body:1ms",
+            "--workers",
+            "1,2",
+            "--warmup",
+            "0",
+            "--replicates",
+            "1",
+            "--se",
+            "0.1",
+        ],
+        "probe",
+        &[],
+    )
+    .output()
+    .unwrap();
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(
+        e.contains("each run may take at most 600.0 s (the default without a warm-up run"),
+        "{e}"
+    );
+}

@@ -313,6 +313,14 @@ pub struct CheckReport {
     /// p after the re-execution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_after: Option<f64>,
+    /// The checked runs of this loop (by name) in this process so far, this one included (0 in
+    /// reports written before it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checked_runs: u64,
+    /// Of [`checked_runs`](CheckReport::checked_runs), those whose check could not test
+    /// (`outcome` other than `tested`: one worker ran every chunk, no variance, …).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub untested_runs: u64,
 }
 
 /// `schedule = "auto"` in one run of a loop (the `auto` entry of a [`LoopReport`]): the
@@ -461,10 +469,19 @@ impl LoopReport {
     }
 }
 
+/// The most workers a report read from a file may name ([`LoopReport::validate`]): 2^24, more
+/// than any machine runs (issue 43 N22: a report with `p` = 10^9 was plotted).
+pub const MAX_REPORT_WORKERS: usize = 1 << 24;
+
+/// The longest time a report read from a file may hold, in seconds (about 3 years): a larger one
+/// is a corrupt or hand-edited value, not a loop's time.
+pub const MAX_REPORT_TIME_S: f64 = 1e8;
+
 impl LoopReport {
     /// Checks the numbers of a report read from a file (a report dls wrote always passes): at
-    /// least one worker, finite and non-negative times, ranks within `p`, chunks inside the
-    /// loop. The error names the field and the loop, so a hand-edited or corrupt report is
+    /// least one worker and at most [`MAX_REPORT_WORKERS`], finite and non-negative times of at
+    /// most [`MAX_REPORT_TIME_S`], a finite efficiency and AAD, chunks inside
+    /// the loop. The error names the field and the loop, so a hand-edited or corrupt report is
     /// refused instead of drawn or analysed as if it were true.
     ///
     /// ```
@@ -473,14 +490,41 @@ impl LoopReport {
     /// assert!(ok.validate().is_ok());
     /// let e = LoopReport { p: 0, ..ok.clone() }.validate().unwrap_err();
     /// assert!(e.contains("`p`"), "{e}");
-    /// let e = LoopReport { parallel_time_s: -1.0, ..ok }.validate().unwrap_err();
+    /// let e = LoopReport { parallel_time_s: -1.0, ..ok.clone() }.validate().unwrap_err();
     /// assert!(e.contains("parallel_time_s"), "{e}");
+    /// // Implausible values: 10^9 workers, a time of 10^12 s.
+    /// let e = LoopReport { p: 1_000_000_000, ..ok.clone() }.validate().unwrap_err();
+    /// assert!(e.contains("more workers than any machine runs"), "{e}");
+    /// assert!(LoopReport { parallel_time_s: 1e12, ..ok }.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), String> {
         let bad =
             |field: &str, why: String| Err(format!("loop report {:?}: `{field}` {why}", self.name));
         if self.p == 0 {
             return bad("p", "is 0: a loop has at least one worker".into());
+        }
+        if self.p > MAX_REPORT_WORKERS {
+            return bad(
+                "p",
+                format!(
+                    "is {}: more workers than any machine runs (at most {MAX_REPORT_WORKERS})",
+                    self.p
+                ),
+            );
+        }
+        if self.threads_per_rank > self.p {
+            return bad(
+                "threads_per_rank",
+                format!(
+                    "is {}, more than the {} workers",
+                    self.threads_per_rank, self.p
+                ),
+            );
+        }
+        for (field, x) in [("efficiency", self.efficiency), ("aad", self.aad)] {
+            if !x.is_finite() || x < 0.0 {
+                return bad(field, format!("is {x}: it is finite and >= 0"));
+            }
         }
         let times = [
             ("parallel_time_s", self.parallel_time_s),
@@ -489,8 +533,11 @@ impl LoopReport {
             ("combine_time_s", self.combine_time_s),
         ];
         for (field, t) in times {
-            if !t.is_finite() || t < 0.0 {
-                return bad(field, format!("is {t}: a time is finite and >= 0"));
+            if !(0.0..=MAX_REPORT_TIME_S).contains(&t) {
+                return bad(
+                    field,
+                    format!("is {t}: a time is finite, >= 0 and at most {MAX_REPORT_TIME_S:e} s"),
+                );
             }
         }
         for r in &self.ranks {
@@ -498,10 +545,14 @@ impl LoopReport {
                 ("ranks[].work_time_s", r.work_time_s),
                 ("ranks[].idle_time_s", r.idle_time_s),
             ] {
-                if !t.is_finite() || t < 0.0 {
+                if !(0.0..=MAX_REPORT_TIME_S).contains(&t) {
                     return bad(
                         field,
-                        format!("of rank {} is {t}: a time is finite and >= 0", r.rank),
+                        format!(
+                            "of rank {} is {t}: a time is finite, >= 0 and at most \
+                             {MAX_REPORT_TIME_S:e} s",
+                            r.rank
+                        ),
                     );
                 }
             }

@@ -370,3 +370,74 @@ fn an_inner_loop_checks_its_group() {
     ]);
     assert_eq!(repaired, clean, "{said}");
 }
+
+/// Issue 43 R4-5: a checked loop that could not test (here one iterate, so one worker holds every
+/// value) says so once, with the reason and what would let it test, and its reports count such
+/// runs (`check.untested_runs`, and a line of the `DLS_REPORT=1` summary). On 4 threads, and
+/// (with the mpi feature) under mpirun at P = 2.
+#[test]
+fn a_check_that_could_not_test_says_so_once_and_is_counted() {
+    let check = |stdout: &str, stderr: &str, how: &str| {
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("the fault check could not test"))
+            .collect();
+        assert_eq!(
+            warnings.len(),
+            1,
+            "{how}: said {} times\n{stderr}",
+            warnings.len()
+        );
+        for part in [
+            "loop `tiny`",
+            "TooFewRanks",
+            "fewer than two workers",
+            "to have it",
+        ] {
+            assert!(
+                warnings[0].contains(part),
+                "{how}: `{part}` missing: {}",
+                warnings[0]
+            );
+        }
+        assert!(
+            stdout.contains("untested: outcome=TooFewRanks checked_runs=20 untested_runs=20"),
+            "{how}: the report does not count the runs\n{stdout}"
+        );
+        assert!(
+            stderr.contains("20 of 20 checked runs of this loop could not test"),
+            "{how}: the summary does not count the runs\n{stderr}"
+        );
+    };
+    let out = Command::new(mpi_common::program("checked_loop"))
+        .arg("untested")
+        .env("DLS_THREADS", "4")
+        .env("DLS_REPORT", "1")
+        .env_remove("DLS_INJECT")
+        .env_remove("DLS_CHECK")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check(
+        &String::from_utf8_lossy(&out.stdout),
+        &String::from_utf8_lossy(&out.stderr),
+        "threads",
+    );
+    #[cfg(feature = "mpi")]
+    {
+        let job = mpi_common::mpirun_env(
+            2,
+            &[],
+            &[("DLS_REPORT", "1")],
+            "checked_loop",
+            &["untested"],
+            std::time::Duration::from_secs(60),
+        );
+        assert!(job.success, "{}", job.stderr);
+        check(&job.stdout, &job.stderr, "mpirun -np 2");
+    }
+}

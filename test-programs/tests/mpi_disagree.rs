@@ -168,3 +168,96 @@ fn a_panic_caught_outside_the_loops_does_not_end_the_job() {
         job.stdout
     );
 }
+
+/// Issue 43 R4-4 and F13: what the program chooses per rank (threads through the API, a loop's
+/// strategy, re-execution, order, check) ends the job within 30 s with a message naming what
+/// differs and each rank's value, never `MPI_ERR_TRUNCATE` (rc 15) or a hang.
+fn per_rank_choice(np: usize, mode: &str, names: &[&str]) {
+    let job = mpi_common::mpirun(np, &[], "mpi_disagree", &[mode], Duration::from_secs(30));
+    assert!(!job.success, "{mode}: the job exited 0\n{}", job.stderr);
+    assert!(
+        !job.stderr.contains("MPI_ERR_TRUNCATE"),
+        "{mode}: an MPI error instead of a message\n{}",
+        job.stderr
+    );
+    for name in names {
+        assert!(
+            job.stderr.contains(name),
+            "{mode}: the message does not name `{name}`\n{}",
+            job.stderr
+        );
+    }
+    assert!(
+        job.elapsed < Duration::from_secs(30),
+        "{mode}: took {:?}",
+        job.elapsed
+    );
+    eprintln!(
+        "{mode} P={np}: exit {:?} after {:.2?}:\n{}",
+        job.code,
+        job.elapsed,
+        job.stderr
+            .lines()
+            .filter(|l| l.starts_with("dls:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn threads_through_the_api_per_rank_are_named() {
+    per_rank_choice(
+        2,
+        "threads-api",
+        &["dls::init_with_threads", "rank 0 `1`", "rank 1 `2`"],
+    );
+    per_rank_choice(
+        3,
+        "threads-api",
+        &["dls::init_with_threads", "rank 0 `1`", "rank 2 `3`"],
+    );
+}
+
+#[test]
+fn a_strategy_on_one_rank_only_is_named() {
+    per_rank_choice(
+        2,
+        "strategy",
+        &["reduction", "rank 0 `auto`", "rank 1 `pipeline`"],
+    );
+    per_rank_choice(
+        3,
+        "strategy",
+        &["reduction", "ranks 0, 2 `auto`", "rank 1 `pipeline`"],
+    );
+}
+
+#[test]
+fn other_loop_options_per_rank_are_named() {
+    per_rank_choice(
+        2,
+        "reexecute",
+        &["re-execution", "rank 0 `on`", "rank 1 `off`"],
+    );
+    per_rank_choice(
+        2,
+        "ordered",
+        &["order-keeping merge", "rank 0 `no`", "rank 1 `yes`"],
+    );
+    per_rank_choice(2, "check-alpha", &["check", "alpha"]);
+}
+
+/// Issue 43 R4-3: `std::env::set_var("DLS_DELAY", …)` on one rank after `dls::init` hung the job
+/// at its end. Settings are read once, at the start: the change has no effect, and the job ends
+/// within 30 s naming the setting, the rank and both values.
+#[test]
+fn a_setting_changed_after_init_on_one_rank_is_named() {
+    per_rank_choice(
+        2,
+        "set-delay",
+        &[
+            "dls reads its settings once, at dls::init",
+            "rank 1: DLS_DELAY: unset at dls::init, `body:1us` now",
+        ],
+    );
+}

@@ -127,6 +127,43 @@ impl MarkovInputs {
         self.update_time[i].sum_of(self.a[i])
     }
 
+    /// An upper bound of the steps (products of two probabilities) the model takes to build the
+    /// distributions of its sub-phases: per processor, the sum of A_i update times (α) and the
+    /// sums of 1 to B_i update times (β). The k-fold sum of an update time of m points spanning s
+    /// ticks has at most k·s + 1 points, so each costs about m·s·k²/2: asynchronous variants of
+    /// large A or B grow quadratically (issue 43 N18: `--async 1000000:1000000` ran past 30 s
+    /// with no bound). Check it against a limit before [`alpha`](MarkovInputs::alpha).
+    ///
+    /// ```
+    /// use dls_model::markov::{Discrete, MarkovInputs};
+    /// let u = Discrete::new(vec![(1, 0.5), (3, 0.5)]).unwrap();
+    /// let sync = MarkovInputs::new(vec![u.clone(); 2], Discrete::constant(1), 1.0);
+    /// assert!(sync.convolution_work() < 100);
+    /// let large = sync.with_asynchrony(vec![1_000_000; 2], vec![1_000_000; 2]);
+    /// assert!(large.convolution_work() > 1_000_000_000_000);
+    /// ```
+    pub fn convolution_work(&self) -> u128 {
+        let sums = |u: &Discrete, k: u32| -> u128 {
+            // Σ_{j=1}^{k-1} (j·s + 1)·m: building the j+1-fold sum from the j-fold one.
+            let m = u.points().len() as u128;
+            let span = u128::from(u.max() - u.min());
+            let k = u128::from(k);
+            if k < 2 {
+                return 0;
+            }
+            m * (span * (k - 1) * k / 2 + (k - 1))
+        };
+        self.update_time
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let a = self.a.get(i).copied().unwrap_or(1);
+                let b = self.b.get(i).copied().unwrap_or(0);
+                sums(u, a) + sums(u, b.saturating_add(1))
+            })
+            .sum()
+    }
+
     /// Checks the shapes and ranges: p ≥ 1; one A_i ≥ 1 and one B_i per processor; update times
     /// > 0; a p × p table of message times with 0 on the diagonal; a tick > 0.
     ///

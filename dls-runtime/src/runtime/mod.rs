@@ -119,6 +119,10 @@ struct Shared {
     auto: Mutex<memory::auto::AutoHistory>,
     /// The loops' checkpoints across loops (`checkpoint.rs`).
     checkpoints: checkpoint::CheckpointMemory,
+    /// The settings as `init` read them from the environment (`(name, value)` of those set;
+    /// none for a runtime built from given settings): a change after the start is named at the
+    /// end (issue 43 R4-3; on MPI by `MpiEnv`'s drop, across the ranks).
+    settings_at_start: Option<Vec<(String, String)>>,
 }
 
 impl Drop for Shared {
@@ -131,6 +135,16 @@ impl Drop for Shared {
         let folders = std::mem::take(&mut *lock(&self.checkpoints.checkpointed));
         if matches!(self.platform.backend(), Backend::Threads { .. }) {
             checkpoint::retire(folders);
+            // A setting changed after the start had no effect: said, not silently ignored.
+            if let Some(start) = &self.settings_at_start {
+                let changed = settings::changed_since(start, |k| std::env::var(k).ok());
+                if !changed.is_empty() {
+                    loops::panic_ctx::say_line(&format!(
+                        "dls: warning: {}",
+                        settings::changed_message(&changed)
+                    ));
+                }
+            }
             // A delay of DLS_DELAY that was never spent: the run measured nothing it was asked
             // to (on MPI, checked across the ranks in `MpiEnv`'s drop).
             if let Some(e) = observe::delay::never_spent() {
@@ -274,7 +288,19 @@ fn use_mpi(launched: Option<&Launch>, mpi_built: bool) -> Result<bool, DlsError>
 /// `backend/mpi/hybrid.rs`).
 #[cfg(feature = "mpi")]
 fn mpi_platform(threads: Option<usize>) -> Result<(Box<dyn Platform>, Settings), DlsError> {
-    let env = backend::mpi::MpiEnv::init()?;
+    // The program's own choice of threads counts where `DLS_THREADS` does not override it: every
+    // rank must make the same (issue 43 R4-4: `init_with_threads(1 + rank)` ended in
+    // `MPI_ERR_TRUNCATE`).
+    let overridden = std::env::var("DLS_THREADS").is_ok_and(|v| !v.trim().is_empty());
+    let chosen = if overridden {
+        Vec::new()
+    } else {
+        vec![(
+            "threads given to dls::init_with_threads".to_string(),
+            threads.map_or("none (dls::init)".to_string(), |k| k.to_string()),
+        )]
+    };
+    let env = backend::mpi::MpiEnv::init(&chosen)?;
     let mut settings = Settings::from_env()?;
     settings.threads = settings.threads.or(threads);
     let env = match settings.threads {
@@ -403,6 +429,8 @@ impl Runtime {
                 merge_times: Mutex::new(std::collections::HashMap::new()),
                 auto: Mutex::new(memory::auto::AutoHistory::default()),
                 checkpoints: checkpoint::CheckpointMemory::default(),
+                settings_at_start: (target == Target::Check)
+                    .then(|| settings::settings_set(|k| std::env::var(k).ok())),
             }),
             reduction: None,
             reexecute: None,
@@ -428,6 +456,11 @@ impl Runtime {
             }
         }
         if target == Target::Check {
+            // Settings are read once, now: those the runtime's hooks read themselves are read
+            // here too, so that a change after the start has no effect on any rank (issue 43
+            // R4-3: `set_var("DLS_DELAY", …)` on one rank after init hung the job at its end).
+            observe::delay::read_at_start();
+            check::inject::read_at_start();
             rt.check_report_target()?;
         }
         loops::panic_ctx::install_hook();

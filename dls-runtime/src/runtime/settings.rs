@@ -280,8 +280,48 @@ pub fn differing_settings(per_rank: &[Vec<(String, String)>]) -> Vec<String> {
     lines
 }
 
+/// The settings of [`SETTINGS`] whose value now differs from `at_start` (this process's
+/// [`settings_set`] when its runtime started), in words: one line per setting with both values.
+/// dls reads its settings once, at [`init`](crate::init), so a change after it has no effect
+/// (issue 43 R4-3: `set_var("DLS_DELAY", …)` on one rank after `init` hung the job at its end).
+pub(crate) fn changed_since(
+    at_start: &[(String, String)],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let now = settings_set(lookup);
+    let value = |set: &[(String, String)], name: &str| {
+        set.iter()
+            .find(|(n, _)| n == name)
+            .map_or("unset".to_string(), |(_, v)| format!("`{v}`"))
+    };
+    SETTINGS
+        .iter()
+        .filter(|name| value(at_start, name) != value(&now, name))
+        .map(|name| {
+            format!(
+                "{name}: {} at dls::init, {} now",
+                value(at_start, name),
+                value(&now, name)
+            )
+        })
+        .collect()
+}
+
+/// The error (or, on one process, warning) text for settings changed after the start, given
+/// [`changed_since`]'s lines per rank (`None`: one process).
+pub(crate) fn changed_message(lines: &[String]) -> String {
+    let mut out = String::from(
+        "dls reads its settings once, at dls::init, but the program changed some afterwards \
+         (std::env::set_var), so the change had no effect; set them before dls::init, or in the \
+         environment of the run (`DLS_X=… cargo run`, `mpirun -x DLS_X`):",
+    );
+    for line in lines {
+        out.push_str(&format!("\ndls:   {line}"));
+    }
+    out
+}
+
 /// This process's values of [`SETTINGS`] that are set, `(name, value)`.
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn settings_set(lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     SETTINGS
         .iter()
@@ -430,6 +470,25 @@ mod tests {
 
     fn one(name: &str, value: &str) -> Result<Settings, DlsError> {
         Settings::from_lookup(|k| (k == name).then(|| value.to_string()))
+    }
+
+    /// Issue 43 R4-3: a setting changed after the start is named with both values.
+    #[test]
+    fn a_setting_changed_after_the_start_is_named() {
+        let start = settings_set(|k| (k == "DLS_CHECK").then(|| "off".to_string()));
+        let same = changed_since(&start, |k| (k == "DLS_CHECK").then(|| "off".to_string()));
+        assert!(same.is_empty(), "{same:?}");
+        let now = |k: &str| match k {
+            "DLS_CHECK" => Some("off".to_string()),
+            "DLS_DELAY" => Some("body:1ms".to_string()),
+            _ => None,
+        };
+        let lines = changed_since(&start, now);
+        assert_eq!(
+            lines,
+            vec!["DLS_DELAY: unset at dls::init, `body:1ms` now".to_string()]
+        );
+        assert!(changed_message(&lines).contains("once, at dls::init"));
     }
 
     /// Issue 27: hostile values are refused naming the setting, or mean what they say.

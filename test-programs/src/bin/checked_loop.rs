@@ -94,6 +94,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         return Ok(());
     }
+    // Issue 43 R4-5: 20 checked loops that cannot test (one iterate each: one worker holds every
+    // value). The check says so once, and the reports count such runs.
+    if std::env::args().nth(1).as_deref() == Some("untested") {
+        let rt = dls::init()?;
+        for _ in 0..20 {
+            let (_, stats) = rt.run(
+                &LoopOptions::new("tiny", "fac2".parse()?).check(Check::default()),
+                0..1u64,
+                || 0.0,
+                |i, s: &mut f64| {
+                    *s += i as f64;
+                    i as f64
+                },
+                |a, b| a + b,
+            )?;
+            let c = stats
+                .report
+                .check
+                .expect("a checked loop reports its check");
+            if rt.rank() == 0 {
+                println!(
+                    "untested: outcome={} checked_runs={} untested_runs={}",
+                    c.outcome, c.checked_runs, c.untested_runs
+                );
+            }
+        }
+        return Ok(());
+    }
     if std::env::args().nth(1).as_deref() == Some("clause") {
         let rt = dls::init()?;
         for _ in 0..3 {

@@ -9,9 +9,42 @@
 
 use std::error::Error;
 
+/// A `#[par_doall]` loop named `a` whose partial results travel along a pipeline.
+#[dls::parallel]
+fn sum_pipeline(n: u64) -> u64 {
+    let mut total = 0u64;
+    #[par_doall(name = "a", schedule = "fac2", reduction = "pipeline", reduce(+: total))]
+    for i in 0..n {
+        total += i;
+    }
+    total
+}
+
+/// The same loop with the strategy left to dls.
+#[dls::parallel]
+fn sum_auto(n: u64) -> u64 {
+    let mut total = 0u64;
+    #[par_doall(name = "a", schedule = "fac2", reduce(+: total))]
+    for i in 0..n {
+        total += i;
+    }
+    total
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "agree".into());
-    let rt = dls::init()?;
+    let rt = if mode == "threads-api" {
+        // Issue 43 R4-4: each rank asks for another number of threads through the API
+        // (`1 + rank`), read here from the launcher before dls starts.
+        let rank: usize = std::env::var("OMPI_COMM_WORLD_RANK")
+            .or_else(|_| std::env::var("PMI_RANK"))
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(0);
+        dls::init_with_threads(1 + rank)?
+    } else {
+        dls::init()?
+    };
     let odd = rt.rank() == 1;
     let fac2: dls::Technique = "fac2".parse()?;
     let run =
@@ -116,6 +149,81 @@ fn main() -> Result<(), Box<dyn Error>> {
             } else {
                 run("a", 100, &fac2)?;
             }
+        }
+        // Issue 43 R4-4: threads through the API, a number per rank (set above); the loop is
+        // where they would first disagree.
+        "threads-api" => {
+            rt.doall_reduce(
+                "a",
+                0..100u32,
+                fac2,
+                || 0u64,
+                |i, s| *s += u64::from(i),
+                |a, b| a + b,
+            )?;
+        }
+        // Issue 43 F13: `reduction = "pipeline"` on one rank only (the same loop, named alike).
+        "strategy" => {
+            let total = if odd {
+                sum_pipeline(100)
+            } else {
+                sum_auto(100)
+            };
+            assert_eq!(total, 4950);
+        }
+        // Issue 43 R4-4: another loop option on one rank: re-execution off.
+        "reexecute" => {
+            let mut options = dls::runtime::options::LoopOptions::new("a", fac2);
+            if odd {
+                options = options.reexecute(false);
+            }
+            rt.run(
+                &options,
+                0..100u32,
+                || 0u64,
+                |i, s| *s += u64::from(i),
+                |a, b| a + b,
+            )?;
+        }
+        // Issue 43 R4-4: an order-keeping merge on one rank only.
+        "ordered" => {
+            let mut options = dls::runtime::options::LoopOptions::new("a", fac2);
+            if odd {
+                options = options.ordered();
+            }
+            rt.run(
+                &options,
+                0..100u32,
+                || 0u64,
+                |i, s| *s += u64::from(i),
+                |a, b| a + b,
+            )?;
+        }
+        // Issue 43 R4-4: the same checked loop with another significance level on one rank.
+        "check-alpha" => {
+            let mut check = dls::runtime::checked::Check::default();
+            if odd {
+                check.alpha = 1e-3;
+            }
+            let options = dls::runtime::options::LoopOptions::new("a", fac2).check(check);
+            rt.run(
+                &options,
+                0..100u32,
+                || 0.0,
+                |i, s: &mut f64| {
+                    let y = f64::from(i % 7);
+                    *s += y;
+                    y
+                },
+                |a, b| a + b,
+            )?;
+        }
+        // Issue 43 R4-3: a setting changed on one rank after dls::init (the job hung at its end).
+        "set-delay" => {
+            if odd {
+                std::env::set_var("DLS_DELAY", "body:1us");
+            }
+            run("a", 100, &fac2)?;
         }
         other => return Err(format!("unknown mode `{other}`").into()),
     };

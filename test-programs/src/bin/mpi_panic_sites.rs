@@ -1,8 +1,10 @@
 //! A panic at each place a program can panic during a loop, on one rank (issue 17, "panic
 //! anywhere"): `iterate` (rank 1's iterate body), `scheduler` (rank 0's iterate body), `merge`
 //! (rank 1's reduction merge function), `gather` (rank 1 writes a gathered element out of
-//! bounds), `thread` (a thread rank 1 spawns inside an iterate). The job must end within seconds,
-//! naming the rank (and the iterate where there is one) and the message.
+//! bounds), `thread` (a thread rank 1 spawns inside an iterate panics, and the iterate passes the
+//! panic on). The job must end within seconds, naming the rank (and the iterate where there is
+//! one) and the message. `caught` and `thread-caught`: panics an iterate handles itself (caught,
+//! or a helper thread's whose join fails) are no failure.
 //!
 //! ```text
 //! mpirun --oversubscribe -np 8 target/debug/mpi_panic_sites merge
@@ -57,13 +59,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // Every rank runs `gathered`; only where iterate 7 lands does the write go astray.
             let _ = gathered(400, true);
         }
+        // A helper thread's panic that the iterate passes on (it panics when the join fails):
+        // the panic escapes the iterate and ends the job.
         "thread" => {
             rt.doall_named("spawning", 0..400u32, "ss".parse()?, |i| {
                 if rank == 1 && i >= 20 {
-                    let _ = std::thread::spawn(|| panic!("helper thread failed")).join();
+                    let joined = std::thread::spawn(|| panic!("helper thread failed")).join();
+                    if joined.is_err() {
+                        panic!("helper thread failed, so iterate {i} cannot go on");
+                    }
                 }
                 std::thread::sleep(ms);
             })?;
+        }
+        // Issue 43 F3: a helper thread's panic that the iterate handles (its join fails, and the
+        // iterate goes on) is no failure: only a panic that escapes the iterate ends the job, as
+        // on threads.
+        "thread-caught" => {
+            let (sum, _) = rt.doall_reduce(
+                "helping",
+                0..400u64,
+                "ss".parse()?,
+                || 0u64,
+                |i, acc| {
+                    if i % 50 == 7 {
+                        let joined = std::thread::spawn(move || -> u64 {
+                            panic!("helper thread failed at {i}")
+                        })
+                        .join();
+                        assert!(joined.is_err());
+                    }
+                    *acc += i;
+                },
+                |a, b| a + b,
+            )?;
+            assert_eq!(sum, 399 * 400 / 2);
+            if rank == 0 {
+                println!("thread-caught: OK, sum {sum}");
+            }
+            return Ok(());
         }
         "caught" => {
             // A panic the iterate catches itself is no failure: the loop goes on, loses nothing.

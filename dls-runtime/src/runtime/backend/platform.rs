@@ -47,6 +47,10 @@ pub(crate) struct LoopStart<'a> {
     /// What kind of loop it is, in words (with its result type): an explicit loop, a `doall`, a
     /// loop with a result, a checked loop (made only where a backend needs it).
     pub kind: &'a dyn Fn() -> String,
+    /// The loop's options as the program chose them on this process, resolved against the
+    /// settings, as `(what, value)` pairs (strategy, re-execution, order, check): every rank must
+    /// choose the same (made only where a backend needs it).
+    pub options: &'a dyn Fn() -> Vec<(String, String)>,
     /// Whether the loop re-executes unfinished chunks or writes checkpoints: its scheduler then
     /// follows every chunk to the worker that runs it (threads inside MPI ranks take a request
     /// per chunk per thread instead of batches, `backend/mpi/chunk_loop.rs`).
@@ -60,6 +64,7 @@ impl std::fmt::Debug for LoopStart<'_> {
             .field("n", &self.n)
             .field("first", &(self.first)())
             .field("kind", &(self.kind)())
+            .field("options", &(self.options)())
             .field("tolerant", &self.tolerant)
             .finish()
     }

@@ -133,6 +133,12 @@ thread_local! {
     static SEEN: Cell<(u64, f64, f64, u64)> = const { Cell::new((0, 0.0, 0.0, 0)) };
 }
 
+/// Reads `DLS_INJECT` now, at the runtime's start, so that a change after it has no effect
+/// (settings are read once: issue 43 R4-3).
+pub(crate) fn read_at_start() {
+    let _ = configured();
+}
+
 /// `y`, made wrong as `DLS_INJECT` says when this thread works for the faulty worker; `y`
 /// otherwise. Call it in a checked loop's body on the value the iterate produces, and use what
 /// it returns (for the result and as the checked value).

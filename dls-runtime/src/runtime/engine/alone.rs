@@ -28,8 +28,7 @@ pub(crate) const ALONE_BELOW: Duration = Duration::from_micros(10);
 /// it in every run, its runs without a delay too, and compares their times, so loops there must
 /// be shared in every run alike.
 pub(crate) fn delay_set() -> bool {
-    static SET: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SET.get_or_init(|| std::env::var_os("DLS_DELAY").is_some())
+    crate::runtime::observe::delay::variable_set()
 }
 
 /// Per loop name: the work of its last run per iterate, in seconds.

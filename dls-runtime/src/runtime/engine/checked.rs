@@ -272,7 +272,17 @@ where
         seed: permutation.as_ref().map(|_| check.seed),
         test: check.test,
     };
-    let look = |parts: &Vec<Part<T>>| Some(judging.judge(&summaries(parts)).1);
+    // Counted once per run, where the report is made: whether this is the loop's first run
+    // that could not test (said once, on rank 0, below).
+    let first_untested = std::cell::Cell::new(false);
+    let look = |parts: &Vec<Part<T>>| {
+        let (verdict, mut report) = judging.judge(&summaries(parts));
+        let (runs, first) = count_run(&options.name, tested(&verdict.outcome));
+        report.checked_runs = runs.checked;
+        report.untested_runs = runs.untested;
+        first_untested.set(first);
+        Some(report)
+    };
     let order = Order {
         first,
         permutation: permutation.as_ref(),
@@ -292,7 +302,14 @@ where
     };
     let (mut parts, mut stats) = plain.plain(options, plan, range, red)?;
     let (verdict, mut report) = judging.judge(&summaries(&parts));
+    if let Some(noted) = &stats.report.check {
+        report.checked_runs = noted.checked_runs;
+        report.untested_runs = noted.untested_runs;
+    }
     if plain.rank() == 0 {
+        if first_untested.get() {
+            say_untested(&options.name, &verdict, &report);
+        }
         say_verdict(&options.name, &verdict, &report, judging.alpha);
     }
     if report.rejected && mode == CheckMode::Repair {
@@ -339,17 +356,94 @@ impl Judging {
     }
 }
 
-/// What rank 0 says of a check's verdict: a check that could not run, or a rejection with its
-/// figures and the suspect.
+/// Whether a check with this outcome tested the workers (a malformed summary is a fault found
+/// without a test, so it counts as tested).
+fn tested(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Tested | Outcome::Malformed(_))
+}
+
+/// A loop's checked runs in this process: how many, how many could not test, and whether that
+/// was said.
+#[derive(Debug, Clone, Copy, Default)]
+struct CheckRuns {
+    checked: u64,
+    untested: u64,
+    said: bool,
+}
+
+/// Per loop name, the checked runs of this process (at most [`MAX_COUNTED`] names; beyond, the
+/// counts start again).
+static CHECK_RUNS: std::sync::Mutex<Option<std::collections::HashMap<String, CheckRuns>>> =
+    std::sync::Mutex::new(None);
+
+/// The most loop names whose checked runs are counted.
+const MAX_COUNTED: usize = 1024;
+
+/// Counts a checked run of loop `name` that `tested` or not; returns the loop's counts and
+/// whether this is its first run that could not test (which is said, once per loop).
+fn count_run(name: &str, tested: bool) -> (CheckRuns, bool) {
+    let mut all = CHECK_RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    let all = all.get_or_insert_with(std::collections::HashMap::new);
+    if all.len() >= MAX_COUNTED && !all.contains_key(name) {
+        all.clear();
+    }
+    let runs = all.entry(name.to_string()).or_default();
+    runs.checked += 1;
+    let first = !tested && !runs.said;
+    if !tested {
+        runs.untested += 1;
+        runs.said = true;
+    }
+    (*runs, first)
+}
+
+/// Why a check with this outcome could not test, and what would let it (`None`: it tested).
+pub(crate) fn untested_reason(outcome: &Outcome) -> Option<(&'static str, &'static str)> {
+    match outcome {
+        Outcome::Tested | Outcome::Malformed(_) => None,
+        Outcome::TooFewRanks => Some((
+            "fewer than two workers ran iterates (one worker took every chunk before the others \
+             started: the loop's work is small beside the time a worker takes to start)",
+            "give the loop more work per run (more iterates, or costlier ones) so that several \
+             workers take chunks, or run it on more workers",
+        )),
+        Outcome::NoWithinDf => Some((
+            "no worker ran more iterates than its test fits (no within-worker degrees of \
+             freedom)",
+            "give the loop more iterates per worker (at least two values per worker; more than \
+             the predictors for a regression check)",
+        )),
+        Outcome::NoVariance => Some((
+            "its values do not vary (beyond rounding) within or across workers, so there is no \
+             evidence either way",
+            "return a value that varies from iterate to iterate (a constant value cannot show a \
+             faulty worker)",
+        )),
+        Outcome::Overflow => Some((
+            "a sum of squares overflowed although every value was finite",
+            "scale the values (the check is the same for values divided by a constant)",
+        )),
+    }
+}
+
+/// What rank 0 says, once per loop, of a checked loop that could not test: why, and what would
+/// let it test; the loop report counts such runs (`check.untested_runs`, and its summary).
+fn say_untested(name: &str, verdict: &Verdict, report: &CheckReport) {
+    let Some((why, remedy)) = untested_reason(&verdict.outcome) else {
+        return;
+    };
+    panic_ctx::say_line(&format!(
+        "dls: warning: loop `{name}`: the fault check could not test ({outcome}): {why}; to have \
+         it, {remedy}. Said once per loop; its reports count the runs that could not test \
+         (this is run {run} of the loop; DLS_CHECK=off turns the check off)",
+        outcome = report.outcome,
+        run = report.checked_runs,
+    ));
+}
+
+/// What rank 0 says of a check's verdict: a rejection with its figures and the suspect.
 fn say_verdict(name: &str, verdict: &Verdict, report: &CheckReport, alpha: f64) {
     let workers = report.worker_values.len();
-    if verdict.outcome == Outcome::Overflow {
-        panic_ctx::say_line(&format!(
-            "dls: warning: loop `{name}`: the fault check could not run: a sum of squares \
-             overflowed although every value was finite; scale the values (the check is the \
-             same for values divided by a constant) to have it"
-        ));
-    }
     if !report.rejected {
         return;
     }

@@ -77,7 +77,10 @@ impl Runtime {
             name,
             range,
             technique,
-            || "an explicit loop (start_loop)".into(),
+            start::Described {
+                kind: || "an explicit loop (start_loop)".into(),
+                options: Vec::new,
+            },
             start::StartFlags::default(),
         )
         .map(|(lp, _)| lp)

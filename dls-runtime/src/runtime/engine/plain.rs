@@ -6,7 +6,7 @@ use super::drive::{self, Restart};
 use super::finish::{self, fold, shards, tree, Ends};
 use super::plan::{Finish, LoopPlan, Placement, Shape};
 use super::plan::{Plan, Reach};
-use super::start::StartFlags;
+use super::start::{Described, StartFlags};
 use crate::runtime::checkpoint::{self, LoopCheckpoints};
 use crate::runtime::combine::{combine_partials, Merging};
 use crate::runtime::error::DlsError;
@@ -56,7 +56,10 @@ impl Runtime {
             &options.name,
             range,
             options.technique.clone(),
-            kind,
+            Described {
+                kind,
+                options: || config.agreed(options),
+            },
             StartFlags {
                 tolerant: shape.tolerant(&config),
                 sizing: shape.may_run_alone(),

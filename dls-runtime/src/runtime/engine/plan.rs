@@ -106,6 +106,33 @@ impl Runtime {
     }
 }
 
+impl LoopConfig {
+    /// What every MPI rank must choose alike for a loop of `options` resolved to this config, as
+    /// `(what, value)` pairs: the ranks compare them at the loop's start, and one that differs is
+    /// named with each rank's value (issue 43 R4-4 and F13: `reduction = "pipeline"` on one rank
+    /// only hung or ended in `MPI_ERR_TRUNCATE`).
+    pub(crate) fn agreed(&self, options: &LoopOptions) -> Vec<(String, String)> {
+        let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+        let on_off = |b: bool| if b { "on" } else { "off" }.to_string();
+        let check = options.check.map_or("none".to_string(), |c| {
+            format!(
+                "alpha {:e}, exchangeable {}, seed {:#x}, test {}",
+                c.alpha,
+                yes_no(c.exchangeable),
+                c.seed,
+                c.test.name()
+            )
+        });
+        vec![
+            ("reduction".into(), self.strategy.to_string()),
+            ("re-execution".into(), on_off(self.reexecute)),
+            ("splitting of chunks in progress".into(), on_off(self.split)),
+            ("order-keeping merge".into(), yes_no(options.ordered)),
+            ("check".into(), check),
+        ]
+    }
+}
+
 /// Where a loop's workers are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Placement {

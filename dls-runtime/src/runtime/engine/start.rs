@@ -15,16 +15,18 @@ use crate::Technique;
 
 impl Runtime {
     /// Starts the loop `config` describes over `range` on every worker (or, nested in an
-    /// iterate, on the calling thread alone). `kind` says what kind of loop it is (checked across MPI ranks at the start).
+    /// iterate, on the calling thread alone). `described` says what kind of loop it is and what
+    /// the program chose for it (both checked across MPI ranks at the start).
     pub(crate) fn make_loop<R: LoopRange>(
         &self,
         config: &LoopConfig,
         name: &str,
         range: R,
         technique: Technique,
-        kind: impl Fn() -> String,
+        described: Described<impl Fn() -> String, impl Fn() -> Vec<(String, String)>>,
         flags: StartFlags,
     ) -> Result<(Loop<R::Index>, Placement), DlsError> {
+        let Described { kind, options } = described;
         let StartFlags { tolerant, sizing } = flags;
         let (first, n) = range.first_and_len()?;
         let technique = self.effective_technique(technique);
@@ -80,6 +82,7 @@ impl Runtime {
             n,
             first: &first_text,
             kind: &kind,
+            options: &options,
             tolerant,
         };
         let (technique, auto) = if technique.kind.entry().selects {
@@ -173,6 +176,15 @@ impl Runtime {
             && s.inject.is_none()
             && !alone::delay_set()
     }
+}
+
+/// What a loop is, in words, for the ranks' agreement at its start: its kind (with its result
+/// type) and its options as `(what, value)` pairs (`LoopConfig::agreed`); made only where a
+/// backend needs them (MPI).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Described<K, O> {
+    pub(crate) kind: K,
+    pub(crate) options: O,
 }
 
 /// What a loop's start needs to know of it beyond its range and kind.

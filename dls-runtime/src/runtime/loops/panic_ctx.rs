@@ -484,14 +484,25 @@ pub(crate) fn install_hook() {
                 return;
             }
             let rank = MPI_RANK.load(Ordering::SeqCst);
-            // A panic of the program's own code outside every loop (a library that panics and
-            // recovers, a helper thread whose `join` the program handles) may be caught: only one
-            // that escapes ends the job (out of main: `MpiEnv`'s drop; out of a loop's iterate:
-            // the chunk's drop), as on threads. dls's own threads still end the job at once.
+            // A panic of the program's own code outside every iterate (a library that panics
+            // and recovers, a helper thread whose `join` the program handles, inside an iterate
+            // or not) may be caught: only one that escapes ends the job (out of main: `MpiEnv`'s
+            // drop; out of a loop's iterate, as when the iterate passes a helper's panic on: the
+            // chunk's drop), as on threads (issue 43 F3). A helper thread's panic ends only that
+            // thread; whoever joins it decides. dls's own threads still end the job at once.
             let own_thread = std::thread::current()
                 .name()
                 .is_some_and(|n| n.starts_with("dls-"));
-            if mpi && combining_now().is_none() && process_iterate().is_none() && !own_thread {
+            // A worker of the running loop (the thread that runs its chunks) that panics between
+            // its iterates is in dls's code: that still ends the job at once.
+            let loop_worker = CTX
+                .try_with(|c| c.try_borrow().map_or(true, |c| c.is_some()))
+                .unwrap_or(false);
+            if mpi
+                && combining_now().is_none()
+                && !own_thread
+                && (process_iterate().is_none() || !loop_worker)
+            {
                 previous(info);
                 return;
             }

@@ -142,6 +142,7 @@ impl Delays {
     /// assert_eq!(d.merge.unwrap().seconds, 1e-3);
     /// assert_eq!(d.region("between").unwrap().seconds, 0.05);
     /// assert!(Delays::parse("body:0s").unwrap_err().to_string().contains("> 0"));
+    /// assert!(Delays::parse("body:1us,,chunk:1us").unwrap_err().to_string().contains("empty"));
     /// ```
     pub fn parse(value: &str) -> Result<Delays, DlsError> {
         let bad = |why: String| DlsError::Setting {
@@ -156,7 +157,16 @@ impl Delays {
         };
         let mut delays = Delays::default();
         let mut seen: Vec<String> = Vec::new();
-        for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if value.trim().is_empty() {
+            return Ok(delays);
+        }
+        for item in value.split(',').map(str::trim) {
+            if item.is_empty() {
+                // `body:1us,,chunk:1us`: a lost item, most likely (issue 43).
+                return Err(bad(
+                    "an item is empty (two commas in a row, or a comma at either end)".into(),
+                ));
+            }
             let mut parts = item.split(':').map(str::trim);
             let region = parts.next().unwrap_or_default();
             let (Some(duration), kind) = (parts.next(), parts.next()) else {
@@ -243,6 +253,19 @@ pub fn active() -> &'static Delays {
         let value = std::env::var("DLS_DELAY").unwrap_or_default();
         Delays::parse(&value).unwrap_or_else(|e| panic!("{e}"))
     })
+}
+
+/// Whether `DLS_DELAY` is set, even empty (read once, at the latest when the runtime starts).
+pub(crate) fn variable_set() -> bool {
+    static SET: OnceLock<bool> = OnceLock::new();
+    *SET.get_or_init(|| std::env::var_os("DLS_DELAY").is_some())
+}
+
+/// Reads `DLS_DELAY` now, at the runtime's start ([`active`] and [`variable_set`]), so that a
+/// change after it has no effect (settings are read once: issue 43 R4-3).
+pub(crate) fn read_at_start() {
+    active();
+    variable_set();
 }
 
 /// Runs `f`, the code of the program region `name`, after that region's delay when `DLS_DELAY`
@@ -424,6 +447,24 @@ pub(crate) fn gather() -> Option<Delay> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 43: an empty item of `DLS_DELAY` is refused, naming the setting and the fault; an
+    /// empty value is no delay.
+    #[test]
+    fn an_empty_item_is_refused() {
+        for v in [
+            "body:1us,,chunk:1us",
+            "body:1us,",
+            ",body:1us",
+            "body:1us, ,chunk:1us",
+        ] {
+            let e = Delays::parse(v).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("DLS_DELAY=`{v}`")), "{e}");
+            assert!(e.contains("an item is empty"), "{e}");
+        }
+        assert!(Delays::parse("").unwrap().is_empty());
+        assert!(Delays::parse("  ").unwrap().is_empty());
+    }
 
     #[test]
     fn every_region_and_kind_parses() {

@@ -194,6 +194,13 @@ pub fn summary(r: &LoopReport) -> String {
             r.combine_time_s
         ));
     }
+    if let Some(c) = r.check.as_ref().filter(|c| c.untested_runs > 0) {
+        s.push_str(&format!(
+            "dls:   check: {} of {} checked runs of this loop could not test (this run: {}); \
+             see the warning printed at the first\n",
+            c.untested_runs, c.checked_runs, c.outcome
+        ));
+    }
     if let Some(o) = r.oversubscribed {
         s.push_str(&format!(
             "dls:   note: {} workers shared this node's {} cores, so these times and the \
@@ -245,6 +252,30 @@ pub(crate) fn emit(report: &LoopReport, mode: &ReportMode) {
 #[cfg(test)]
 mod tests {
     use super::summary;
+
+    /// Issue 43 R4-5: the summary counts the checked runs that could not test.
+    #[test]
+    fn the_summary_counts_checked_runs_that_could_not_test() {
+        let mut r = crate::LoopReport {
+            name: "l".into(),
+            ..Default::default()
+        };
+        r.check = Some(crate::report::CheckReport {
+            outcome: "TooFewRanks".into(),
+            checked_runs: 100,
+            untested_runs: 58,
+            ..Default::default()
+        });
+        let s = summary(&r);
+        assert!(
+            s.contains(
+                "58 of 100 checked runs of this loop could not test (this run: TooFewRanks)"
+            ),
+            "{s}"
+        );
+        r.check.as_mut().unwrap().untested_runs = 0;
+        assert!(!summary(&r).contains("could not test"));
+    }
     use crate::report::{LoopReport, RankReport};
 
     fn report(backend: &str, cpu: f64) -> LoopReport {

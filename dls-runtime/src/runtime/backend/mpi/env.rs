@@ -31,6 +31,9 @@ pub(crate) struct MpiEnv {
     threads: Option<usize>,
     /// Workers 1, 2, … of a rank with threads inside.
     pool: Option<Pool>,
+    /// The settings as read at the start (`(name, value)` of those set): a change after it is
+    /// named at the end (`agreement::settings_changed`).
+    settings_at_start: Vec<(String, String)>,
 }
 
 /// Open MPI's MCA parameter `mpi_yield_when_idle`, as an environment variable.
@@ -41,8 +44,10 @@ fn abort_world(code: i32) {
 }
 
 impl MpiEnv {
-    /// Initialises MPI with `MPI_THREAD_MULTIPLE`.
-    pub(crate) fn init() -> Result<MpiEnv, DlsError> {
+    /// Initialises MPI with `MPI_THREAD_MULTIPLE`, then checks that every rank sees the same
+    /// settings and made the same `chosen` calls (`(what, value)`: the program's choices through
+    /// the API, such as the threads given to `dls::init_with_threads`).
+    pub(crate) fn init(chosen: &[(String, String)]) -> Result<MpiEnv, DlsError> {
         if mpi::environment::is_finalized() {
             return Err(DlsError::Mpi(
                 "MPI was already finalised in this process (the runtime was dropped); MPI \
@@ -76,7 +81,7 @@ impl MpiEnv {
         let rank = world.rank() as usize;
         let size = world.size() as usize;
         panic_ctx::set_mpi(rank, abort_world);
-        super::agreement::agree_settings();
+        let settings_at_start = super::agreement::agree_settings(chosen);
         Ok(MpiEnv {
             universe: Some(universe),
             thread: std::thread::current().id(),
@@ -84,6 +89,7 @@ impl MpiEnv {
             size,
             threads: None,
             pool: None,
+            settings_at_start,
         })
     }
 
@@ -244,7 +250,9 @@ impl Drop for MpiEnv {
             }
             // Every rank ended normally: the loops' checkpoints are of no further use.
             crate::runtime::checkpoint::retire_pending();
-            failed = unspent_delays();
+            // Both collectives on every rank, in this order.
+            let changed = super::agreement::settings_changed(&self.settings_at_start);
+            failed = changed.or(unspent_delays());
         }
         panic_ctx::clear_mpi();
         // Dropping the universe calls MPI_Finalize.

@@ -348,7 +348,7 @@ mod tests {
 }
 
 /// Words in an encoded [`Step`].
-pub(crate) const STEP_WORDS: usize = 6;
+pub(crate) const STEP_WORDS: usize = 7;
 
 /// What a rank is about to do at a collective step of `MPI_COMM_WORLD`: start a loop, set up
 /// two-level groups, or end (its runtime is dropped). Every rank all-gathers its `Step` before the
@@ -356,7 +356,8 @@ pub(crate) const STEP_WORDS: usize = 6;
 /// started loops in another order, or with another range or technique) are found and the job ends
 /// with the cause instead of hanging in mismatched collectives.
 ///
-/// Encoded as `[kind, hash of the loop name, iterates, hash of the technique text]`.
+/// Encoded as `[kind, hash of the loop name, iterates, hash of the technique text, hash of the
+/// first index, hash of the kind of loop, hash of the loop's options]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Step {
     /// `DLS_StartLoop` of a loop over every rank.
@@ -372,6 +373,10 @@ pub(crate) enum Step {
         /// What kind of loop, with its result type (an explicit loop, a `doall`, a loop with a
         /// result, a checked loop).
         kind: String,
+        /// The loop's options as the program chose them on this rank, resolved against the
+        /// settings (strategy, re-execution, order, check, …): `(what, value)` pairs, which a
+        /// disagreement names one by one.
+        options: Vec<(String, String)>,
     },
     /// `DLS_GroupSetup` of two-level loops.
     GroupSetup,
@@ -399,6 +404,15 @@ impl Step {
             technique: technique.to_string(),
             first: (at.first)(),
             kind: (at.kind)(),
+            options: (at.options)(),
+        }
+    }
+
+    /// The loop's options (empty for a step that is not a loop start).
+    pub(crate) fn options(&self) -> &[(String, String)] {
+        match self {
+            Step::StartLoop { options, .. } => options,
+            _ => &[],
         }
     }
 
@@ -410,6 +424,7 @@ impl Step {
                 technique,
                 first,
                 kind,
+                options,
             } => [
                 1,
                 fnv1a(name),
@@ -417,9 +432,15 @@ impl Step {
                 fnv1a(technique),
                 fnv1a(first),
                 fnv1a(kind),
+                fnv1a(
+                    &options
+                        .iter()
+                        .map(|(what, value)| format!("{what}={value};"))
+                        .collect::<String>(),
+                ),
             ],
-            Step::GroupSetup => [2, 0, 0, 0, 0, 0],
-            Step::End => [3, 0, 0, 0, 0, 0],
+            Step::GroupSetup => [2, 0, 0, 0, 0, 0, 0],
+            Step::End => [3, 0, 0, 0, 0, 0, 0],
         }
     }
 
@@ -432,6 +453,7 @@ impl Step {
                 technique,
                 first,
                 kind,
+                options: _,
             } => format!(
                 "starts loop `{name}` over {n} iterates from index {first} with technique \
                  `{technique}`: {kind}"
@@ -456,6 +478,7 @@ mod step_tests {
             technique: t.into(),
             first: first.into(),
             kind: kind.into(),
+            options: vec![("reduction".into(), "auto".into())],
         };
         let start = |name: &str, n, t: &str| at(name, n, "0", "with a result", t);
         let a = start("a.rs:1:1", 100, "fac2").encode();
@@ -467,6 +490,15 @@ mod step_tests {
             // Issue 27 case 5: the same n from another first index, or another kind of loop.
             at("a.rs:1:1", 100, "10", "with a result", "fac2"),
             at("a.rs:1:1", 100, "0", "checked", "fac2"),
+            // Issue 43 R4-4: another option chosen by the program on one rank.
+            Step::StartLoop {
+                name: "a.rs:1:1".into(),
+                n: 100,
+                technique: "fac2".into(),
+                first: "0".into(),
+                kind: "with a result".into(),
+                options: vec![("reduction".into(), "pipeline".into())],
+            },
             Step::GroupSetup,
             Step::End,
         ] {
