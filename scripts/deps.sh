@@ -4,6 +4,8 @@ set -euo pipefail
 need=()
 command -v mpirun >/dev/null 2>&1 || need+=(openmpi-bin libopenmpi-dev)
 command -v mpicc >/dev/null 2>&1 || need+=(libopenmpi-dev)
+# valgrind runs the pool's stress test (scripts/valgrind.sh).
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 # rsmpi's bindings need libclang itself (libclang.so, from libclang-dev). A fresh machine of this
 # kind already has libclang-cpp14, whose libclang-cpp.so.14 is not it: ask dpkg, not a file glob.
 dpkg -s libclang-dev >/dev/null 2>&1 || ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 \

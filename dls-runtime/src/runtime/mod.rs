@@ -70,6 +70,7 @@ pub(crate) mod memory;
 pub(crate) mod observe;
 pub(crate) mod sched;
 pub mod settings;
+pub(crate) mod shim;
 mod sync;
 pub(crate) mod tolerance;
 

@@ -2,6 +2,10 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+#[cfg(not(loom))]
+use crate::runtime::shim::spin_loop;
+use crate::runtime::shim::{thread, AtomicBool, UnsafeCell};
+
 /// Locks a mutex, ignoring poisoning (a panicking iterate never leaves scheduler state half-done:
 /// the scheduler's critical sections do not run user code).
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -26,11 +30,24 @@ impl<T> std::ops::Deref for Padded<T> {
 /// (at the loop's end, or a hand-over): one atomic exchange to take it and a plain store to give
 /// it back, where a `Mutex` pays a second atomic operation to give it back. A taker that finds it
 /// held spins a little, then yields its core, so it suits only critical sections of a few
-/// instructions that run no user code.
-#[derive(Debug, Default)]
+/// instructions that run no user code. Its flag and cell come from `shim.rs`: the loom model
+/// `slot_lock_excludes` (`backend/loom_models.rs`) checks that two holders never overlap and
+/// that each sees the other's writes.
 pub(crate) struct SlotLock<T> {
-    held: std::sync::atomic::AtomicBool,
-    value: std::cell::UnsafeCell<T>,
+    held: AtomicBool,
+    value: UnsafeCell<T>,
+}
+
+impl<T> std::fmt::Debug for SlotLock<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SlotLock").finish_non_exhaustive()
+    }
+}
+
+impl<T: Default> Default for SlotLock<T> {
+    fn default() -> Self {
+        SlotLock::new(T::default())
+    }
 }
 
 // SAFETY: the value is reached only through a guard, and one guard at a time exists (`lock`).
@@ -56,23 +73,39 @@ impl<T> SlotLock<T> {
     /// A lock around `value`.
     pub(crate) fn new(value: T) -> Self {
         SlotLock {
-            held: std::sync::atomic::AtomicBool::new(false),
-            value: std::cell::UnsafeCell::new(value),
+            held: AtomicBool::new(false),
+            value: UnsafeCell::new(value),
         }
     }
 
-    /// Takes the lock (waiting while another holds it).
+    /// Takes the lock (waiting while another holds it). The `Acquire` exchange that takes it
+    /// reads the `Release` store that gave it back: the previous holder's writes are seen.
     #[inline]
     pub(crate) fn lock(&self) -> SlotGuard<'_, T> {
         use std::sync::atomic::Ordering;
+        // Under loom: a failed take yields and tries again (loom runs the holder meanwhile),
+        // with a compare-exchange, which writes nothing when it fails (a failed exchange writes
+        // `true` again, which loom's scheduler took for progress without end); the read-only
+        // wait below only saves exchanges: the lock's orderings are the taking `Acquire` and the
+        // giving back `Release`, the same in both.
+        #[cfg(loom)]
+        while self
+            .held
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            thread::yield_now();
+        }
+        #[cfg(not(loom))]
         let mut spins = 0u32;
+        #[cfg(not(loom))]
         while self.held.swap(true, Ordering::Acquire) {
             while self.held.load(Ordering::Relaxed) {
                 spins += 1;
                 if spins < 64 {
-                    std::hint::spin_loop();
+                    spin_loop();
                 } else {
-                    std::thread::yield_now();
+                    thread::yield_now();
                 }
             }
         }
@@ -83,15 +116,17 @@ impl<T> SlotLock<T> {
 impl<T> std::ops::Deref for SlotGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
-        // SAFETY: this guard is the only one (see `SlotLock::lock`).
-        unsafe { &*self.0.value.get() }
+        // SAFETY: this guard is the only one (see `SlotLock::lock`), and it lives as long as the
+        // reference.
+        self.0.value.with(|p| unsafe { &*p })
     }
 }
 
 impl<T> std::ops::DerefMut for SlotGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: this guard is the only one (see `SlotLock::lock`).
-        unsafe { &mut *self.0.value.get() }
+        // SAFETY: this guard is the only one (see `SlotLock::lock`), and it lives as long as the
+        // reference.
+        self.0.value.with_mut(|p| unsafe { &mut *p })
     }
 }
 

@@ -1,5 +1,7 @@
 //! The backends: the `Platform` seam, the threads backend and MPI (`mpi/`).
 
+#[cfg(all(test, loom))]
+mod loom_models;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub(crate) mod platform;

@@ -18,6 +18,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+
+// The claim word is the shim's (loom's in the claim counter's model, `backend/loom_models.rs`).
+use crate::runtime::shim::AtomicU64 as ClaimWord;
 use std::time::{Duration, Instant};
 
 use crate::runtime::sched::feed::{self, Fed, Sample};
@@ -40,7 +43,7 @@ pub(crate) struct Claims {
     chunks: u64,
     /// The next chunk's `k` (past `chunks` once every chunk is out); fed blocks: with the
     /// block's end (`feed::claimed`).
-    next: Padded<AtomicU64>,
+    next: Padded<ClaimWord>,
     /// The blocks of a rank of threads inside an MPI job (`None`: every chunk is this
     /// process's).
     fed: Option<Fed>,
@@ -121,7 +124,7 @@ impl Claims {
             size,
             n,
             chunks: n.div_ceil(size),
-            next: Padded(AtomicU64::new(0)),
+            next: Padded(ClaimWord::new(0)),
             slots: (0..slots.max(1))
                 .map(|_| Padded(SlotLock::new(SlotLog::default())))
                 .collect(),
@@ -151,7 +154,7 @@ impl Claims {
             return None;
         }
         let mut claims = Claims::new(size, n, slots, map_max, origin, done);
-        claims.next = Padded(AtomicU64::new(Fed::empty_word()));
+        claims.next = Padded(ClaimWord::new(Fed::empty_word()));
         claims.fed = Some(fed);
         Some(claims)
     }

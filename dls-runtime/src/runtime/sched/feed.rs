@@ -21,9 +21,12 @@
 //! with the same rule (`sim/hierarchy.rs`).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+// The claim word (`Claims::next`) is the shim's: loom's in the claim counter's models.
+use crate::runtime::shim::AtomicU64;
 
 use crate::runtime::sync::{lock, Arrivals};
 use crate::Chunk;
