@@ -28,7 +28,7 @@ use crate::clause_types::{CheckedValue, GatherItem, StartValue};
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
-pub use crate::partials::{Keyed, KeyedMap, Marker, Whole};
+pub use crate::partials::{Keyed, KeyedMap, Marker, Plain, Whole};
 use crate::runtime::combine::wire::ReadInto;
 use crate::runtime::engine::checked::{Check, Observation};
 use crate::runtime::engine::plan::{Plan, ShardMerge};
@@ -1046,6 +1046,68 @@ where
 #[inline]
 pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
     index.try_into().unwrap_or(usize::MAX)
+/// The slot marker of a `gather(v)` variable's log, chosen at compile time by autoref as
+/// [`slot_of`] chooses a `reduce` variable's:
+///
+/// 1. [`GatherOfPlain`]: plain elements ([`crate::plain::Pod`]: numbers, arrays and `#[repr(C)]`
+///    structs of them): `PhantomData<fn(Plain) -> GatherBuf<T>>` ([`Plain`]), whose runs travel
+///    between processes as their bytes;
+/// 2. [`GatherOfAny`]: any other element: `PhantomData<fn(Whole) -> GatherBuf<T>>`, serialised
+///    element by element.
+///
+/// Generated code calls `(&&gather_of(&v)).__dls_gather_slot()` (or [`gather_of_place`] for a
+/// vector written through a [`Place`]) with both traits in scope.
+///
+/// ```
+/// use std::marker::PhantomData;
+/// use dls_runtime::__private::{gather_of, GatherBuf, GatherOfAny, GatherOfPlain, Plain, Whole};
+/// let _bytes: PhantomData<fn(Plain) -> GatherBuf<[f32; 3]>> =
+///     (&&gather_of(&vec![[0.0_f32; 3]])).__dls_gather_slot();
+/// let _serialised: PhantomData<fn(Whole) -> GatherBuf<String>> =
+///     (&&gather_of(&vec![String::new()])).__dls_gather_slot();
+/// ```
+pub fn gather_of<G: GatherTarget + ?Sized>(_target: &G) -> GatherOf<G::Item> {
+    GatherOf(PhantomData)
+}
+
+/// [`gather_of`] for a gathered vector written through a [`Place`].
+///
+/// ```
+/// use dls_runtime::__private::{gather_of_place, GatherOfAny, GatherOfPlain, Place};
+/// let mut v = vec![1.0_f64];
+/// let place = Place::logged(&mut v);
+/// let _ = (&&gather_of_place(&place)).__dls_gather_slot();
+/// ```
+pub fn gather_of_place<T>(_place: &Place<'_, T>) -> GatherOf<T> {
+    GatherOf(PhantomData)
+}
+
+/// A gathered vector's element type; see [`gather_of`].
+#[derive(Debug)]
+pub struct GatherOf<T>(PhantomData<fn() -> T>);
+
+/// First choice of [`gather_of`]: plain elements, whose runs travel as bytes.
+pub trait GatherOfPlain<T> {
+    /// The slot marker.
+    fn __dls_gather_slot(&self) -> PhantomData<fn(Plain) -> GatherBuf<T>>;
+}
+
+impl<T: crate::plain::Pod> GatherOfPlain<T> for &GatherOf<T> {
+    fn __dls_gather_slot(&self) -> PhantomData<fn(Plain) -> GatherBuf<T>> {
+        PhantomData
+    }
+}
+
+/// Last choice of [`gather_of`]: elements serialised one by one.
+pub trait GatherOfAny<T> {
+    /// The slot marker.
+    fn __dls_gather_slot(&self) -> PhantomData<fn(Whole) -> GatherBuf<T>>;
+}
+
+impl<T> GatherOfAny<T> for GatherOf<T> {
+    fn __dls_gather_slot(&self) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
+        PhantomData
+    }
 }
 
 /// Checks at compile time, at the variable's token, that a `reduce(…, identity = …: x)`

@@ -302,6 +302,120 @@ impl<T> GatherBuf<T> {
     }
 }
 
+/// A log whose elements are plain ([`crate::plain::Pod`]), serialised as its runs of bytes:
+/// `(runs, reads)`, each run `(first element, element count, bytes)`. What
+/// [`crate::partials::Plain`] sends instead of the log's own serialisation, element by element.
+pub(crate) struct PlainLog<'a, T>(pub(crate) &'a GatherBuf<T>);
+
+impl<T: crate::plain::Pod> Serialize for PlainLog<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeTuple};
+        struct Runs<'a, T>(&'a [(u64, Vec<T>)]);
+        struct Run<'a, T>(u64, &'a [T]);
+        impl<T: crate::plain::Pod> Serialize for Run<'_, T> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut t = serializer.serialize_tuple(3)?;
+                t.serialize_element(&self.0)?;
+                t.serialize_element(&(self.1.len() as u64))?;
+                t.serialize_element(&Bytes(crate::plain::as_bytes(self.1)))?;
+                t.end()
+            }
+        }
+        impl<T: crate::plain::Pod> Serialize for Runs<'_, T> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+                for (first, values) in self.0 {
+                    seq.serialize_element(&Run(*first, values))?;
+                }
+                seq.end()
+            }
+        }
+        let mut t = serializer.serialize_tuple(2)?;
+        t.serialize_element(&Runs(&self.0.runs))?;
+        t.serialize_element(&self.0.reads)?;
+        t.end()
+    }
+}
+
+/// A byte slice that serialises as bytes (one length and the bytes: one copy), not as a sequence
+/// of numbers.
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(self.0)
+    }
+}
+
+/// Reads a log written by [`PlainLog`].
+pub(crate) struct PlainLogSeed<T>(pub(crate) std::marker::PhantomData<fn() -> T>);
+
+impl<'de, T: crate::plain::Pod> serde::de::DeserializeSeed<'de> for PlainLogSeed<T> {
+    type Value = GatherBuf<T>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<GatherBuf<T>, D::Error> {
+        use serde::de::{Error, SeqAccess, Visitor};
+        struct Run<T>(u64, Vec<T>);
+        impl<'de, T: crate::plain::Pod> Deserialize<'de> for Run<T> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V<T>(std::marker::PhantomData<fn() -> T>);
+                impl<'de, T: crate::plain::Pod> Visitor<'de> for V<T> {
+                    type Value = Run<T>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a run of plain gathered values")
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Run<T>, A::Error> {
+                        let missing = || A::Error::custom("a gathered run ends early");
+                        let first: u64 = seq.next_element()?.ok_or_else(missing)?;
+                        let len: u64 = seq.next_element()?.ok_or_else(missing)?;
+                        let values = seq
+                            .next_element_seed(Values::<T>(len, std::marker::PhantomData))?
+                            .ok_or_else(missing)?;
+                        Ok(Run(first, values))
+                    }
+                }
+                d.deserialize_tuple(3, V(std::marker::PhantomData))
+            }
+        }
+        /// `len` plain values from their bytes.
+        struct Values<T>(u64, std::marker::PhantomData<fn() -> T>);
+        impl<'de, T: crate::plain::Pod> serde::de::DeserializeSeed<'de> for Values<T> {
+            type Value = Vec<T>;
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {
+                d.deserialize_bytes(self)
+            }
+        }
+        impl<'de, T: crate::plain::Pod> Visitor<'de> for Values<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "the bytes of {} plain values", self.0)
+            }
+            fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<T>, E> {
+                usize::try_from(self.0)
+                    .ok()
+                    .and_then(|len| crate::plain::from_bytes(bytes, len))
+                    .ok_or_else(|| E::custom("a gathered run's bytes do not match its length"))
+            }
+        }
+        struct Log<T>(std::marker::PhantomData<fn() -> T>);
+        impl<'de, T: crate::plain::Pod> Visitor<'de> for Log<T> {
+            type Value = GatherBuf<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a gather log of plain values")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GatherBuf<T>, A::Error> {
+                let missing = || A::Error::custom("a gather log ends early");
+                let runs: Vec<Run<T>> = seq.next_element()?.ok_or_else(missing)?;
+                let reads: Vec<u64> = seq.next_element()?.ok_or_else(missing)?;
+                Ok(GatherBuf {
+                    runs: runs.into_iter().map(|Run(f, v)| (f, v)).collect(),
+                    reads,
+                })
+            }
+        }
+        d.deserialize_tuple(2, Log(std::marker::PhantomData))
+    }
+}
+
 /// What the name of a gathered vector means inside the loop body, for one iterate: indexing reads
 /// this iterate's own write to the element, or else the vector as it was before the loop (and
 /// notes the read); indexing for writing records the write in the worker's [`GatherBuf`], one

@@ -14,6 +14,7 @@ pub mod gather;
 pub mod group;
 pub mod interior;
 pub mod partials;
+pub mod plain;
 pub mod reduce;
 pub mod runtime;
 
@@ -34,6 +35,10 @@ pub use runtime::{
     DlsError, Loop, LoopIndex, LoopRange, LoopStats, Runtime, Strategy, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
+
+/// bytemuck, whose [`Pod`](bytemuck::Pod) marks the plain element types that travel as their
+/// bytes ([`plain`]).
+pub use bytemuck;
 
 /// The MPI bindings (rsmpi) dls is built with, for programs that pass their own communicators
 /// (feature `mpi`).

@@ -185,3 +185,68 @@ fn killed_jobs_on_threads_inside_ranks_restart_to_the_serial_result() {
     }
     assert!(restored_any, "no restart restored anything");
 }
+
+/// Issue 42 part 5: a time loop of 20 short steps on 2 ranks, rank 1 killed in step 10, then
+/// restarted with the same `DLS_CHECKPOINT`: the final state, which every step's result feeds,
+/// is the serial one; the killed job left one run of the step's loop on disk, and the restart
+/// had at most two at any step (the killed run's and its own).
+#[test]
+fn a_killed_time_loop_restarts_to_the_serial_result() {
+    for (every, kill_step) in [("20ms", "10"), ("1ms", "3"), ("60s", "15")] {
+        let dir = std::env::temp_dir().join(format!(
+            "dls-restart-time-loop-{every}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = dir.display().to_string();
+        let env = [
+            ("DLS_CHECKPOINT", d.as_str()),
+            ("DLS_CHECKPOINT_EVERY", every),
+            ("RESTART_STEP", kill_step),
+        ];
+        let mut killed_env = env.to_vec();
+        killed_env.push(("RESTART_KILL", "rank"));
+        let args = ["20", "2000"];
+        let job = mpi_common::mpirun_env(
+            2,
+            &[],
+            &killed_env,
+            "time_loop_restart",
+            &args,
+            Duration::from_secs(60),
+        );
+        assert!(!job.success, "{every}: the killed job succeeded: {job:?}");
+        let folders = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("time_step-"))
+            .count();
+        assert!(folders <= 1, "{every}: {folders} runs of the loop on disk");
+        let restart = mpi_common::mpirun_env(
+            2,
+            &[],
+            &env,
+            "time_loop_restart",
+            &args,
+            Duration::from_secs(60),
+        );
+        assert!(restart.success, "{every}: {restart:?}");
+        let out = &restart.stdout;
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("time loop:"))
+            .unwrap_or_else(|| panic!("{every}: no result in {out}"));
+        let word = |k: &str| {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(k))
+                .unwrap_or_else(|| panic!("no {k} in {line}"))
+                .to_string()
+        };
+        assert_eq!(word("state="), word("serial="), "{every}: {line}");
+        let runs: usize = word("runs_on_disk=").parse().unwrap();
+        assert!(runs <= 2, "{every}: {line}");
+        eprintln!("time loop, DLS_CHECKPOINT_EVERY={every}, killed in step {kill_step}: {line}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -46,8 +46,14 @@ pub(super) fn gather(
             #private::gathers(&#var);
             let #view = #private::view(&#var);
         ));
-        p.witnesses
-            .push(quote_spanned!(var.span()=> #private::gather_partial(&#var)));
+        // Plain elements travel as bytes (`gather_of`'s autoref choice).
+        p.witnesses.push(quote_spanned!(var.span()=> {
+            #[allow(unused_imports)]
+            use #private::GatherOfPlain as _;
+            #[allow(unused_imports)]
+            use #private::GatherOfAny as _;
+            (&&#private::gather_of(&#var)).__dls_gather_slot()
+        }));
         p.slots.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
             let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
@@ -180,8 +186,13 @@ fn at_the_index(p: &mut Pieces, var: &Ident, cx: &LoopCx, slot: usize, for_loop:
         };
         let #place = #make_place;
     ));
-    p.witnesses
-        .push(quote_spanned!(var.span()=> #private::place_partial(&#place)));
+    p.witnesses.push(quote_spanned!(var.span()=> {
+        #[allow(unused_imports)]
+        use #private::GatherOfPlain as _;
+        #[allow(unused_imports)]
+        use #private::GatherOfAny as _;
+        (&&#private::gather_of_place(&#place)).__dls_gather_slot()
+    }));
     let slot_code = quote_spanned!(var.span()=>
         #[allow(unused_mut)]
         let mut #var = #access;

@@ -39,8 +39,22 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                 .reads_in_place()
                 .run_iterates(
                     (
-                        ::dls::__private::place_partial(&__dls_place_0),
-                        ::dls::__private::place_partial(&__dls_place_1),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfPlain as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfAny as _;
+                            (&&::dls::__private::gather_of_place(&__dls_place_0))
+                                .__dls_gather_slot()
+                        },
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfPlain as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfAny as _;
+                            (&&::dls::__private::gather_of_place(&__dls_place_1))
+                                .__dls_gather_slot()
+                        },
                     ),
                     __dls_range,
                     || (

@@ -54,7 +54,14 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                             ))
                                 .__dls_slot()
                         },
-                        ::dls::__private::place_partial(&__dls_place_1),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfPlain as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfAny as _;
+                            (&&::dls::__private::gather_of_place(&__dls_place_1))
+                                .__dls_gather_slot()
+                        },
                     ),
                     __dls_range,
                     || (

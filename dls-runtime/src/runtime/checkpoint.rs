@@ -6,8 +6,12 @@
 //! confirmed result apart from the chunk it is executing (re-execution, `runtime/tolerance/reexecution.rs`),
 //! with the list of iterate ranges folded into it. Every [`DEFAULT_EVERY`] (`DLS_CHECKPOINT_EVERY`)
 //! and after every SIGUSR1 (mpirun forwards it to every rank; Slurm sends it before the time limit
-//! with `--signal=USR1@120`) the worker writes both to a file of its own, between two chunks: a
-//! temporary file, `fsync`, `rename` over the previous one, `fsync` of the directory. The file
+//! with `--signal=USR1@120`) the worker writes both to a file of its own, between two chunks or at
+//! the loop's end: a temporary file, `fsync`, `rename` over the previous one, `fsync` of the
+//! directory. The interval runs across loops (a worker's clock is the process's, by worker
+//! index), so a time loop of many short loops writes once an interval, not at every loop's end;
+//! a loop that ran for longer than the interval writes at its end too, so that a restart skips
+//! it whole. The file
 //! holds a checksum of everything in it, the fingerprint of the run it belongs to ([`LoopKey`]:
 //! the executable's hash, the program's arguments, the loop's name, first index, iterate count
 //! and result type, the technique, and what the program gave [`checkpoint_key`]), its ranges and
@@ -24,6 +28,12 @@
 //! fresh; a different number of workers is fine. A truncated or corrupt file makes its generation
 //! unusable: the restart falls back to the generation before (kept until the new one is complete)
 //! or starts over, with a warning on stderr — never a wrong result.
+//!
+//! **Time loops.** The k-th run of a loop (a time step) has a folder of its own; when run k
+//! starts, the folder of run k − 1 of the same loop is deleted, so a loop keeps one run's files
+//! on disk, and a restarted job at most two (the killed run's and its own): a restart executes
+//! the earlier runs again, which is what it does for any loop whose checkpoints are gone. The
+//! folder is made at the first write.
 //!
 //! **Retirement.** A run that ends (its runtime dropped without a panic; on MPI once every rank
 //! agreed that it ended) deletes the folders of the loops it checkpointed: they exist to resume an
@@ -43,6 +53,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::runtime::combine::wire;
 use crate::runtime::error::DlsError;
+use crate::runtime::sync::lock;
 
 /// The default interval between two checkpoints of a worker: a minute. A write costs a few
 /// milliseconds (a file of the worker's result, two `fsync`s), so at one a minute the cost is far
@@ -391,17 +402,41 @@ pub(crate) struct Restored<T> {
 
 /// Reads the newest usable generation of `key`'s checkpoints in `dir`. A checkpoint of another
 /// program, loop, iterate count or technique is an error saying what differs.
+#[cfg(test)]
 pub(crate) fn restore<T: DeserializeOwned>(
     dir: &Path,
     key: &LoopKey,
 ) -> Result<Restored<T>, DlsError> {
+    restore_with(dir, key, true)
+}
+
+/// [`restore`], which looks for another program's checkpoints in `dir` only with `others` (the
+/// first checkpointed loop of a process: the look reads a file of every loop in the folder).
+fn restore_with<T: DeserializeOwned>(
+    dir: &Path,
+    key: &LoopKey,
+    others: bool,
+) -> Result<Restored<T>, DlsError> {
     listen_to_sigusr1();
     let folder = key.folder(dir);
+    remove_temporaries(&folder);
     let all = files(&folder);
-    if all.is_empty() {
+    if all.is_empty() && others {
         refuse_other_programs(dir, key)?;
     }
     let newest = all.iter().map(|f| f.0).max();
+    // The generation this run writes: one past the newest. It never wraps to 0, where a
+    // restart would take an older generation for the newest.
+    let next = match newest {
+        None => 0,
+        Some(n) => n.checked_add(1).ok_or_else(|| {
+            DlsError::Checkpoint(format!(
+                "the checkpoints of loop `{}` in {} reached the last generation number ({n}):                  delete the folder to start the loop afresh",
+                key.name,
+                folder.display()
+            ))
+        })?,
+    };
     let mut refused = Vec::new();
     let mut generations: Vec<u64> = all.iter().map(|f| f.0).collect();
     generations.dedup();
@@ -410,7 +445,7 @@ pub(crate) fn restore<T: DeserializeOwned>(
             Ok((ranges, values)) => {
                 return Ok(Restored {
                     from: Some(g),
-                    generation: newest.map_or(0, |n| n + 1),
+                    generation: next,
                     ranges,
                     values,
                     refused,
@@ -433,11 +468,31 @@ pub(crate) fn restore<T: DeserializeOwned>(
     }
     Ok(Restored {
         from: None,
-        generation: newest.map_or(0, |n| n + 1),
+        generation: next,
         ranges: Vec::new(),
         values: Vec::new(),
         refused,
     })
+}
+
+/// Deletes the temporary files a killed writer left in `folder` (`g<G>-w<W>.tmp<pid>`: a write
+/// is a temporary file renamed over the checkpoint, and a kill between the two leaves it). Called
+/// at a loop's start, before any worker of this run writes into the folder.
+fn remove_temporaries(folder: &Path) {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let temporary = name.starts_with('g')
+            && name
+                .rsplit_once(".tmp")
+                .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if temporary {
+            let _ = fs::remove_file(e.path());
+        }
+    }
 }
 
 /// A loop without checkpoints of its own in `dir`, where checkpoints of another program are: an
@@ -560,6 +615,30 @@ pub(crate) fn retire(folders: Vec<PathBuf>) {
     }
 }
 
+/// Deletes the folder of run `key.run − 1` of `key`'s loop in `dir` (the time step before: its
+/// files cannot serve a restart, which executes that step again before it gets here), and
+/// forgets it in `written`. Every worker of that run has ended (the loop's end is collective).
+fn prune_runs(dir: &Path, key: &LoopKey, written: &mut Vec<PathBuf>) {
+    let Some(old) = key.run.checked_sub(1) else {
+        return;
+    };
+    let folder = LoopKey {
+        run: old,
+        ..key.clone()
+    }
+    .folder(dir);
+    match fs::remove_dir_all(&folder) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => eprintln!(
+            "dls: warning: could not delete the checkpoints of an earlier run of loop `{}`, {}:              {e} (DLS_CHECKPOINT)",
+            key.name,
+            folder.display()
+        ),
+    }
+    written.retain(|f| f != &folder);
+}
+
 /// Deletes the generations of `key` older than `keep` (the one restored from, kept as the
 /// fallback until the new generation is complete).
 pub(crate) fn prune(dir: &Path, key: &LoopKey, keep: u64) {
@@ -574,20 +653,31 @@ pub(crate) fn prune(dir: &Path, key: &LoopKey, keep: u64) {
 #[derive(Debug)]
 pub(crate) struct Writer {
     folder: PathBuf,
+    /// Whether `folder` exists (made at the first write).
+    made: std::sync::atomic::AtomicBool,
     key: LoopKey,
     generation: u64,
     every: Duration,
+    /// When each worker of this process last wrote (or first started a checkpointed loop), by
+    /// worker index, across loops ([`CheckpointMemory`]).
+    clocks: std::sync::Arc<Clocks>,
     /// Writes and their total time, for the report.
     pub(crate) tally: Mutex<(u64, f64)>,
     /// Writes that failed (warned about once per loop and process).
     failed: AtomicU64,
 }
 
+/// When each worker of a process last wrote a checkpoint, by worker index, across the loops.
+pub(crate) type Clocks = Mutex<std::collections::HashMap<usize, Instant>>;
+
 /// One worker's state between its checkpoints.
 #[derive(Debug)]
 pub(crate) struct WorkerState {
     worker: usize,
+    /// Its last write (or its first checkpointed loop's start), in this loop or an earlier one.
     last: Instant,
+    /// When it started this loop.
+    started: Instant,
     signals: u64,
     /// The ranges folded into the worker's result, merged when adjacent.
     pub(crate) ranges: Vec<[u64; 2]>,
@@ -595,11 +685,6 @@ pub(crate) struct WorkerState {
 }
 
 impl WorkerState {
-    /// Whether something was added since the last write.
-    pub(crate) fn dirty(&self) -> bool {
-        self.dirty
-    }
-
     /// Adds a confirmed chunk `[start, start + size)`.
     pub(crate) fn add(&mut self, start: u64, size: u64) {
         match self.ranges.last_mut() {
@@ -612,25 +697,41 @@ impl WorkerState {
 
 impl Writer {
     /// A writer of generation `generation` of `key`'s checkpoints in `dir`.
+    #[cfg(test)]
     pub(crate) fn new(
         dir: &Path,
         key: LoopKey,
         generation: u64,
         every: Duration,
     ) -> Result<Writer, DlsError> {
+        Writer::with_clocks(dir, key, generation, every, Default::default())
+    }
+
+    /// [`Writer::new`] whose workers' clocks are `clocks` (a process's, across its loops). The
+    /// folder is made at the first write; `dir` itself must be creatable now.
+    pub(crate) fn with_clocks(
+        dir: &Path,
+        key: LoopKey,
+        generation: u64,
+        every: Duration,
+        clocks: std::sync::Arc<Clocks>,
+    ) -> Result<Writer, DlsError> {
         listen_to_sigusr1();
-        let folder = key.folder(dir);
-        fs::create_dir_all(&folder).map_err(|e| {
-            DlsError::Checkpoint(format!(
-                "cannot create the checkpoint folder {}: {e} (DLS_CHECKPOINT)",
-                folder.display()
-            ))
-        })?;
+        if !dir.is_dir() {
+            fs::create_dir_all(dir).map_err(|e| {
+                DlsError::Checkpoint(format!(
+                    "cannot create the checkpoint folder {}: {e} (DLS_CHECKPOINT)",
+                    dir.display()
+                ))
+            })?;
+        }
         Ok(Writer {
-            folder,
+            folder: key.folder(dir),
+            made: std::sync::atomic::AtomicBool::new(false),
             key,
             generation,
             every,
+            clocks,
             tally: Mutex::new((0, 0.0)),
             failed: AtomicU64::new(0),
         })
@@ -642,8 +743,7 @@ impl Writer {
     pub(crate) fn write_or_warn<T: Serialize>(&self, state: &mut WorkerState, value: &T) {
         if let Err(e) = self.write(state, value) {
             // Not again at once: the next try waits for the next interval.
-            state.last = Instant::now();
-            state.signals = SIGNALS.load(Ordering::Relaxed);
+            self.wrote(state);
             if self.failed.fetch_add(1, Ordering::Relaxed) == 0 {
                 eprintln!(
                     "dls: warning: {e}; the loop goes on, and a restart resumes from the \
@@ -656,21 +756,42 @@ impl Writer {
     /// The state of `worker`, which starts with `ranges` already in its result (worker 0 of a
     /// restart).
     pub(crate) fn worker(&self, worker: usize, ranges: Vec<[u64; 2]>) -> WorkerState {
+        let now = Instant::now();
+        let last = *crate::runtime::sync::lock(&self.clocks)
+            .entry(worker)
+            .or_insert(now);
         WorkerState {
             worker,
-            last: Instant::now(),
+            last,
+            started: now,
             signals: SIGNALS.load(Ordering::Relaxed),
             dirty: !ranges.is_empty(),
             ranges,
         }
     }
 
-    /// Whether `state`'s worker should write now: its interval has passed, or a SIGUSR1 arrived,
-    /// and it has something new.
+    /// Whether `state`'s worker should write now: its interval has passed since its last write
+    /// (in this loop or an earlier one), or a SIGUSR1 arrived, and it has something new.
     pub(crate) fn due(&self, state: &WorkerState) -> bool {
         state.dirty
             && (state.last.elapsed() >= self.every
                 || SIGNALS.load(Ordering::Relaxed) != state.signals)
+    }
+
+    /// Whether `state`'s worker writes at the loop's end: when due ([`Writer::due`]), or when it
+    /// has been in this loop for longer than the interval (a restart then skips the loop whole
+    /// instead of executing again up to an interval of its work). A short loop of a time loop
+    /// writes only when due.
+    pub(crate) fn due_at_end(&self, state: &WorkerState) -> bool {
+        self.due(state) || (state.dirty && state.started.elapsed() >= self.every)
+    }
+
+    /// Notes that `state`'s worker wrote (or tried to) now.
+    fn wrote(&self, state: &mut WorkerState) {
+        let now = Instant::now();
+        state.last = now;
+        state.signals = SIGNALS.load(Ordering::Relaxed);
+        crate::runtime::sync::lock(&self.clocks).insert(state.worker, now);
     }
 
     /// Writes `state`'s ranges and `value` (its confirmed result).
@@ -690,14 +811,22 @@ impl Writer {
         let path = self
             .folder
             .join(format!("g{}-w{}.ckpt", self.generation, state.worker));
+        if !self.made.load(Ordering::Relaxed) {
+            fs::create_dir_all(&self.folder).map_err(|e| {
+                DlsError::Checkpoint(format!(
+                    "cannot create the checkpoint folder {}: {e} (DLS_CHECKPOINT)",
+                    self.folder.display()
+                ))
+            })?;
+            self.made.store(true, Ordering::Relaxed);
+        }
         write_atomically(&path, &bytes).map_err(|e| {
             DlsError::Checkpoint(format!(
                 "cannot write the checkpoint {}: {e} (DLS_CHECKPOINT)",
                 path.display()
             ))
         })?;
-        state.last = Instant::now();
-        state.signals = SIGNALS.load(Ordering::Relaxed);
+        self.wrote(state);
         state.dirty = false;
         let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
         t.0 += 1;
@@ -747,6 +876,10 @@ impl<T> LoopCheckpoints<T> {
 pub(crate) struct CheckpointMemory {
     runs: Mutex<std::collections::HashMap<String, u64>>,
     pub(crate) checkpointed: Mutex<Vec<PathBuf>>,
+    /// When each worker last wrote, across loops ([`Writer::due`]).
+    clocks: std::sync::Arc<Clocks>,
+    /// Whether the folder was checked for another program's checkpoints (once per process).
+    checked: Mutex<bool>,
 }
 
 /// The start of a loop with checkpoints in `dir` (collective on MPI), written every `every`: the
@@ -789,10 +922,14 @@ where
         let mut local: Option<Result<Started<T>, DlsError>> = None;
         if scheduler_here {
             local = Some((|| {
-                let mut r = restore::<T>(dir, &key)?;
+                // Once per process, where the loop has no checkpoint of its own: the folder may
+                // not hold another program's checkpoints.
+                let others = !std::mem::replace(&mut *lock(&memory.checked), true);
+                let mut r = restore_with::<T>(dir, &key, others)?;
                 {
                     let folder = key.folder(dir);
-                    let mut written = crate::runtime::sync::lock(&memory.checkpointed);
+                    let mut written = lock(&memory.checkpointed);
+                    prune_runs(dir, &key, &mut written);
                     if !written.contains(&folder) {
                         written.push(folder);
                     }
@@ -800,7 +937,8 @@ where
                 if let Some(t) = source.tolerance() {
                     t.restore(&r.ranges)?;
                 }
-                let writer = Writer::new(dir, key.clone(), r.generation, every)?;
+                let clocks = memory.clocks.clone();
+                let writer = Writer::with_clocks(dir, key.clone(), r.generation, every, clocks)?;
                 let mut value = None;
                 if r.from.is_some() {
                     let merged = r.values.drain(..).fold(identity(), combine);
@@ -865,7 +1003,7 @@ where
                 })
             }
             None => Ok(LoopCheckpoints {
-                writer: Writer::new(dir, key, generation, every)?,
+                writer: Writer::with_clocks(dir, key, generation, every, memory.clocks.clone())?,
                 dir: dir.to_path_buf(),
                 restored_ranges: Vec::new(),
                 restored_value: Mutex::new(None),
@@ -920,6 +1058,39 @@ mod tests {
         assert_eq!(r.ranges, vec![[0, 15], [40, 60]]);
         assert_eq!(r.values.iter().sum::<u64>(), 22);
         assert_eq!(w.tally.lock().unwrap().0, 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 43 N21: the generation after the last number is an error, not generation 0 (which
+    /// a later restart would take for the oldest).
+    #[test]
+    fn the_generation_counter_does_not_wrap() {
+        let dir = temp("wrap");
+        let w = Writer::new(&dir, key(100), u64::MAX, DEFAULT_EVERY).unwrap();
+        let mut a = w.worker(0, Vec::new());
+        a.add(0, 10);
+        w.write(&mut a, &10u64).unwrap();
+        let e = restore::<u64>(&dir, &key(100)).unwrap_err().to_string();
+        assert!(e.contains("last generation number"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 43 N23: the temporary file of a write that a kill interrupted is gone once the
+    /// loop starts again; the checkpoints stay.
+    #[test]
+    fn a_killed_writers_temporary_file_is_removed_at_the_next_start() {
+        let dir = temp("tmp");
+        let w = Writer::new(&dir, key(100), 0, DEFAULT_EVERY).unwrap();
+        let mut a = w.worker(0, Vec::new());
+        a.add(0, 10);
+        w.write(&mut a, &10u64).unwrap();
+        let folder = key(100).folder(&dir);
+        let stale = folder.join("g0-w1.tmp4242");
+        fs::write(&stale, b"half a checkpoint").unwrap();
+        let r: Restored<u64> = restore(&dir, &key(100)).unwrap();
+        assert_eq!(r.ranges, vec![[0, 10]]);
+        assert!(!stale.exists(), "the temporary file is left");
+        assert!(folder.join("g0-w0.ckpt").exists());
         fs::remove_dir_all(&dir).unwrap();
     }
 

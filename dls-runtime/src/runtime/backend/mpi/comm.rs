@@ -154,16 +154,16 @@ fn all_gather(
         .collect();
     // Neither buffer may be an empty slice: an empty slice's pointer is dangling (0x1), which
     // Open MPI reads as MPI_IN_PLACE (MPI_ERR_ARG in MPI_Allgatherv; issue 17 case 0: a
-    // reduction over `()`). Both buffers are real allocations of at least one byte, of which
-    // only the first `len` are sent or received.
-    let mut send = Vec::with_capacity(mine.len().max(1));
-    send.extend_from_slice(mine);
-    send.push(0);
+    // reduction over `()`). An empty value is sent from a real byte (none of it sent), and the
+    // receive buffer is a real allocation of at least one byte. A value is sent from its own
+    // bytes, not from a copy (a gathered vector's: megabytes).
+    let one = [0u8; 1];
+    let send: &[u8] = if mine.is_empty() { &one[..0] } else { mine };
     let mut all = vec![0u8; total as usize + 1];
     {
         let mut partition =
             PartitionMut::new(&mut all[..total as usize + 1], &counts[..], &displs[..]);
-        comm.all_gather_varcount_into(&send[..mine.len()], &mut partition);
+        comm.all_gather_varcount_into(send, &mut partition);
     }
     counts
         .iter()

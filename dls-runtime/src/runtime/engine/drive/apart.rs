@@ -167,9 +167,11 @@ where
         }
     }
     let kept = kept.unwrap_or_else(identity);
-    // The loop's end: a complete checkpoint, so that a restart after a later loop skips this one.
+    // The loop's end: a complete checkpoint when one is due, or when the loop ran for longer
+    // than the interval (so that a restart after a later loop skips this one); a short loop of a
+    // time loop writes only when due.
     if let Some((writer, state)) = checkpoints.as_mut() {
-        if state.dirty() {
+        if writer.due_at_end(state) {
             writer.write_or_warn(state, &kept);
         }
     }
