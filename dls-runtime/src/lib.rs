@@ -10,9 +10,14 @@
 pub mod __private;
 pub mod clause_types;
 pub mod collection;
+pub mod default_start;
 pub mod gather;
+pub mod gather_view;
 pub mod group;
 pub mod interior;
+pub mod lanes;
+#[cfg(feature = "ndarray")]
+pub mod nd;
 pub mod partials;
 pub mod reduce;
 pub mod runtime;
@@ -34,6 +39,11 @@ pub use runtime::{
     DlsError, Loop, LoopIndex, LoopRange, LoopStats, Runtime, Strategy, Wire,
 };
 pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueError};
+
+/// The ndarray crate dls is built with (feature `ndarray`): the arrays its clauses take are this
+/// version's.
+#[cfg(feature = "ndarray")]
+pub use ndarray;
 
 /// The MPI bindings (rsmpi) dls is built with, for programs that pass their own communicators
 /// (feature `mpi`).
