@@ -31,7 +31,7 @@
 
 use std::ops::{Deref, Index, IndexMut};
 
-use ndarray::{Array, ArrayView, Dimension, IntoDimension};
+use ndarray::{Array, ArrayBase, ArrayView, Data, Dimension, IntoDimension};
 
 use super::layout::standard_elements;
 use crate::gather::{GatherBuf, GatherSlot};
@@ -60,7 +60,7 @@ impl<'a, T, D: Dimension> NdView<'a, T, D> {
     /// let _ = dls_runtime::nd::slot::NdView::new(&a);
     /// ```
     #[track_caller]
-    pub fn new<S: ndarray::Data<Elem = T>>(a: &'a ndarray::ArrayBase<S, D>) -> Self {
+    pub fn new<S: Data<Elem = T>>(a: &'a ArrayBase<S, D>) -> Self {
         NdView {
             elements: standard_elements(a),
             view: a.view(),
@@ -79,10 +79,12 @@ impl<'a, T, D: Dimension> NdView<'a, T, D> {
     }
 }
 
-impl<'a, T, D: Dimension> ViewOfShaped for &ViewOf<'a, Array<T, D>> {
-    type View = NdView<'a, T, D>;
+// Every array, views too: a view is refused by `gather`'s check of its target (`GatherTarget`,
+// owned arrays only), and its body then reads as the array's, with no second error.
+impl<'a, S: Data, D: Dimension> ViewOfShaped for &ViewOf<'a, ArrayBase<S, D>> {
+    type View = NdView<'a, S::Elem, D>;
     #[track_caller]
-    fn __dls_view(&self) -> NdView<'a, T, D> {
+    fn __dls_view(&self) -> NdView<'a, S::Elem, D> {
         NdView::new(self.0)
     }
 }
