@@ -22,7 +22,7 @@ use syn::{Attribute, ExprForLoop, Ident, Pat};
 use crate::clauses::{CheckClause, Clauses, RUNTIME_SCHEDULE};
 use crate::control;
 use crate::nested::{call_shape, check_combination, CallShape, LoopKind};
-use crate::source::LoopSource;
+use crate::source::{LaneKind, LoopSource};
 
 /// Generates the block expression that replaces `for_loop`; `attrs` are its other attributes, kept.
 /// `kind` says which runtime function the loop calls (a one-level loop, or the outer or an inner
@@ -217,6 +217,29 @@ fn bind_source(
                 quote!(&__dls_items[__dls_index])
             };
             (quote!(0..__dls_items.len()), quote!(let #pat = #item;))
+        }
+        LoopSource::Lanes {
+            collection,
+            kind,
+            enumerate,
+        } => {
+            let of = match kind {
+                LaneKind::Rows => quote_spanned!(collection.span()=> #private::rows_of),
+                LaneKind::Outer => quote_spanned!(collection.span()=> #private::outer_of),
+            };
+            p.setup.push(quote_spanned!(collection.span()=>
+                let __dls_items = #of(&#collection);
+            ));
+            let lane = quote!(#private::Lanes::lane(&__dls_items, __dls_index));
+            let item = if enumerate {
+                quote!((__dls_index, #lane))
+            } else {
+                lane
+            };
+            (
+                quote!(0..#private::Lanes::count(&__dls_items)),
+                quote!(let #pat = #item;),
+            )
         }
     }
 }

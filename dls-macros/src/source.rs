@@ -12,11 +12,44 @@ pub(crate) enum LoopSource {
     Collection { collection: Expr, enumerate: bool },
     /// A variable or field that holds a reference to a collection (`for x in v`, `v: &[T]`).
     Reference(Expr),
+    /// The lanes of an array with a shape (ndarray's `a.rows()`, `a.outer_iter()`), read by the
+    /// lane's index; `enumerate` when the pattern receives `(index, lane)`.
+    Lanes {
+        collection: Expr,
+        kind: LaneKind,
+        enumerate: bool,
+    },
+}
+
+/// Which lanes a [`LoopSource::Lanes`] loop iterates over.
+#[derive(Clone, Copy)]
+pub(crate) enum LaneKind {
+    /// `a.rows()`: the lanes along the last axis.
+    Rows,
+    /// `a.outer_iter()`: the subviews along the first axis.
+    Outer,
+}
+
+/// The lanes `call` asks for, if it is `a.rows()` or `a.outer_iter()`.
+fn lanes(call: &ExprMethodCall, enumerate: bool) -> Option<LoopSource> {
+    let kind = if is_call(call, "rows") {
+        LaneKind::Rows
+    } else if is_call(call, "outer_iter") {
+        LaneKind::Outer
+    } else {
+        return None;
+    };
+    Some(LoopSource::Lanes {
+        collection: (*call.receiver).clone(),
+        kind,
+        enumerate,
+    })
 }
 
 const EXPECTED: &str =
     "#[par_doall] loops over a range (`a..b`, `a..=b`) or an indexable collection \
-                        (`&v`, `v.iter()`, `v.iter().enumerate()` on a Vec, array or slice)";
+                        (`&v`, `v.iter()`, `v.iter().enumerate()` on a Vec, array or slice; `a.rows()`, \
+                        `a.outer_iter()` on an ndarray array)";
 
 /// Classifies the expression after `in`.
 pub(crate) fn classify(expr: &Expr) -> syn::Result<LoopSource> {
@@ -49,7 +82,13 @@ pub(crate) fn classify(expr: &Expr) -> syn::Result<LoopSource> {
             enumerate: false,
         }),
         Expr::MethodCall(call) if is_call(call, "iter_mut") => Err(mutable_iteration(expr)),
+        Expr::MethodCall(call) if lanes(call, false).is_some() => {
+            Ok(lanes(call, false).expect("checked by the guard"))
+        }
         Expr::MethodCall(call) if is_call(call, "enumerate") => match strip(&call.receiver) {
+            Expr::MethodCall(inner) if lanes(inner, true).is_some() => {
+                Ok(lanes(inner, true).expect("checked by the guard"))
+            }
             Expr::MethodCall(inner) if is_call(inner, "iter") => Ok(LoopSource::Collection {
                 collection: (*inner.receiver).clone(),
                 enumerate: true,

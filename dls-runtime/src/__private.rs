@@ -41,6 +41,9 @@ pub use crate::gather::{
     BlockAccess, BlockPlace, GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter,
     Place, Rows,
 };
+pub use crate::default_start::default_start_note;
+pub use crate::gather_view::{gather_slot, ViewOf, ViewOfFlat, ViewOfShaped};
+pub use crate::lanes::{outer_of, rows_of, Lanes};
 pub use crate::reduce::{
     AddDefault, AppendBuf, AppendSlot, AppendTarget, BuiltIn, Max, Merge, MergeFrom, Min, Operator,
     Product, Reducible, Sum,
@@ -1046,6 +1049,8 @@ where
 #[inline]
 pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
     index.try_into().unwrap_or(usize::MAX)
+}
+
 /// The slot marker of a `gather(v)` variable's log, chosen at compile time by autoref as
 /// [`slot_of`] chooses a `reduce` variable's:
 ///

@@ -55,7 +55,8 @@ pub use blocks::{BlockAccess, BlockPlace, Blocks, Rows};
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`gather({Self})` needs a Vec, an array or a slice",
-    label = "not a Vec, array or slice"
+    label = "not a Vec, array or slice",
+    note = "with dls's feature `ndarray`, an owned ndarray array (`Array1`, `Array2`, `ArrayD`, …) too; for an ndarray view, gather into an owned copy: `let mut a = view.as_standard_layout().into_owned();`"
 )]
 pub trait GatherTarget: Indexable {
     /// The elements, writable.

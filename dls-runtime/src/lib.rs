@@ -10,9 +10,14 @@
 pub mod __private;
 pub mod clause_types;
 pub mod collection;
+pub mod default_start;
 pub mod gather;
+pub mod gather_view;
 pub mod group;
 pub mod interior;
+pub mod lanes;
+#[cfg(feature = "ndarray")]
+pub mod nd;
 pub mod partials;
 pub mod plain;
 pub mod reduce;
@@ -39,6 +44,10 @@ pub use technique::{Chunk, ChunkScheduler, ChunkTiming, Technique, TechniqueErro
 /// bytemuck, whose [`Pod`](bytemuck::Pod) marks the plain element types that travel as their
 /// bytes ([`plain`]).
 pub use bytemuck;
+/// The ndarray crate dls is built with (feature `ndarray`): the arrays its clauses take are this
+/// version's.
+#[cfg(feature = "ndarray")]
+pub use ndarray;
 
 /// The MPI bindings (rsmpi) dls is built with, for programs that pass their own communicators
 /// (feature `mpi`).

@@ -42,9 +42,17 @@ pub(super) fn gather(
     } else {
         let view = format_ident!("__dls_view_{}", slot);
         let acc = &cx.acc;
+        // An ndarray array is seen through a slot that takes its indices (`a[[i, j]]`), any
+        // other target through the slot of its elements (`dls-runtime/src/gather_view.rs`).
         p.setup.push(quote_spanned!(var.span()=>
             #private::gathers(&#var);
-            let #view = #private::view(&#var);
+            let #view = {
+                #[allow(unused_imports)]
+                use #private::ViewOfShaped as _;
+                #[allow(unused_imports)]
+                use #private::ViewOfFlat as _;
+                (&&#private::ViewOf(&#var)).__dls_view()
+            };
         ));
         // Plain elements travel as bytes (`gather_of`'s autoref choice).
         p.witnesses.push(quote_spanned!(var.span()=> {
@@ -56,7 +64,7 @@ pub(super) fn gather(
         }));
         p.slots.push(quote_spanned!(var.span()=>
             #[allow(unused_mut)]
-            let mut #var = #private::GatherSlot::new(#view, &mut #acc.#idx);
+            let mut #var = #private::gather_slot(&#view, &mut #acc.#idx);
         ));
         logged = cx.kind == LoopKind::OneLevel && rows.is_none();
     }

@@ -159,10 +159,17 @@ fn merge_from(p: &mut Pieces, s: &Slot, op: &ReduceOp) {
     ));
 }
 
+/// `+` (which may be `AddDefault`) or a merge function without an identity: the operators whose
+/// worker may start from `T::default()`.
+fn may_start_from_default(op: &ReduceOp) -> bool {
+    matches!(op, ReduceOp::Sum(_) | ReduceOp::Merge(_))
+}
+
 /// A built-in operator (`+`, `*`, `max`, `min`) or a merge function without an identity: the
 /// worker's partial result, a `Default` value, is taken out of the accumulator for a run.
 fn built_in_or_merge(p: &mut Pieces, s: &Slot, op: &ReduceOp) {
     let (op_value, shaped) = operator(s, op);
+    let from_default = may_start_from_default(op);
     let Slot {
         var,
         private,
@@ -201,6 +208,15 @@ fn built_in_or_merge(p: &mut Pieces, s: &Slot, op: &ReduceOp) {
         #[allow(unused_mut)]
         let mut #var = ::core::mem::take(&mut #acc.#idx);
     ));
+    if from_default {
+        // `+` on a type with `Add` and `Default`, or a merge function without an identity: the
+        // worker started from `T::default()`, which a panic of the run then says
+        // (`dls-runtime/src/default_start.rs`; the built-in operators' guard is `()`).
+        let note = format_ident!("__dls_note_{}", idx.index);
+        p.take.push(quote_spanned!(var.span()=>
+            let #note = #private::default_start_note(&#op, &#var, ::core::stringify!(#var));
+        ));
+    }
     p.put_back.push(quote!(#acc.#idx = #var;));
     p.combine.push(quote_spanned!(var.span()=>
         #private::Operator::combine(&#op, __dls_a.#idx, __dls_b.#idx)

@@ -43,6 +43,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut a = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &a,
+                            ::core::stringify!(a),
+                        );
                         for __dls_index in __dls_iterates {
                             let x = &__dls_items[__dls_index];
                             let () = {
@@ -102,6 +107,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut b = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &b,
+                            ::core::stringify!(b),
+                        );
                         for __dls_index in __dls_iterates {
                             let (i, x) = (__dls_index, &__dls_items[__dls_index]);
                             let () = {
@@ -161,6 +171,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut c = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &c,
+                            ::core::stringify!(c),
+                        );
                         for __dls_index in __dls_iterates {
                             let x = &__dls_items[__dls_index];
                             let () = {
@@ -220,6 +235,11 @@ fn collections(v: Vec<u32>, r: &[u32]) -> u32 {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut d = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &d,
+                            ::core::stringify!(d),
+                        );
                         for __dls_index in __dls_iterates {
                             let x = &__dls_items[__dls_index];
                             let () = {

@@ -34,6 +34,11 @@ fn words(v: &[String]) -> String {
                         let i = __dls_index;
                         #[allow(unused_mut)]
                         let mut text = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &text,
+                            ::core::stringify!(text),
+                        );
                         let mut __dls_y = ::core::option::Option::None;
                         let () = {
                             let y = v[i].len() as f64;
@@ -99,6 +104,11 @@ fn rows(m: usize, n: usize) -> String {
                         let j = __dls_index;
                         #[allow(unused_mut)]
                         let mut text = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &text,
+                            ::core::stringify!(text),
+                        );
                         let () = {
                             let mut row = String::new();
                             {
@@ -120,6 +130,11 @@ fn rows(m: usize, n: usize) -> String {
                                                 let i = __dls_index;
                                                 #[allow(unused_mut)]
                                                 let mut row = ::core::mem::take(&mut __dls_acc.0);
+                                                let __dls_note_0 = ::dls::__private::default_start_note(
+                                                    &__dls_op_0,
+                                                    &row,
+                                                    ::core::stringify!(row),
+                                                );
                                                 let () = {
                                                     row = format!("{j}.{i} ");
                                                 };
@@ -204,6 +219,11 @@ fn counted(n: u64, seen: &std::sync::Mutex<u64>) -> u64 {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &total,
+                            ::core::stringify!(total),
+                        );
                         for __dls_index in __dls_iterates {
                             let i = __dls_index;
                             let () = {

@@ -41,6 +41,11 @@ fn main() {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &total,
+                            ::core::stringify!(total),
+                        );
                         for __dls_index in __dls_iterates {
                             let i = __dls_index;
                             let () = {

@@ -72,6 +72,11 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                         let __dls_copy = __dls_iterates.is_copy();
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &total,
+                            ::core::stringify!(total),
+                        );
                         #[allow(unused_mut)]
                         let mut out = ::dls::__private::GatherWriter::of_run(
                             &__dls_place_1,

@@ -82,6 +82,11 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut forces = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &forces,
+                            ::core::stringify!(forces),
+                        );
                         #[allow(unused_mut)]
                         let mut best = ::core::mem::take(&mut __dls_acc.1);
                         for __dls_index in __dls_iterates {

@@ -32,6 +32,11 @@ fn histogram(v: &[u8]) -> Vec<u64> {
                     |__dls_iterates, __dls_acc| {
                         #[allow(unused_mut)]
                         let mut counts = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &counts,
+                            ::core::stringify!(counts),
+                        );
                         for __dls_index in __dls_iterates {
                             let i = __dls_index;
                             let () = {

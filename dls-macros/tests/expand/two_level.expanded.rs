@@ -56,6 +56,11 @@ fn nested(sizes: &[u64]) -> u64 {
                         let j = __dls_index;
                         #[allow(unused_mut)]
                         let mut total = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &total,
+                            ::core::stringify!(total),
+                        );
                         let () = {
                             let n = sizes[j];
                             let mut s = 0_u64;
@@ -100,6 +105,11 @@ fn nested(sizes: &[u64]) -> u64 {
                                                 let i = __dls_index;
                                                 #[allow(unused_mut)]
                                                 let mut s = ::core::mem::take(&mut __dls_acc.0);
+                                                let __dls_note_0 = ::dls::__private::default_start_note(
+                                                    &__dls_op_0,
+                                                    &s,
+                                                    ::core::stringify!(s),
+                                                );
                                                 let () = {
                                                     s += i;
                                                 };

@@ -1,0 +1,205 @@
+fn lanes(a: &Array2<f64>) -> f64 {
+    let mut s = 0.0;
+    {
+        let () = {
+            ::dls::__private::travels(&s);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&s),
+                ))
+                    .__dls_operator()
+            };
+            let __dls_items = ::dls::__private::rows_of(&a);
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .run_iterates(
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&s),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
+                    0..::dls::__private::Lanes::count(&__dls_items),
+                    || (::dls::__private::identity_like(&__dls_op_0, &s),),
+                    |__dls_iterates, __dls_acc| {
+                        #[allow(unused_mut)]
+                        let mut s = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &s,
+                            ::core::stringify!(s),
+                        );
+                        for __dls_index in __dls_iterates {
+                            let row = ::dls::__private::Lanes::lane(
+                                &__dls_items,
+                                __dls_index,
+                            );
+                            let () = {
+                                s += row.sum();
+                            };
+                        }
+                        __dls_acc.0 = s;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
+                    ),
+                );
+            s = ::dls::__private::Operator::combine(&__dls_op_0, s, __dls_result_0);
+        };
+    }
+    {
+        let () = {
+            ::dls::__private::travels(&s);
+            let __dls_op_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::PickBuiltIn as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAdd as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::PickAny as _;
+                (&&&::dls::__private::pick(
+                    ::dls::__private::Sum,
+                    ::dls::__private::type_of(&s),
+                ))
+                    .__dls_operator()
+            };
+            let __dls_items = ::dls::__private::outer_of(&a);
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .run_iterates(
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfMap as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::SlotOfAny as _;
+                            (&&::dls::__private::slot_of(
+                                &__dls_op_0,
+                                ::dls::__private::type_of(&s),
+                            ))
+                                .__dls_slot()
+                        },
+                    ),
+                    0..::dls::__private::Lanes::count(&__dls_items),
+                    || (::dls::__private::identity_like(&__dls_op_0, &s),),
+                    |__dls_iterates, __dls_acc| {
+                        #[allow(unused_mut)]
+                        let mut s = ::core::mem::take(&mut __dls_acc.0);
+                        let __dls_note_0 = ::dls::__private::default_start_note(
+                            &__dls_op_0,
+                            &s,
+                            ::core::stringify!(s),
+                        );
+                        for __dls_index in __dls_iterates {
+                            let (i, sub) = (
+                                __dls_index,
+                                ::dls::__private::Lanes::lane(&__dls_items, __dls_index),
+                            );
+                            let () = {
+                                s += sub[0] * i as f64;
+                            };
+                        }
+                        __dls_acc.0 = s;
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::Operator::combine(
+                            &__dls_op_0,
+                            __dls_a.0,
+                            __dls_b.0,
+                        ),
+                    ),
+                );
+            s = ::dls::__private::Operator::combine(&__dls_op_0, s, __dls_result_0);
+        };
+    }
+    s
+}
+fn stencil(a: &Array2<f64>) -> Array2<f64> {
+    let mut b = a.clone();
+    {
+        let () = {
+            ::dls::__private::interior(
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+                &[
+                    (
+                        ::core::stringify!(a),
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::FoundInterior as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::NoInterior as _;
+                            (&::dls::__private::Probe(&a)).interior()
+                        },
+                    ),
+                ],
+            );
+            ::dls::__private::gathers(&b);
+            let __dls_view_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::ViewOfShaped as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::ViewOfFlat as _;
+                (&&::dls::__private::ViewOf(&b)).__dls_view()
+            };
+            let (__dls_result_0,) = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .run_iterates(
+                    (::dls::__private::gather_partial(&b),),
+                    1..a.nrows() - 1,
+                    || (::dls::__private::GatherBuf::new(),),
+                    |__dls_iterates, __dls_acc| {
+                        for __dls_index in __dls_iterates {
+                            let i = __dls_index;
+                            #[allow(unused_mut)]
+                            let mut b = ::dls::__private::gather_slot(
+                                &__dls_view_0,
+                                &mut __dls_acc.0,
+                            );
+                            let () = {
+                                for j in 0..a.ncols() {
+                                    b[[i, j]] = a[[i - 1, j]] + a[[i + 1, j]];
+                                }
+                            };
+                        }
+                    },
+                    |__dls_a, __dls_b| (
+                        ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),
+                    ),
+                );
+            ::dls::__private::scatter(
+                __dls_result_0,
+                {
+                    use ::dls::__private::ScatterTarget as _;
+                    b.scatter_elements()
+                },
+                ::core::stringify!(b),
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+            );
+        };
+    }
+    b
+}
