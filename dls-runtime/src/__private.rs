@@ -37,11 +37,11 @@ use crate::runtime::loops::reduction::Reduction;
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
+pub use crate::default_start::default_start_note;
 pub use crate::gather::{
     BlockAccess, BlockPlace, GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter,
     Place, Rows,
 };
-pub use crate::default_start::default_start_note;
 pub use crate::gather_view::{gather_slot, ViewOf, ViewOfFlat, ViewOfShaped};
 pub use crate::lanes::{outer_of, rows_of, Lanes};
 pub use crate::reduce::{
