@@ -355,74 +355,78 @@ impl Mutations<'_> {
             "`{name}` is declared outside the #[par_doall] loop and changed in its body, but \
              iterates run in parallel on different workers"
         );
-        let advice = match change {
-            _ if gathered => {
-                format!("`{name}` is gathered: write only its elements, as `{name}[i] = ...`")
-            }
-            Change::Compound(op) => match op {
-                BinOp::AddAssign(_) | BinOp::SubAssign(_) => {
-                    format!("if it accumulates a result, add the clause reduce(+: {name})")
-                }
-                BinOp::MulAssign(_) => {
-                    format!("if it accumulates a result, add the clause reduce(*: {name})")
-                }
-                _ => format!(
-                    "if it accumulates a result, add reduce(path::to::merge_fn: {name}) with an \
-                     associative fn(T, T) -> T"
-                ),
-            },
-            Change::Assign => format!(
-                "if it keeps a best value, add reduce(max: {name}) or reduce(min: {name}); if it \
-                 is scratch space for one iterate, declare it inside the loop"
-            ),
-            Change::AssignIndex => format!(
-                "if each iterate writes its own elements (`{name}[i] = ...`), add the clause \
-                 gather({name})"
-            ),
-            Change::CompoundIndex(op) => {
-                let op = match op {
-                    BinOp::MulAssign(_) => "*",
-                    _ => "+",
-                };
-                format!(
-                    "if the iterates add into its elements (a histogram, counts per class), add \
-                     the clause reduce({op}: {name}): every worker adds into its own copy and \
-                     the copies are combined element by element (gather({name}) keeps one \
-                     write per element and would refuse this)"
-                )
-            }
-            Change::AssignPart | Change::BorrowMut => format!(
-                "declare it inside the loop, or name it in reduce(path::to::merge_fn: {name}) or \
-                 gather({name})"
-            ),
-            Change::Method(m)
-                if matches!(
-                    m.to_string().as_str(),
-                    "push" | "push_back" | "push_str" | "extend" | "extend_from_slice" | "append"
-                ) =>
-            {
-                format!(
-                    "if it collects items, add the clause reduce(append: {name}): each iterate's \
-                     items are appended in the iterates' order, as in the serial loop"
-                )
-            }
-            Change::Method(m)
-                if matches!(m.to_string().as_str(), "insert" | "entry" | "remove") =>
-            {
-                format!(
-                    "if it collects a map or set, add reduce(path::to::merge_fn: {name}) with a \
-                     function that merges two of them (fn(T, T) -> T); each worker fills its own"
-                )
-            }
-            Change::Method(m) => format!(
-                "`{name}.{m}(...)` may change it (a shared random generator, for example): declare \
-                 it inside the loop, e.g. a generator seeded from the loop index; if `{m}` only \
-                 reads, borrow it before the loop and call it through the borrow (`let \
-                 {name}_ref = &{name};` before the loop, `{name}_ref.{m}(...)` in it)"
-            ),
-        };
+        let advice = advice(&name, change, gathered);
         self.errors
             .push(syn::Error::new_spanned(var, format!("{lead}; {advice}")));
+    }
+}
+
+/// What a change of `name` (declared outside the loop) should become, for the error that
+/// reports it; `gathered` when `name` is in a `gather` clause.
+fn advice(name: &str, change: Change, gathered: bool) -> String {
+    match change {
+        _ if gathered => {
+            format!("`{name}` is gathered: write only its elements, as `{name}[i] = ...`")
+        }
+        Change::Compound(op) => match op {
+            BinOp::AddAssign(_) | BinOp::SubAssign(_) => {
+                format!("if it accumulates a result, add the clause reduce(+: {name})")
+            }
+            BinOp::MulAssign(_) => {
+                format!("if it accumulates a result, add the clause reduce(*: {name})")
+            }
+            _ => format!(
+                "if it accumulates a result, add reduce(path::to::merge_fn: {name}) with an \
+                 associative fn(T, T) -> T"
+            ),
+        },
+        Change::Assign => format!(
+            "if it keeps a best value, add reduce(max: {name}) or reduce(min: {name}); if it \
+             is scratch space for one iterate, declare it inside the loop"
+        ),
+        Change::AssignIndex => format!(
+            "if each iterate writes its own elements (`{name}[i] = ...`), add the clause \
+             gather({name})"
+        ),
+        Change::CompoundIndex(op) => {
+            let op = match op {
+                BinOp::MulAssign(_) => "*",
+                _ => "+",
+            };
+            format!(
+                "if the iterates add into its elements (a histogram, counts per class), add \
+                 the clause reduce({op}: {name}): every worker adds into its own copy and \
+                 the copies are combined element by element (gather({name}) keeps one \
+                 write per element and would refuse this)"
+            )
+        }
+        Change::AssignPart | Change::BorrowMut => format!(
+            "declare it inside the loop, or name it in reduce(path::to::merge_fn: {name}) or \
+             gather({name})"
+        ),
+        Change::Method(m)
+            if matches!(
+                m.to_string().as_str(),
+                "push" | "push_back" | "push_str" | "extend" | "extend_from_slice" | "append"
+            ) =>
+        {
+            format!(
+                "if it collects items, add the clause reduce(append: {name}): each iterate's \
+                 items are appended in the iterates' order, as in the serial loop"
+            )
+        }
+        Change::Method(m) if matches!(m.to_string().as_str(), "insert" | "entry" | "remove") => {
+            format!(
+                "if it collects a map or set, add reduce(path::to::merge_fn: {name}) with a \
+                 function that merges two of them (fn(T, T) -> T); each worker fills its own"
+            )
+        }
+        Change::Method(m) => format!(
+            "`{name}.{m}(...)` may change it (a shared random generator, for example): declare \
+             it inside the loop, e.g. a generator seeded from the loop index; if `{m}` only \
+             reads, borrow it before the loop and call it through the borrow (`let \
+             {name}_ref = &{name};` before the loop, `{name}_ref.{m}(...)` in it)"
+        ),
     }
 }
 

@@ -168,7 +168,15 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                     "runtime",
                 )
                 .run_iterates(
-                    (::dls::__private::gather_partial(&b),),
+                    (
+                        {
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfPlain as _;
+                            #[allow(unused_imports)]
+                            use ::dls::__private::GatherOfAny as _;
+                            (&&::dls::__private::gather_of(&b)).__dls_gather_slot()
+                        },
+                    ),
                     1..a.nrows() - 1,
                     || (::dls::__private::GatherBuf::new(),),
                     |__dls_iterates, __dls_acc| {
@@ -190,7 +198,7 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),
                     ),
                 );
-            ::dls::__private::scatter(
+            ::dls::__private::scatter_logged(
                 __dls_result_0,
                 {
                     use ::dls::__private::ScatterTarget as _;
