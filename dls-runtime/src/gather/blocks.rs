@@ -205,7 +205,8 @@ enum Own {
 /// One iterate's view of a [`BlockPlace`] (what the vector's name means in the body of a loop
 /// with `gather(v: rows(W))`): its own block in place where the place writes in place and the
 /// run is no copy, else logged; elements of no iterate's block logged (and read as before the
-/// loop); elements of another iterate's block refused. See the [module](self).
+/// loop); elements of another iterate's block refused. See the module `gather::blocks`
+/// (`dls-runtime/src/gather/blocks.rs`).
 ///
 /// ```
 /// use dls_runtime::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
