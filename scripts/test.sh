@@ -17,8 +17,13 @@ RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_l
   || { echo "FAILED: cargo doc (fix the documentation's links above)"; exit 1; }
 # Every published package packages and builds from its .crate alone (versions on the path
 # dependencies, metadata, no file outside the package): crates.io is the only network it needs.
-cargo publish --workspace --dry-run --allow-dirty \
+# A target folder of its own each run: cargo unpacks the packaged crates into
+# $CARGO_HOME/registry/src/<hash of the local registry's path>/ and keeps them, so a second run in
+# the same checkout verified against the first run's sources (a field added since: E0609).
+publish_dir="target/publish-$$"
+cargo publish --workspace --dry-run --allow-dirty --target-dir "$publish_dir" \
   || { echo "FAILED: cargo publish --workspace --dry-run"; exit 1; }
+rm -rf "$publish_dir"
 # The multi-rank tests are in test-programs/ (their programs are that package's binaries, built
 # by this command); each mpirun job runs under a timeout there (test-programs/tests/mpi_common).
 cargo test --workspace --all-features
