@@ -38,8 +38,11 @@ fn run_with(
             0..n,
             || 0.0,
             |i, s: &mut f64| {
-                // Every worker takes its one chunk before any could take a second.
-                std::thread::sleep(std::time::Duration::from_micros(50));
+                // Every worker takes its one chunk before any could take a second: a chunk
+                // lasts 100 ms, far longer than waking 64 threads on 2 loaded cores (with 50 µs
+                // iterates, a 5 ms chunk, the calling thread and three others sometimes found
+                // every chunk taken on an idle 2-core VM, and the test failed).
+                std::thread::sleep(std::time::Duration::from_millis(1));
                 let mut y = ((i * 7919) % 15) as f64;
                 if current_worker() == Some(faulty) {
                     y += 40.0;
