@@ -365,12 +365,14 @@ export SCRATCH=$dir/scratch
 ckpt=$SCRATCH/sweep-ckpt
 report=$SCRATCH/sweep-report.jsonl
 submit "long job" 300 "$folder" book/src/slurm/long_job.sbatch --open-mode=append
-loop_started() { compgen -G "$ckpt/sweep-*" >/dev/null; }
+# The program says when its loop starts (dls creates the checkpoint folder only at the first
+# write, and DLS_CHECKPOINT_EVERY=5min writes none before the signal).
+loop_started() { grep -q 'the parallel loop starts' "$folder/job.out" 2>/dev/null; }
 wait_for 60 loop_started || {
   cat "$folder/job.out"
-  fail "the sweep's loop did not start within 60 s (no folder in $ckpt)"
+  fail "the sweep's loop did not start within 60 s (no \"the parallel loop starts\" in job.out)"
 }
-sleep 1 # every rank is past the loop's start, where dls starts listening to SIGUSR1
+sleep 2 # every rank is past the loop's start, where dls starts listening to SIGUSR1
 if compgen -G "$ckpt/sweep-*/*.ckpt" >/dev/null; then
   ls -l "$ckpt"/sweep-*
   fail "checkpoints before the signal (DLS_CHECKPOINT_EVERY=5min: there should be none)"
