@@ -210,7 +210,7 @@ pub mod report {
     #[doc(inline)]
     pub use dls_runtime::report::{
         AutoReport, CheckReport, CheckpointReport, GroupReport, LoopReport, Oversubscribed,
-        RankReport, ReductionReport, ReexecutionReport,
+        RankReport, ReductionReport, ReexecutionReport, SchedulerReport,
     };
 }
 

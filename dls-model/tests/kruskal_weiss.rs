@@ -68,7 +68,10 @@ fn the_simulator_agrees_with_kruskal_and_weiss_within_two_percent() {
                 100.0 * rel
             );
             worst = worst.max(rel.abs());
-            assert!(rel.abs() < 0.02, "P={p} K={k}: simulated {sim} s, Kruskal & Weiss {kw} s");
+            assert!(
+                rel.abs() < 0.02,
+                "P={p} K={k}: simulated {sim} s, Kruskal & Weiss {kw} s"
+            );
             // Where the imbalance term σ·√(2K ln P) is at least the last round's quantisation
             // K·μ/2 (small chunks), the simulated excess over the work itself follows the formula
             // too; with large chunks the simulator's excess is larger (the formula is asymptotic
@@ -83,5 +86,8 @@ fn the_simulator_agrees_with_kruskal_and_weiss_within_two_percent() {
             }
         }
     }
-    println!("worst |simulated / Kruskal & Weiss − 1|: {:.2} %", 100.0 * worst);
+    println!(
+        "worst |simulated / Kruskal & Weiss − 1|: {:.2} %",
+        100.0 * worst
+    );
 }
