@@ -77,8 +77,21 @@ pub(crate) fn expand(
     }
     let (range, bind) = bind_source(&mut p, source, &for_loop.pat, &cx.private);
 
-    let body = &for_loop.body;
     let label = control::iterate_label();
+    // Under `gather(v: rows(W))`, a copy of the body whose own rows' elements are the row
+    // slices' (`in_rows.rs`), for the iterates that write their rows in place.
+    let row_body = (cx.runs && !p.rows.is_empty()).then(|| {
+        let mut body = for_loop.body.clone();
+        for (var, width) in &p.rows {
+            crate::in_rows::rewrite_columns(&mut body, &for_loop.pat, var, width);
+        }
+        if wrap_body {
+            quote!(#label: #body)
+        } else {
+            quote!(#body)
+        }
+    });
+    let body = &for_loop.body;
     let body = if wrap_body {
         quote!(#label: #body)
     } else {
@@ -116,6 +129,10 @@ pub(crate) fn expand(
         span,
     );
     let (in_place, range) = in_place_prelude(&p, &cx, &schedule, &chain, range, span);
+    let body = match &row_body {
+        Some(row_body) => in_rows(&p, &cx, &body, row_body),
+        None => quote!(let () = #body;),
+    };
     let closure = closure(&p, &cx, clauses, &bind, &body, &extra_param);
     let Pieces {
         setup,
@@ -344,7 +361,7 @@ fn closure(
             for __dls_index in __dls_iterates {
                 #bind
                 #(#slots)*
-                let () = #body;
+                #body
             }
             #(#put_back)*
         });
@@ -361,10 +378,39 @@ fn closure(
         #(#take)*
         #(#slots)*
         #y_init
-        let () = #body;
+        #body
         #(#put_back)*
         #y_return
     })
+}
+
+/// An iterate's body under `gather(v: rows(W))`: where every such vector's access writes in
+/// place, `row_body` runs inside `__private::with_row`, which hands it each row as a `&mut [T]`
+/// parameter (so the compiler knows nothing else reaches the row, and keeps the body's other
+/// vectors in registers), the vector's name a `BlockRow` of the row and the access; otherwise
+/// `body`, on the accesses.
+fn in_rows(p: &Pieces, cx: &LoopCx, body: &TokenStream, row_body: &TokenStream) -> TokenStream {
+    let private = &cx.private;
+    let vars: Vec<&Ident> = p.rows.iter().map(|(v, _)| v).collect();
+    let mut fast = quote!(let () = #row_body;);
+    for (k, var) in vars.iter().enumerate().rev() {
+        let row = quote::format_ident!("__dls_row_{}", k);
+        let rest = quote::format_ident!("__dls_rest_{}", k);
+        fast = quote!(
+            #private::with_row(#private::BlockAccess::split(&mut #var), |#row, #rest| {
+                #[allow(unused_mut)]
+                let mut #var = #private::BlockRow::new(#row, #rest);
+                #fast
+            });
+        );
+    }
+    quote!(
+        if #(#private::BlockAccess::in_place(&#vars))&&* {
+            #fast
+        } else {
+            let () = #body;
+        }
+    )
 }
 
 /// `tokens` with every token (and group delimiter) at `span`.

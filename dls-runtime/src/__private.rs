@@ -28,7 +28,7 @@ use crate::clause_types::{CheckedValue, GatherItem, StartValue};
 use crate::collection::Indexable;
 use crate::group::{GroupSpec, InnerLoops};
 use crate::partials::{Coded, Partials};
-pub use crate::partials::{Keyed, KeyedMap, Marker, Plain, Whole};
+pub use crate::partials::{Keyed, KeyedMap, Log, Marker, Plain, Whole};
 use crate::runtime::combine::wire::ReadInto;
 use crate::runtime::engine::checked::{Check, Observation};
 use crate::runtime::engine::plan::{Plan, ShardMerge};
@@ -39,8 +39,8 @@ use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
 pub use crate::default_start::default_start_note;
 pub use crate::gather::{
-    BlockAccess, BlockPlace, GatherAccess, GatherBuf, GatherSlot, GatherTarget, GatherWriter,
-    Place, Rows,
+    with_row, BlockAccess, BlockPlace, BlockRest, BlockRow, BlockSet, GatherAccess, GatherBuf,
+    GatherSlot, GatherTarget, GatherWriter, Place, Rows,
 };
 pub use crate::gather_view::{gather_slot, ViewOf, ViewOfFlat, ViewOfShaped};
 pub use crate::lanes::{outer_of, rows_of, Lanes};
@@ -529,6 +529,7 @@ impl<'a> Loop<'a> {
             let plan = Plan {
                 read,
                 shard,
+                logged: Some(|total: &Coded<T, W>| W::logged_writes(&total.value)),
                 ..Plan::default()
             };
             let red = Reduction {
@@ -986,7 +987,7 @@ pub fn gather_partial<G: GatherTarget + ?Sized>(_target: &G) -> Marker<GatherBuf
 /// let place = dls_runtime::__private::Place::logged(&mut v);
 /// let _ = dls_runtime::__private::place_partial(&place);
 /// ```
-pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
+pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn(Log) -> GatherBuf<T>> {
     PhantomData
 }
 
@@ -999,9 +1000,7 @@ pub fn place_partial<T>(_place: &Place<'_, T>) -> PhantomData<fn(Whole) -> Gathe
 /// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
 /// let _ = block_partial(&rows);
 /// ```
-pub fn block_partial<T, B>(
-    _place: &BlockPlace<'_, T, B>,
-) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
+pub fn block_partial<T, B>(_place: &BlockPlace<'_, T, B>) -> PhantomData<fn(Log) -> GatherBuf<T>> {
     PhantomData
 }
 
@@ -1057,18 +1056,18 @@ pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
 /// 1. [`GatherOfPlain`]: plain elements ([`crate::plain::Pod`]: numbers, arrays and `#[repr(C)]`
 ///    structs of them): `PhantomData<fn(Plain) -> GatherBuf<T>>` ([`Plain`]), whose runs travel
 ///    between processes as their bytes;
-/// 2. [`GatherOfAny`]: any other element: `PhantomData<fn(Whole) -> GatherBuf<T>>`, serialised
-///    element by element.
+/// 2. [`GatherOfAny`]: any other element: `PhantomData<fn(Log) -> GatherBuf<T>>` ([`Log`]),
+///    serialised element by element.
 ///
 /// Generated code calls `(&&gather_of(&v)).__dls_gather_slot()` (or [`gather_of_place`] for a
 /// vector written through a [`Place`]) with both traits in scope.
 ///
 /// ```
 /// use std::marker::PhantomData;
-/// use dls_runtime::__private::{gather_of, GatherBuf, GatherOfAny, GatherOfPlain, Plain, Whole};
+/// use dls_runtime::__private::{gather_of, GatherBuf, GatherOfAny, GatherOfPlain, Log, Plain};
 /// let _bytes: PhantomData<fn(Plain) -> GatherBuf<[f32; 3]>> =
 ///     (&&gather_of(&vec![[0.0_f32; 3]])).__dls_gather_slot();
-/// let _serialised: PhantomData<fn(Whole) -> GatherBuf<String>> =
+/// let _serialised: PhantomData<fn(Log) -> GatherBuf<String>> =
 ///     (&&gather_of(&vec![String::new()])).__dls_gather_slot();
 /// ```
 pub fn gather_of<G: GatherTarget + ?Sized>(_target: &G) -> GatherOf<G::Item> {
@@ -1106,11 +1105,11 @@ impl<T: crate::plain::Pod> GatherOfPlain<T> for &GatherOf<T> {
 /// Last choice of [`gather_of`]: elements serialised one by one.
 pub trait GatherOfAny<T> {
     /// The slot marker.
-    fn __dls_gather_slot(&self) -> PhantomData<fn(Whole) -> GatherBuf<T>>;
+    fn __dls_gather_slot(&self) -> PhantomData<fn(Log) -> GatherBuf<T>>;
 }
 
 impl<T> GatherOfAny<T> for GatherOf<T> {
-    fn __dls_gather_slot(&self) -> PhantomData<fn(Whole) -> GatherBuf<T>> {
+    fn __dls_gather_slot(&self) -> PhantomData<fn(Log) -> GatherBuf<T>> {
         PhantomData
     }
 }

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::collection::Indexable;
 
 mod blocks;
-pub use blocks::{BlockAccess, BlockPlace, Blocks, Rows};
+pub use blocks::{with_row, BlockAccess, BlockPlace, BlockRest, BlockRow, BlockSet, Blocks, Rows};
 
 /// A contiguous collection that `gather(...)` can write into: `Vec<T>`, arrays, slices, boxed
 /// slices, and mutable references to any of them. The read side is [`Indexable`], the trait of

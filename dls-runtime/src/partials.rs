@@ -86,6 +86,21 @@ pub trait Partials<T> {
     fn merge_shard(shards: Vec<Self::Shard>) -> Self::Shard;
     /// Puts every shard, merged, into `value`'s emptied maps.
     fn assemble(value: &mut T, merged: Vec<Self::Shard>);
+    /// The writes of gathered vectors that `value` holds in logs ([`SlotKind::logged`] of each
+    /// element; 0 where it has none): what the loop report's `logged_writes` counts.
+    ///
+    /// ```
+    /// use std::marker::PhantomData;
+    /// use dls_runtime::gather::{GatherBuf, GatherSlot};
+    /// use dls_runtime::partials::{Partials, Plain, Whole};
+    /// let mut log = GatherBuf::new();
+    /// GatherSlot::new(&[0.0_f64; 4], &mut log)[2] = 1.0;
+    /// type W = (PhantomData<fn(Whole) -> u64>, PhantomData<fn(Plain) -> GatherBuf<f64>>);
+    /// assert_eq!(<W as Partials<_>>::logged_writes(&(7, log)), 1);
+    /// ```
+    fn logged_writes(_value: &T) -> u64 {
+        0
+    }
 }
 
 /// The marker of one element `A` of a loop's partial results, read as the slot kind `K` says
@@ -143,6 +158,11 @@ pub trait SlotKind<A> {
     fn merge_pieces(pieces: Vec<Self::Piece>) -> Self::Piece;
     /// Puts every shard's merged piece into `value` (whose entries [`SlotKind::split`] took).
     fn assemble(value: &mut A, merged: Vec<Self::Piece>);
+    /// The writes that `value` holds in a gather log: its length for the kinds of gathered
+    /// vectors' logs ([`Plain`], [`Log`]), 0 for any other element.
+    fn logged(_value: &A) -> u64 {
+        0
+    }
 }
 
 /// The error of a tuple of partial results that ends early.
@@ -187,6 +207,49 @@ impl<A> SlotKind<A> for Whole {
     }
 }
 
+/// The slot kind of a gathered vector's log whose elements are not plain (or whose vector's
+/// iterates own blocks, `gather(v: rows(W))`): read whole and merged, as [`Whole`]'s, and
+/// counted in the loop report's `logged_writes` ([`SlotKind::logged`]).
+///
+/// ```
+/// use std::marker::PhantomData;
+/// use dls_runtime::gather::GatherBuf;
+/// use dls_runtime::partials::Log;
+/// let _marker: PhantomData<fn(Log) -> GatherBuf<String>> = PhantomData;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Log;
+
+impl<T> SlotKind<GatherBuf<T>> for Log {
+    const MERGES_AS_READ: bool = false;
+    const SPLITS: bool = true;
+    type Piece = ();
+    fn split(_value: &mut GatherBuf<T>, _shards: usize, _hasher: &RandomState) -> Vec<()> {
+        Vec::new()
+    }
+    fn merge_pieces(_pieces: Vec<()>) {}
+    fn assemble(_value: &mut GatherBuf<T>, _merged: Vec<()>) {}
+    fn read<'de, S: SeqAccess<'de>>(
+        acc: &mut GatherBuf<T>,
+        seq: &mut S,
+        theirs_first: bool,
+    ) -> Result<GatherBuf<T>, S::Error>
+    where
+        GatherBuf<T>: Wire,
+    {
+        <Whole as SlotKind<GatherBuf<T>>>::read(acc, seq, theirs_first)
+    }
+    fn decode<'de, S: SeqAccess<'de>>(seq: &mut S) -> Result<GatherBuf<T>, S::Error>
+    where
+        GatherBuf<T>: Wire,
+    {
+        <Whole as SlotKind<GatherBuf<T>>>::decode(seq)
+    }
+    fn logged(value: &GatherBuf<T>) -> u64 {
+        value.len() as u64
+    }
+}
+
 /// The slot kind of a gathered vector's log whose elements are plain
 /// ([`Pod`](crate::plain::Pod): numbers, arrays and `#[repr(C)]` structs of them): its runs travel
 /// as their bytes, one copy each way, instead of one serialised number at a time. The generated
@@ -206,6 +269,9 @@ impl<T: crate::plain::Pod> SlotKind<GatherBuf<T>> for Plain {
     const MERGES_AS_READ: bool = false;
     const SPLITS: bool = true;
     type Piece = ();
+    fn logged(value: &GatherBuf<T>) -> u64 {
+        value.len() as u64
+    }
     fn split(_value: &mut GatherBuf<T>, _shards: usize, _hasher: &RandomState) -> Vec<()> {
         Vec::new()
     }
@@ -524,6 +590,9 @@ macro_rules! partials {
                     $(columns.$i.push(shard.$i);)+
                 }
                 $(<$k as SlotKind<$a>>::assemble(&mut value.$i, columns.$i);)+
+            }
+            fn logged_writes(value: &($($a,)+)) -> u64 {
+                0 $(+ <$k as SlotKind<$a>>::logged(&value.$i))+
             }
             fn serialize_partials<Ser: Serializer>(
                 value: &($($a,)+),

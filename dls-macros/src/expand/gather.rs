@@ -113,12 +113,15 @@ fn in_rows(
     p.reads_in_place = true;
     let when = if assigned {
         p.any_assigned = true;
-        let set: syn::Path = syn::parse_quote!(::dls::__private::BlockAccess::set);
+        // A trait's method: the body's copy that runs on a `BlockRow` (`in_rows.rs`) calls it
+        // too.
+        let set: syn::Path = syn::parse_quote!(::dls::__private::BlockSet::set);
         in_place::rewrite_assignments_to(&mut for_loop.body, var, &set);
         quote!(__dls_assigned_in_place)
     } else {
         quote!(__dls_in_place)
     };
+    p.rows.push((var.clone(), width.clone()));
     let place = format_ident!("__dls_place_{}", slot);
     let target = format_ident!("__dls_target_{}", slot);
     let rows = format_ident!("__dls_rows_{}", slot);

@@ -43,6 +43,10 @@ pub(super) struct Pieces {
     /// Some gathered vector is read and written in place: the loop does not re-execute by
     /// default (`Loop::reads_in_place`).
     pub(super) reads_in_place: bool,
+    /// The gathered vectors of `gather(v: rows(W))`, with their widths: where every one's
+    /// access writes in place, each iterate's body runs with their rows as `&mut [T]`
+    /// parameters (`in_rows.rs`).
+    pub(super) rows: Vec<(Ident, syn::Expr)>,
 }
 
 impl Pieces {

@@ -79,15 +79,33 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                                 ::dls::__private::block_iterate(__dls_index),
                                 __dls_copy,
                             );
-                            let () = {
-                                for j in 1..n - 1 {
-                                    ::dls::__private::BlockAccess::set(
-                                        &mut v,
-                                        i * n + j,
-                                        u[i * n + j - 1] + u[i * n + j + 1],
-                                    );
-                                }
-                            };
+                            if ::dls::__private::BlockAccess::in_place(&v) {
+                                ::dls::__private::with_row(
+                                    ::dls::__private::BlockAccess::split(&mut v),
+                                    |__dls_row_0, __dls_rest_0| {
+                                        #[allow(unused_mut)]
+                                        let mut v = ::dls::__private::BlockRow::new(
+                                            __dls_row_0,
+                                            __dls_rest_0,
+                                        );
+                                        let () = {
+                                            for j in 1..n - 1 {
+                                                v.row()[j] = u[i * n + j - 1] + u[i * n + j + 1];
+                                            }
+                                        };
+                                    },
+                                );
+                            } else {
+                                let () = {
+                                    for j in 1..n - 1 {
+                                        ::dls::__private::BlockSet::set(
+                                            &mut v,
+                                            i * n + j,
+                                            u[i * n + j - 1] + u[i * n + j + 1],
+                                        );
+                                    }
+                                };
+                            }
                         }
                     },
                     |__dls_a, __dls_b| (
@@ -166,11 +184,29 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                                 ::dls::__private::block_iterate(__dls_index),
                                 __dls_copy,
                             );
-                            let () = {
-                                for j in 0..n {
-                                    v[i * n + j] *= 0.5;
-                                }
-                            };
+                            if ::dls::__private::BlockAccess::in_place(&v) {
+                                ::dls::__private::with_row(
+                                    ::dls::__private::BlockAccess::split(&mut v),
+                                    |__dls_row_0, __dls_rest_0| {
+                                        #[allow(unused_mut)]
+                                        let mut v = ::dls::__private::BlockRow::new(
+                                            __dls_row_0,
+                                            __dls_rest_0,
+                                        );
+                                        let () = {
+                                            for j in 0..n {
+                                                v.row()[j] *= 0.5;
+                                            }
+                                        };
+                                    },
+                                );
+                            } else {
+                                let () = {
+                                    for j in 0..n {
+                                        v[i * n + j] *= 0.5;
+                                    }
+                                };
+                            }
                         }
                     },
                     |__dls_a, __dls_b| (

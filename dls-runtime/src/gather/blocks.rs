@@ -455,6 +455,258 @@ impl<T: Clone, B: Blocks> IndexMut<usize> for BlockAccess<'_, T, B> {
     }
 }
 
+/// `v[index] = value` without reading the element, on what the vector's name means in the body
+/// of a loop with `gather(v: rows(W))`: a [`BlockAccess`], or a [`BlockRow`] where the iterate
+/// writes its row in place. The macro rewrites a body's plain assignments to it.
+///
+/// ```
+/// use dls_runtime::gather::{BlockAccess, BlockPlace, BlockSet, GatherBuf, Place, Rows};
+/// let mut v = vec![0_u8; 4];
+/// let mut log = GatherBuf::new();
+/// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+/// BlockSet::set(&mut BlockAccess::new(&rows, &mut log, 0, false), 1, 5);
+/// assert_eq!(log.len(), 1);
+/// ```
+pub trait BlockSet<T> {
+    /// Writes `value` at `index`.
+    fn set(&mut self, index: usize, value: T);
+}
+
+impl<T, B: Blocks> BlockSet<T> for BlockAccess<'_, T, B> {
+    #[inline]
+    fn set(&mut self, index: usize, value: T) {
+        BlockAccess::set(self, index, value)
+    }
+}
+
+impl<'a, T, B: Blocks> BlockAccess<'a, T, B> {
+    /// Whether this access writes its own block in place (the place writes in place and the run
+    /// is no copy): then [`BlockAccess::split`] hands the block out as a slice.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+    /// assert!(!BlockAccess::new(&rows, &mut log, 0, false).in_place());
+    /// ```
+    #[inline]
+    pub fn in_place(&self) -> bool {
+        self.rest.mode == Own::InPlace
+    }
+
+    /// The iterate's own block (its elements within the vector) as a `&mut [T]`, with the
+    /// access for every other element, a [`BlockRow`]. Where the access does not write in
+    /// place the slice is empty and every element goes through the access (logged).
+    ///
+    /// The generated code hands the slice to the iterate's body as a closure's parameter, so
+    /// that the compiler knows no other pointer reaches the row (a `&mut` parameter is
+    /// `noalias`): it keeps the grid's other vectors in registers and vectorises the row's
+    /// loop, as it does the serial loop's (issue 42, `benches/src/bin/jacobi_flat.rs`).
+    ///
+    /// ```
+    /// use dls_runtime::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
+    /// let mut v = vec![0_u8; 6];
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     // SAFETY: the one access of iterate 1 reaches row 1, and row 0 through the log.
+    ///     let rows = BlockPlace::new(unsafe { Place::new(&mut v, true) }, Rows::new(2), 1..3, "v");
+    ///     let mut a = BlockAccess::new(&rows, &mut log, 1, false);
+    ///     let mut r = a.split();
+    ///     r.row()[1] = 7; // element 3, in place
+    ///     r[2] = 6; // element 2: the row, by the vector's index
+    ///     r[0] = 1; // row 0, no iterate's: logged
+    /// }
+    /// assert_eq!((v[2], v[3], log.len()), (6, 7, 1));
+    /// ```
+    #[inline]
+    pub fn split(&mut self) -> BlockRow<'_, 'a, T, B> {
+        let row: &mut [T] = if self.fast > 0 {
+            // SAFETY: `lo .. lo + fast` is within the vector and is this iterate's block, which
+            // no other accessor of the place reaches while this access lives (`Place::new`'s
+            // contract, with `BlockPlace::new`'s reach of a block access); the slice borrows
+            // the access mutably, and the access's other paths (`Rest`) never reach its own
+            // block where it writes in place, so nothing else reaches these elements while
+            // the slice lives.
+            unsafe { std::slice::from_raw_parts_mut(self.ptr.add(self.lo), self.fast) }
+        } else {
+            &mut []
+        };
+        BlockRow {
+            row,
+            lo: self.lo,
+            rest: &mut self.rest,
+        }
+    }
+}
+
+/// An iterate's own row as a `&mut [T]` ([`BlockRow::row`]: column `j` of row `i` is
+/// `row()[j]`), with its access to every other element of the vector ([`BlockAccess`]'s rules:
+/// logged, or refused in another iterate's block). Indexing by the vector's index, `r[k]`,
+/// reaches the row in place where `k` is in it. Made by [`BlockAccess::split`].
+///
+/// ```
+/// use dls_runtime::gather::{BlockAccess, BlockPlace, BlockSet, GatherBuf, Place, Rows};
+/// let mut v = vec![0_i32; 4];
+/// let mut log = GatherBuf::new();
+/// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+/// let mut a = BlockAccess::new(&rows, &mut log, 1, false);
+/// let mut r = a.split();
+/// assert!(r.row().is_empty(), "a logged access hands out no row");
+/// r.set(3, 4);
+/// assert_eq!(r[3], 4);
+/// ```
+pub struct BlockRow<'r, 'a, T, B> {
+    row: &'r mut [T],
+    lo: usize,
+    rest: &'r mut Rest<'a, T, B>,
+}
+
+impl<T, B> std::fmt::Debug for BlockRow<'_, '_, T, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockRow")
+            .field("lo", &self.lo)
+            .field("len", &self.row.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T, B: Blocks> BlockRow<'_, '_, T, B> {
+    /// The iterate's own row, in place (empty where the access logs).
+    ///
+    /// ```
+    /// use dls_runtime::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+    /// assert_eq!(BlockAccess::new(&rows, &mut log, 0, false).split().row().len(), 0);
+    /// ```
+    #[inline(always)]
+    pub fn row(&mut self) -> &mut [T] {
+        self.row
+    }
+}
+
+/// A [`BlockRow`] without its row ([`BlockRow::parts`]): the access to every other element.
+pub struct BlockRest<'r, 'a, T, B> {
+    lo: usize,
+    rest: &'r mut Rest<'a, T, B>,
+}
+
+impl<T, B> std::fmt::Debug for BlockRest<'_, '_, T, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockRest")
+            .field("lo", &self.lo)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'r, 'a, T, B: Blocks> BlockRow<'r, 'a, T, B> {
+    /// The row and the rest, apart: what [`with_row`] hands its body.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{BlockAccess, BlockPlace, BlockRow, GatherBuf, Place, Rows};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+    /// let mut a = BlockAccess::new(&rows, &mut log, 0, false);
+    /// let (row, rest) = a.split().parts();
+    /// let r = BlockRow::new(row, rest);
+    /// assert_eq!(r[1], 0);
+    /// ```
+    #[inline(always)]
+    pub fn parts(self) -> (&'r mut [T], BlockRest<'r, 'a, T, B>) {
+        (
+            self.row,
+            BlockRest {
+                lo: self.lo,
+                rest: self.rest,
+            },
+        )
+    }
+
+    /// The row and the rest together again ([`BlockRow::parts`]).
+    ///
+    /// ```
+    /// use dls_runtime::gather::{BlockAccess, BlockPlace, BlockRow, GatherBuf, Place, Rows};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = BlockPlace::new(Place::logged(&mut v), Rows::new(2), 0..2, "v");
+    /// let mut a = BlockAccess::new(&rows, &mut log, 1, false);
+    /// let (row, rest) = a.split().parts();
+    /// assert_eq!(BlockRow::new(row, rest)[2], 0);
+    /// ```
+    #[inline(always)]
+    pub fn new(row: &'r mut [T], rest: BlockRest<'r, 'a, T, B>) -> Self {
+        BlockRow {
+            row,
+            lo: rest.lo,
+            rest: rest.rest,
+        }
+    }
+}
+
+/// Runs `body` on `row`'s parts: the row as a `&mut [T]` parameter of the body (which the
+/// compiler then knows no other pointer reaches, see [`BlockAccess::split`]) and the rest. What
+/// the generated code of a loop with `gather(v: rows(W))` runs each iterate's body in, where the
+/// iterate writes its row in place.
+///
+/// ```
+/// use dls_runtime::gather::{with_row, BlockAccess, BlockPlace, BlockRow, GatherBuf, Place, Rows};
+/// let mut v = vec![0_u8; 4];
+/// let mut log = GatherBuf::new();
+/// {
+///     // SAFETY: the one access of iterate 1 reaches row 1 alone.
+///     let rows = BlockPlace::new(unsafe { Place::new(&mut v, true) }, Rows::new(2), 0..2, "v");
+///     let mut a = BlockAccess::new(&rows, &mut log, 1, false);
+///     with_row(a.split(), |row, rest| {
+///         let mut v = BlockRow::new(row, rest);
+///         v.row()[0] = 5;
+///     });
+/// }
+/// assert_eq!(v, [0, 0, 5, 0]);
+/// ```
+#[inline(always)]
+pub fn with_row<'r, 'a, T, B, R, F>(row: BlockRow<'r, 'a, T, B>, body: F) -> R
+where
+    B: Blocks,
+    F: FnOnce(&'r mut [T], BlockRest<'r, 'a, T, B>) -> R,
+{
+    let (row, rest) = row.parts();
+    body(row, rest)
+}
+
+impl<T, B: Blocks> BlockSet<T> for BlockRow<'_, '_, T, B> {
+    #[inline]
+    fn set(&mut self, index: usize, value: T) {
+        match self.row.get_mut(index.wrapping_sub(self.lo)) {
+            Some(x) => *x = value,
+            None => self.rest.log_set(index, value),
+        }
+    }
+}
+
+impl<T, B: Blocks> Index<usize> for BlockRow<'_, '_, T, B> {
+    type Output = T;
+    #[inline]
+    fn index(&self, index: usize) -> &T {
+        match self.row.get(index.wrapping_sub(self.lo)) {
+            Some(x) => x,
+            None => self.rest.read_logged(index),
+        }
+    }
+}
+
+impl<T: Clone, B: Blocks> IndexMut<usize> for BlockRow<'_, '_, T, B> {
+    #[inline]
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        match self.row.get_mut(index.wrapping_sub(self.lo)) {
+            Some(x) => x,
+            None => self.rest.write_logged(index),
+        }
+    }
+}
+
 /// The panic of a copy of an iterate that reads its block (the macro gives a copy only bodies
 /// that assign the vector's elements without reading them).
 #[cold]

@@ -148,6 +148,9 @@ impl Runtime {
             let restored = lp.core().source().tolerance().map_or(0, |t| t.restored());
             lp.core().note_checkpoint(c.report(restored));
         }
+        if let Some(count) = plan.logged {
+            lp.core().note_logged_writes(count(&value));
+        }
         if let Some(check) = plan.inspect.and_then(|look| look(&value)) {
             lp.core().note_check(check);
         }

@@ -365,6 +365,9 @@ pub(crate) struct Plan<'a, T> {
     /// Merges a process's workers' values as key shards (`partials::shard_coded`), where that
     /// pays (`plan.rs`); without it they merge as a tree, or in a fold.
     pub shard: Option<ShardMerge<'a, T>>,
+    /// Counts the writes of gathered vectors that the total holds in logs, for the report's
+    /// `logged_writes` (`Partials::logged_writes`).
+    pub logged: Option<fn(&T) -> u64>,
 }
 
 /// See [`Plan::shard`]: the workers' values, in worker order, and a way to run jobs on the
@@ -382,6 +385,7 @@ impl<T> Default for Plan<'_, T> {
             inspect: None,
             read: None,
             shard: None,
+            logged: None,
         }
     }
 }

@@ -121,6 +121,8 @@ pub(crate) struct UntypedLoop {
     reduction: Mutex<Option<ReductionReport>>,
     /// A checked loop's fault check, for its report.
     check: Mutex<Option<CheckReport>>,
+    /// The gathered vectors' logged writes ([`UntypedLoop::note_logged_writes`]).
+    logged_writes: std::sync::atomic::AtomicU64,
     auto: Mutex<Option<crate::report::AutoReport>>,
     /// A loop's checkpoints, for its report.
     checkpoint: Mutex<Option<CheckpointReport>>,
@@ -180,6 +182,7 @@ impl UntypedLoop {
             running: None,
             reduction: Mutex::new(None),
             check: Mutex::new(None),
+            logged_writes: std::sync::atomic::AtomicU64::new(0),
             auto: Mutex::new(None),
             checkpoint: Mutex::new(None),
             progress: Mutex::new(None),
@@ -430,6 +433,9 @@ impl UntypedLoop {
         report.reduction = lock(&self.reduction).take();
         report.split_off_the_combine();
         report.check = lock(&self.check).take();
+        report.logged_writes = self
+            .logged_writes
+            .load(std::sync::atomic::Ordering::Relaxed);
         report.auto = lock(&self.auto).take();
         report.checkpoint = lock(&self.checkpoint).take();
         report.backend = if self.source.exchange().is_some() {
@@ -477,6 +483,13 @@ impl UntypedLoop {
     /// Records a loop's checkpoints (before `finish`, which reports them).
     pub(crate) fn note_checkpoint(&self, checkpoint: CheckpointReport) {
         *lock(&self.checkpoint) = Some(checkpoint);
+    }
+
+    /// Records how many writes of gathered vectors the loop's total holds in logs (before
+    /// `finish`, which reports them).
+    pub(crate) fn note_logged_writes(&self, writes: u64) {
+        self.logged_writes
+            .store(writes, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Records a checked loop's fault check (before `finish`, which reports it).

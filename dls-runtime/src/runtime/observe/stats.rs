@@ -204,6 +204,14 @@ pub fn summary(r: &LoopReport) -> String {
             100.0 * q.utilisation
         ));
     }
+    if r.logged_writes > 0 {
+        s.push_str(&format!(
+            "dls:   gather: {} writes logged and copied into the vectors after the loop, each \
+             about 0.1-0.35 µs more than a write in place (the forms that write in place: \
+             `v[i]` under gather(v), row i of a flat grid under gather(v: rows(w)))\n",
+            r.logged_writes
+        ));
+    }
     if let Some(c) = r.check.as_ref().filter(|c| c.untested_runs > 0) {
         s.push_str(&format!(
             "dls:   check: {} of {} checked runs of this loop could not test (this run: {}); \

@@ -1,0 +1,409 @@
+//! The body of an iterate that writes its row in place under `gather(v: rows(W))` (issue 42).
+//! Where the iterate's access writes in place, the generated code runs the body inside
+//! `__private::with_row`, which hands it the row as a `&mut [T]` parameter (`noalias` to the
+//! compiler, as rayon's `par_chunks_mut` row is), and `v` names a `__private::BlockRow`.
+//!
+//! In that copy of the body, [`rewrite_columns`] turns the elements of the own row that the
+//! syntax proves to be in it into elements of the row slice: `v[i * W + j]` (or `W * i + j`,
+//! `j + i * W`, `j + W * i`) becomes `v.row()[j]` where
+//!
+//! - `i` is the loop's index (a plain name, not `mut`) and `W` the width of `rows(W)`, a plain
+//!   name;
+//! - `j` is the name of an inner `for j in A..B` (or `A..=B`) of the body that encloses the use,
+//!   `A` an integer literal and `B` either `W` or `W - c` (`c` an integer literal, at least 1 for
+//!   `..=`): so `0 <= j < W`, and `i * W + j` is in row `i`;
+//! - none of these names is bound again in the body (but by that `for`), nor given to a macro
+//!   other than the formatting and assertion ones.
+//!
+//! The slice's element is then reached as the serial loop reaches its own (`row[j]`, a bounds
+//! check the compiler hoists out of the `j` loop), so the row's loop vectorises as the serial
+//! one does. Any other use of `v` stays an index into the `BlockRow` (the row where the index is
+//! in it, else logged or refused as `BlockAccess` does). The rewrite changes no behaviour:
+//! `v.row()[j]` is the element `v[i * W + j]` names, and a row shorter than `W` (the vector's
+//! last, cut short) panics on a column past its end, as the serial program's index does.
+
+use syn::visit::{self, Visit};
+use syn::visit_mut::{self, VisitMut};
+use syn::{BinOp, Block, Expr, Ident, Pat};
+
+/// Macros whose arguments are expressions and format strings only (a name in them is read,
+/// never bound again).
+const READING_MACROS: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "panic",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "unreachable",
+];
+
+/// Rewrites, in `body` (a copy of the loop's body that runs with `var` a `BlockRow`), each
+/// element of the own row that the syntax proves to be in it to `var.row()[j]` (see the module
+/// documentation), both as an index `var[…]` and as the assignment `BlockSet::set(&mut var, …,
+/// value)` the macro made of `var[…] = value`. Rewrites nothing where the loop's pattern or the
+/// width is not a plain name, or where one of the names is bound again.
+pub(crate) fn rewrite_columns(body: &mut Block, pat: &Pat, var: &Ident, width: &Expr) {
+    let Pat::Ident(p) = pat else {
+        return;
+    };
+    if p.by_ref.is_some() || p.mutability.is_some() || p.subpat.is_some() {
+        return;
+    }
+    let Some(width) = plain_name(width) else {
+        return;
+    };
+    let index = &p.ident;
+    let mut names = Names {
+        index,
+        width: &width,
+        bound: Vec::new(),
+        ok: true,
+    };
+    names.visit_block(body);
+    if !names.ok {
+        return;
+    }
+    Columns {
+        var,
+        index,
+        width: &width,
+        // Column names bound once in the body: by their `for` alone.
+        once: names.bound_once(),
+        enclosing: Vec::new(),
+    }
+    .visit_block_mut(body);
+}
+
+/// `e` as a plain name (`n`, `(n)`), if it is one.
+fn plain_name(e: &Expr) -> Option<Ident> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            p.path.get_ident().cloned()
+        }
+        Expr::Paren(p) => plain_name(&p.expr),
+        Expr::Group(g) => plain_name(&g.expr),
+        _ => None,
+    }
+}
+
+/// The names bound in the body: the loop's index and the width must not be, and a column's
+/// name only once (by its `for`). A macro other than the reading ones that names any of them
+/// (it could bind it) stops the rewrite.
+struct Names<'a> {
+    index: &'a Ident,
+    width: &'a Ident,
+    bound: Vec<Ident>,
+    ok: bool,
+}
+
+impl Names<'_> {
+    fn bound_once(&self) -> Vec<Ident> {
+        self.bound
+            .iter()
+            .filter(|n| self.bound.iter().filter(|m| m == n).count() == 1)
+            .cloned()
+            .collect()
+    }
+}
+
+impl<'ast> Visit<'ast> for Names<'_> {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        if p.ident == *self.index || p.ident == *self.width {
+            self.ok = false;
+        }
+        self.bound.push(p.ident.clone());
+        visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let reading = m
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| READING_MACROS.contains(&s.ident.to_string().as_str()));
+        if !reading {
+            // Any name the macro is given might be bound by it: no column is proven then.
+            self.ok = false;
+        }
+    }
+}
+
+/// The rewrite of the proven columns.
+struct Columns<'a> {
+    var: &'a Ident,
+    index: &'a Ident,
+    width: &'a Ident,
+    once: Vec<Ident>,
+    /// The columns of the enclosing inner `for`s whose range is within `0..W`.
+    enclosing: Vec<Ident>,
+}
+
+impl Columns<'_> {
+    fn is_name(e: &Expr, name: &Ident) -> bool {
+        plain_name(e).is_some_and(|n| n == *name)
+    }
+
+    fn is_int(e: &Expr) -> Option<u128> {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => i.base10_parse::<u128>().ok(),
+                _ => None,
+            },
+            Expr::Paren(p) => Self::is_int(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// A `for` over `A..B` or `A..=B` whose values are all in `0..W`.
+    fn within_the_row(&self, range: &Expr) -> bool {
+        let Expr::Range(r) = range else {
+            return false;
+        };
+        let (Some(start), Some(end)) = (&r.start, &r.end) else {
+            return false;
+        };
+        if Self::is_int(start).is_none() {
+            return false;
+        }
+        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+        // The end: `W`, or `W - c`.
+        let less = if Self::is_name(end, self.width) {
+            0
+        } else {
+            match unparen(end) {
+                Expr::Binary(b)
+                    if matches!(b.op, BinOp::Sub(_)) && Self::is_name(&b.left, self.width) =>
+                {
+                    match Self::is_int(&b.right) {
+                        Some(c) => c,
+                        None => return false,
+                    }
+                }
+                _ => return false,
+            }
+        };
+        if inclusive {
+            less >= 1
+        } else {
+            true
+        }
+    }
+
+    /// `i * W` or `W * i`.
+    fn is_row_start(&self, e: &Expr) -> bool {
+        match unparen(e) {
+            Expr::Binary(b) if matches!(b.op, BinOp::Mul(_)) => {
+                (Self::is_name(&b.left, self.index) && Self::is_name(&b.right, self.width))
+                    || (Self::is_name(&b.left, self.width) && Self::is_name(&b.right, self.index))
+            }
+            _ => false,
+        }
+    }
+
+    /// The column `j` of an index `i * W + j` (or its other orders), if it is proven.
+    fn column(&self, index: &Expr) -> Option<Ident> {
+        let Expr::Binary(b) = unparen(index) else {
+            return None;
+        };
+        if !matches!(b.op, BinOp::Add(_)) {
+            return None;
+        }
+        let j = if self.is_row_start(&b.left) {
+            plain_name(&b.right)?
+        } else if self.is_row_start(&b.right) {
+            plain_name(&b.left)?
+        } else {
+            return None;
+        };
+        (self.enclosing.contains(&j) && self.once.contains(&j)).then_some(j)
+    }
+
+    fn is_var(&self, e: &Expr) -> bool {
+        Self::is_name(e, self.var)
+    }
+
+    /// `BlockSet::set(&mut var, index, value)`: its index and value.
+    fn set_call<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+        let Expr::Call(c) = e else {
+            return None;
+        };
+        let Expr::Path(f) = &*c.func else {
+            return None;
+        };
+        let segs: Vec<String> = f
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if !segs.ends_with(&["BlockSet".to_string(), "set".to_string()]) || c.args.len() != 3 {
+            return None;
+        }
+        match &c.args[0] {
+            Expr::Reference(r) if r.mutability.is_some() && self.is_var(&r.expr) => {
+                Some((&c.args[1], &c.args[2]))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn unparen(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => unparen(&p.expr),
+        Expr::Group(g) => unparen(&g.expr),
+        e => e,
+    }
+}
+
+impl VisitMut for Columns<'_> {
+    fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
+        self.visit_expr_mut(&mut f.expr);
+        let column = match &*f.pat {
+            Pat::Ident(p)
+                if p.by_ref.is_none()
+                    && p.mutability.is_none()
+                    && p.subpat.is_none()
+                    && self.within_the_row(&f.expr) =>
+            {
+                Some(p.ident.clone())
+            }
+            _ => None,
+        };
+        let pushed = column.is_some();
+        if let Some(j) = column {
+            self.enclosing.push(j);
+        }
+        self.visit_block_mut(&mut f.body);
+        if pushed {
+            self.enclosing.pop();
+        }
+    }
+
+    fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+        // A closure may run later, or more than once: its uses stay as they are.
+        let saved = std::mem::take(&mut self.enclosing);
+        visit_mut::visit_expr_closure_mut(self, c);
+        self.enclosing = saved;
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Some((index, value)) = self.set_call(e) {
+            if let Some(j) = self.column(index) {
+                let mut value = value.clone();
+                self.visit_expr_mut(&mut value);
+                let var = self.var;
+                *e = syn::parse_quote!(#var.row()[#j] = #value);
+                return;
+            }
+        }
+        if let Expr::Index(ix) = e {
+            if self.is_var(&ix.expr) {
+                if let Some(j) = self.column(&ix.index) {
+                    let var = self.var;
+                    *e = syn::parse_quote!(#var.row()[#j]);
+                    return;
+                }
+            }
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn rewritten(for_loop: syn::ExprForLoop) -> String {
+        let mut body = for_loop.body;
+        let v: Ident = parse_quote!(v);
+        rewrite_columns(&mut body, &for_loop.pat, &v, &parse_quote!(n));
+        quote::quote!(#body).to_string()
+    }
+
+    #[test]
+    fn proven_columns_become_the_rows_elements() {
+        let text = rewritten(parse_quote!(for i in 1..m {
+            for j in 1..n - 1 {
+                v[i * n + j] = u[i * n + j] + v[j + n * i];
+                ::dls::__private::BlockSet::set(&mut v, i * n + j, 2.0);
+            }
+            for k in 0..=n - 1 {
+                v[(i * n) + k] += 1.0;
+            }
+        }));
+        assert_eq!(text.matches("v . row () [j]").count(), 3, "{text}");
+        assert_eq!(text.matches("v . row () [k]").count(), 1, "{text}");
+        assert!(text.contains("u [i * n + j]"), "{text}");
+        assert!(!text.contains("BlockSet"), "{text}");
+    }
+
+    #[test]
+    fn anything_unproven_stays_an_index() {
+        for l in [
+            // Past the row, an unbounded range, `..=n`, another index.
+            parse_quote!(for i in 0..m {
+                for j in 0..n + 1 {
+                    v[i * n + j] = 1.0;
+                }
+            }),
+            parse_quote!(for i in 0..m {
+                for j in 0..=n {
+                    v[i * n + j] = 1.0;
+                }
+            }),
+            parse_quote!(for i in 0..m {
+                for j in 0..k {
+                    v[i * n + j] = 1.0;
+                }
+            }),
+            parse_quote!(for i in 0..m {
+                for j in 0..n {
+                    v[(i + 1) * n + j] = 1.0;
+                }
+            }),
+            // Names bound again, a macro that may bind, a column outside its `for`.
+            parse_quote!(for i in 0..m {
+                for j in 0..n {
+                    let j = j + 1;
+                    v[i * n + j] = 1.0;
+                }
+            }),
+            parse_quote!(for i in 0..m {
+                let n = 3;
+                for j in 0..n {
+                    v[i * n + j] = 1.0;
+                }
+            }),
+            parse_quote!(for i in 0..m {
+                for j in 0..n {
+                    shift!(j);
+                    v[i * n + j] = 1.0;
+                }
+            }),
+            parse_quote!(for i in 0..m {
+                let j = 2;
+                v[i * n + j] = 1.0;
+            }),
+            parse_quote!(for mut i in 0..m {
+                for j in 0..n {
+                    v[i * n + j] = 1.0;
+                }
+            }),
+        ] {
+            let text = rewritten(l);
+            assert!(!text.contains("row ()"), "{text}");
+        }
+    }
+}
