@@ -465,6 +465,10 @@ sed 's/^/   | /' "$folder/job.out"
 grep -q '^mandelbrot .*parallel image == serial image' "$folder/job.out" || fail "no serial result"
 grep -q '"p":4,' "$folder/run.jsonl" || fail "run.jsonl: not a loop of 2 ranks x 2 threads"
 grep -q '"threads_per_rank":2' "$folder/run.jsonl" || fail "run.jsonl: no threads_per_rank 2"
+# The script's launch line gives every rank a core per thread (--cpus-per-task, --cpu-bind=cores):
+# dls warns at start when a rank's CPU mask holds fewer cores than its threads (issue 44).
+! grep -q 'dls: warning: .* worker threads' "$folder/job.out" \
+  || fail "the book's hybrid launch line left a rank fewer cores than threads (warning above)"
 no_leftovers "$job"
 echo "   threads inside ranks: OK (run.jsonl: p=4, threads_per_rank 2)"
 

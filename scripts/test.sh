@@ -4,17 +4,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+# The time each stage took, in the log (the suite must fit CI's budget: DEVELOPERS.md).
+last=$SECONDS
+took() { echo "== suite time: $1 took $((SECONDS - last)) s ($SECONDS s so far)"; last=$SECONDS; }
+trap 'echo "== suite time: $SECONDS s in all (exit $?)"' EXIT
+took "deps.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # One build from scratch on CI: incremental state would only take disk (several GB here).
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 cargo fmt --all -- --check || { echo "run: cargo fmt --all"; exit 1; }
+took "cargo fmt"
 # Every lint of clippy's default set is an error, in every package, target and feature.
 cargo clippy --workspace --all-targets --all-features -- -D warnings \
   || { echo "FAILED: cargo clippy (fix the lints above)"; exit 1; }
+took "cargo clippy"
 # The API documentation builds with no broken link (a public item's doc linking to a private one
 # is a dead link on docs.rs): those two rustdoc lints are errors here.
 RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links" cargo doc --workspace --no-deps --all-features \
   || { echo "FAILED: cargo doc (fix the documentation's links above)"; exit 1; }
+took "cargo doc"
 # Every published package packages and builds from its .crate alone (versions on the path
 # dependencies, metadata, no file outside the package): crates.io is the only network it needs.
 # A target folder of its own each run: cargo unpacks the packaged crates into
@@ -24,26 +32,30 @@ publish_dir="target/publish-$$"
 cargo publish --workspace --dry-run --allow-dirty --target-dir "$publish_dir" \
   || { echo "FAILED: cargo publish --workspace --dry-run"; exit 1; }
 rm -rf "$publish_dir"
+took "cargo publish --dry-run"
 # The multi-rank tests are in test-programs/ (their programs are that package's binaries, built
 # by this command); each mpirun job runs under a timeout there (test-programs/tests/mpi_common).
 cargo test --workspace --all-features
+took "cargo test --workspace"
 
 # ---- concurrency checks (issue 43) --------------------------------------------------------------
 # The loom models of the pool, the slot lock, the claim counter and re-execution's hand-over
 # (dls-runtime/src/runtime/backend/loom_models.rs, listed in backend/README.md), in a target folder
-# of their own so that `--cfg loom` does not invalidate the main build. Measured here (2 cores shared
-# with other builds): the 9 models run in 9 to 22 s; building dls-runtime and its dependencies with
-# `--cfg loom` in release took 6 to 14 minutes from scratch and about 4 to 6 minutes after a change
-# to dls-runtime. Each model fails if its synchronisation is weakened: with the slot lock's
+# of their own so that `--cfg loom` does not invalidate the main build. A debug build: building
+# dls-runtime and its dependencies with `--cfg loom` took 6 to 14 minutes in release and under 4 in
+# debug on the loaded 2-core VM (2 min CPU), and the 9 models run in 45 s in debug against 9 to
+# 22 s in release. Each model fails if its synchronisation is weakened: with the slot lock's
 # Acquire/Release made Relaxed, loom reports a race on the cell (slot lock, hand-over); without
 # the fence in Pool::run, a lost wake-up (deadlock) in the pool's models.
-RUSTFLAGS="--cfg loom" cargo test -p dls-runtime --release --lib --target-dir target/loom loom \
-  || { echo "FAILED: the loom models (RUSTFLAGS=\"--cfg loom\" cargo test -p dls-runtime --release --lib --target-dir target/loom loom)"; exit 1; }
+RUSTFLAGS="--cfg loom" cargo test -p dls-runtime --lib --target-dir target/loom loom \
+  || { echo "FAILED: the loom models (RUSTFLAGS=\"--cfg loom\" cargo test -p dls-runtime --lib --target-dir target/loom loom)"; exit 1; }
+took "loom models"
 # The pool's randomised stress test under valgrind: memcheck, then DRD's race detection on the
 # test built with dls-runtime's feature `valgrind` (happens-before annotations; the remaining
 # std-internal reports suppressed by scripts/valgrind-drd.supp). About 45 s here once both
 # builds are done, 110 s with them after a change to dls-runtime.
 bash scripts/valgrind.sh
+took "valgrind.sh"
 
 # ---- mpirun jobs of this script: each under a timeout, as in the Rust tests ---------------------
 # The live processes of session $1 (from /proc: no procps needed).
@@ -122,6 +134,7 @@ done
 cargo build --release --features mpi --example vfcar
 echo "(DLS_RACKS=ranks:0-2=rack1,3-4=rack2)"
 DLS_RACKS="ranks:0-2=rack1,3-4=rack2" run_ranks 120 5 "$examples_dir/vfcar" --min 2 --max 2
+took "examples under mpirun"
 
 # ---- The book (issue 4) ---------------------------------------------------------------------------
 # Its Rust blocks already ran above as doc tests (src/lib.rs includes the chapters); mdbook checks
@@ -130,6 +143,7 @@ DLS_RACKS="ranks:0-2=rack1,3-4=rack2" run_ranks 120 5 "$examples_dir/vfcar" --mi
 book_log=$(mdbook build book 2>&1) || { echo "$book_log"; exit 1; }
 if grep -q ERROR <<<"$book_log"; then echo "$book_log"; echo "FAILED: mdbook build book"; exit 1; fi
 echo "book built in book/book"
+took "mdbook"
 
 # ---- the README's example, on threads and under mpirun (issue 3) --------------------------------
 cargo run --release --example explicit_api
@@ -142,18 +156,22 @@ done
 # README's Cargo.toml and src/main.rs, depending on this clone by path, built and run on threads
 # and under mpirun -n 2 (and refused under mpirun without the mpi feature) --------------------------
 bash scripts/fresh_project.sh
+took "README example + fresh_project.sh"
 
 # ---- without the mpi feature: `cargo build` needs no MPI, and a program launched by mpirun
 # refuses to run N independent copies (dls-runtime/tests/runtime_env.rs) -------------------------
 cargo test -p dls-runtime --test runtime_env
+took "runtime_env"
 
 # ---- Slurm for real (issue 31): a Slurm of one node on this machine (installed with apt-get if
 # missing, its daemons started and stopped by the script) runs the book's batch scripts
 # (book/src/slurm/) with sbatch --wait: srun's MPI plugins, a signal, checkpoints, a requeue and
 # a restart of the long-job script, the own-project script, and a job whose rank panics ---------
 bash scripts/slurm.sh
+took "slurm.sh"
 
 # ---- MPICH for real (issue 31): the test programs built against Debian's MPICH (installed beside
 # Open MPI, which stays the default; a target folder of their own) and a subset of the multi-rank
 # tests run under MPICH's Hydra mpiexec, through the same Rust tests and harness -------------------
 bash scripts/mpich.sh
+took "mpich.sh"

@@ -115,6 +115,7 @@
 //! | `DLS_REDUCTION` | replaces every loop's `reduction = "..."` |
 //! | `DLS_CHECK`, `DLS_CHECK_ALPHA` | what checked loops do (`off`, `warn`, `repair`) and their significance level |
 //! | `DLS_STACK` | stack size of the pool threads (default 8 MiB) |
+//! | `DLS_PIN` | `cores`: each pool thread pinned to one core of the process's CPU mask (default `off`) |
 //! | `DLS_CHUNK_MAP` | the most chunks a report lists |
 //! | `DLS_RACKS` | which rack each rank is in, for two-level loops |
 //! | `DLS_INJECT` | wrong values on one worker, to test fault checks |
@@ -209,7 +210,7 @@ pub mod report {
     #[doc(inline)]
     pub use dls_runtime::report::{
         AutoReport, CheckReport, CheckpointReport, GroupReport, LoopReport, Oversubscribed,
-        RankReport, ReductionReport, ReexecutionReport,
+        RankReport, ReductionReport, ReexecutionReport, SchedulerReport,
     };
 }
 

@@ -113,6 +113,10 @@ pub struct LoopReport {
     /// otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<CheckpointReport>,
+    /// Loops over MPI ranks: the requests rank 0's scheduler served and their cost, as it
+    /// measured them (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<SchedulerReport>,
     /// Loops under `schedule = "auto"`: what was chosen for this run and why (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto: Option<AutoReport>,
@@ -409,6 +413,55 @@ pub struct ReexecutionReport {
     /// of the map with the worker that got it, and the holder's entry ends where it stopped.
     #[serde(default)]
     pub splits: u64,
+}
+
+/// The requests the scheduler on rank 0 served in one loop over MPI ranks (the `scheduler` entry
+/// of a [`LoopReport`]), as it measured them: each request's cost is the time from its receipt
+/// (the receive completed) to its answer sent and its bookkeeping done, the h of the scheduling models
+/// (`dls simulate --overhead`). One scheduler serves requests one at a time, so it limits a loop
+/// whose time approaches `busy_s` (utilisation near 1).
+///
+/// ```
+/// let s = dls_model::report::SchedulerReport::new(1000, 0.002, 0.5);
+/// assert!((s.request_cost_s - 2e-6).abs() < 1e-15);
+/// assert!((s.utilisation - 0.004).abs() < 1e-12);
+/// assert!(serde_json::to_string(&s).unwrap().contains("\"requests\":1000"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SchedulerReport {
+    /// Requests answered (chunks handed out, and each worker's last request, answered `done`).
+    pub requests: u64,
+    /// Seconds the scheduler spent answering them, in all.
+    pub busy_s: f64,
+    /// The mean cost of one request, seconds (`busy_s / requests`).
+    pub request_cost_s: f64,
+    /// `busy_s` over the loop's parallel time: the scheduler's utilisation.
+    pub utilisation: f64,
+}
+
+impl SchedulerReport {
+    /// The entry of `requests` served in `busy_s` seconds during a loop of `parallel_time_s`.
+    ///
+    /// ```
+    /// let s = dls_model::report::SchedulerReport::new(0, 0.0, 1.0);
+    /// assert_eq!(s.request_cost_s, 0.0);
+    /// ```
+    pub fn new(requests: u64, busy_s: f64, parallel_time_s: f64) -> SchedulerReport {
+        SchedulerReport {
+            requests,
+            busy_s,
+            request_cost_s: if requests > 0 {
+                busy_s / requests as f64
+            } else {
+                0.0
+            },
+            utilisation: if parallel_time_s > 0.0 {
+                busy_s / parallel_time_s
+            } else {
+                0.0
+            },
+        }
+    }
 }
 
 /// Checkpoints of one loop (the `checkpoint` entry of a [`LoopReport`]), as rank 0 saw them.

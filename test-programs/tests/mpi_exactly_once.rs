@@ -87,6 +87,18 @@ fn report_file_written_once_per_loop_by_rank_0() {
             .sum();
         assert_eq!(covered, l["n"].as_u64().unwrap());
         assert_eq!(l["backend"], "mpi", "{l}");
+        // Rank 0's scheduler measured the requests of ranks 1 and 2: every chunk they were
+        // handed (and their last requests), each at a plausible cost.
+        let q = &l["scheduler"];
+        let remote_chunks: u64 = ranks[1..]
+            .iter()
+            .map(|r| r["chunks"].as_u64().unwrap())
+            .sum();
+        assert!(q["requests"].as_u64().unwrap() >= remote_chunks, "{l}");
+        let cost = q["request_cost_s"].as_f64().unwrap();
+        assert!(cost > 0.0 && cost < 0.01, "{l}");
+        let utilisation = q["utilisation"].as_f64().unwrap();
+        assert!(utilisation > 0.0 && utilisation <= 1.0, "{l}");
         // Every chunk has its [start, end] on rank 0's clock, inside the loop's parallel time,
         // and one rank's chunks follow one another.
         let parallel = l["parallel_time_s"].as_f64().unwrap();

@@ -121,6 +121,19 @@ impl fmt::Display for SimOutcome {
                 0.0
             }
         )?;
+        if self.overhead_s > 0.0 && r.p > 0 {
+            // The scheduler serves every request of the loop in turn: a loop cannot end before
+            // it has, so below this time per worker one scheduler is the limit.
+            writeln!(
+                f,
+                "one scheduler    limits the loop below {} of work per worker ({} requests x h); \
+                 here {} per worker ({:.2}x that)",
+                secs(self.requests as f64 * self.overhead_s),
+                self.requests,
+                secs(r.sequential_cost_s / r.p as f64),
+                r.sequential_cost_s / r.p as f64 / (self.requests as f64 * self.overhead_s)
+            )?;
+        }
         writeln!(f, "work imbalance   aad = {:.4}", r.aad)?;
         if r.ranks.len() <= MAX_LISTED_RANKS {
             writeln!(

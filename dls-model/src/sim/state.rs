@@ -164,6 +164,11 @@ impl Tally {
             chunk_map: self.chunk_map,
             chunk_times: self.chunk_times,
             backend: "simulation".to_string(),
+            scheduler: Some(crate::report::SchedulerReport::new(
+                server.requests,
+                scheduler_busy_s,
+                makespan,
+            )),
             ..LoopReport::default()
         };
         report.summarise();

@@ -261,8 +261,11 @@ fn init_impl(threads: Option<usize>) -> Result<Runtime, DlsError> {
     } else {
         let mut settings = Settings::from_env()?;
         settings.threads = settings.threads.or(threads);
-        let platform: Box<dyn Platform> =
-            Box::new(ThreadsBackend::new(settings.threads, settings.stack)?);
+        let platform: Box<dyn Platform> = Box::new(ThreadsBackend::new(
+            settings.threads,
+            settings.stack,
+            settings.pin,
+        )?);
         (settings, platform)
     };
     let rt = Runtime::from_parts(settings, platform, Target::Check)?;
@@ -307,7 +310,7 @@ fn mpi_platform(threads: Option<usize>) -> Result<(Box<dyn Platform>, Settings),
     let mut settings = Settings::from_env()?;
     settings.threads = settings.threads.or(threads);
     let env = match settings.threads {
-        Some(k) => env.with_threads(k, settings.stack)?,
+        Some(k) => env.with_threads(k, settings.stack, settings.pin)?,
         None => env,
     };
     Ok((Box::new(env), settings))
@@ -365,7 +368,11 @@ pub fn current() -> Result<Runtime, DlsError> {
         }
     }
     let settings = Settings::from_env()?;
-    let platform = Box::new(ThreadsBackend::new(settings.threads, settings.stack)?);
+    let platform = Box::new(ThreadsBackend::new(
+        settings.threads,
+        settings.stack,
+        settings.pin,
+    )?);
     let rt = Runtime::from_parts(settings, platform, Target::Check)?;
     *lazy = Some(rt.clone());
     Ok(rt)
@@ -410,7 +417,11 @@ impl Runtime {
         if threads == 0 {
             return Err(DlsError::Threads("at least one thread is needed".into()));
         }
-        let platform = Box::new(ThreadsBackend::new(Some(threads), settings.stack)?);
+        let platform = Box::new(ThreadsBackend::new(
+            Some(threads),
+            settings.stack,
+            settings.pin,
+        )?);
         Runtime::from_parts(settings, platform, Target::Trust)
     }
 

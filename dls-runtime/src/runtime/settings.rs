@@ -14,6 +14,7 @@
 //! | `DLS_CHECKPOINT_EVERY` | a duration: `60s`, `5min`, `500ms`, or seconds | the interval between two checkpoints of a worker (default 60 s) |
 //! | `DLS_DELAY` | comma-separated `<region>:<duration>[:spin\|sleep]`, the region `body`, `chunk`, `merge`, `gather` or the name of a `dls::region`, e.g. `body:20us,between:5ms:sleep` | synthetic delays for the scalability test (`dls scaltest`, Lyon & Kacker 1994): each named region gets slower by the duration per iterate, chunk, merge, gathered element or region entry (see `runtime::delay`; read once per process) |
 //! | `DLS_THREADS` | a whole number from 1 to 1024 | worker threads of the threads backend (default: the machine's cores); under mpirun (or another launcher) the worker threads inside every rank (default: none, every rank is one worker): rank 0 hands a rank a batch of chunks for its threads at a time (threads inside ranks; re-execution is off there unless `DLS_REEXECUTE=on`, and a loop that re-executes or writes checkpoints takes a request per chunk per thread) |
+//! | `DLS_PIN` | `off`, `cores` (also `on`; any case) | `cores`: each pool thread runs on one core of the process's CPU mask, thread j on its j-th core (like `OMP_PROC_BIND=true`); the thread that starts loops, the program's own, is not moved (default `off`: the kernel places the threads). A process whose mask holds fewer cores than its worker threads is warned at start either way |
 //! | `DLS_CHUNK_MAP` | a whole number >= 0 | the most chunks a loop report lists with their times (default 1,000,000: 24 MB of chunk map and 16 MB of chunk times on the scheduler, 24 MB more in the report); chunks beyond are counted in the report's `chunk_map_dropped`, so SS over 10^7 iterates does not hold 10^7 entries |
 //! | `DLS_STACK` | a size: `16M`, `64MiB`, `1G`, or bytes; at least 64 KiB | stack of each pool thread of the threads backend (default 8 MiB, the main thread's stack on Linux, so deep recursion that works serially works in parallel; worker 0 is the thread that starts the loop, on its own stack) |
 //! | `DLS_REPORT` | `1`/`on`/`true`/`yes`/`stderr`, `stdout`/`-`, `0`/`off`/`false`/`no`/empty, or a file path (with a `/` or an extension, e.g. `run.jsonl`) | a summary of every loop on stderr (or stdout), printed by rank 0; a path: rank 0 appends one JSON object per loop to that file (JSON Lines). Words are case-insensitive; any other value is an error |
@@ -65,6 +66,8 @@ pub struct Settings {
     pub report: ReportMode,
     /// `DLS_STACK`: stack size in bytes of each worker thread of the threads backend.
     pub stack: Option<usize>,
+    /// `DLS_PIN`: each pool thread pinned to one core of the process's CPU mask (`cores`).
+    pub pin: bool,
     /// `DLS_CHUNK_MAP`: the most chunks a loop report lists.
     pub chunk_map: Option<usize>,
     /// `DLS_REDUCTION`: overrides every loop's reduction strategy.
@@ -115,6 +118,18 @@ impl Settings {
         }
         if let Some(v) = lookup("DLS_STACK").filter(|v| !v.trim().is_empty()) {
             s.stack = Some(parse_stack(&v)?);
+        }
+        if let Some(v) = lookup("DLS_PIN").filter(|v| !v.trim().is_empty()) {
+            s.pin = match v.trim().to_ascii_lowercase().as_str() {
+                "cores" | "core" => true,
+                w => on_off(w).ok_or_else(|| DlsError::Setting {
+                    name: "DLS_PIN",
+                    value: v.clone(),
+                    message: "expected off or cores (pin each pool thread to one core of the \
+                              process's CPU mask; default off)"
+                        .into(),
+                })?,
+            };
         }
         if let Some(v) = lookup("DLS_CHUNK_MAP").filter(|v| !v.trim().is_empty()) {
             s.chunk_map = Some(v.trim().parse::<usize>().map_err(|_| {
@@ -231,6 +246,7 @@ pub const SETTINGS: &[&str] = &[
     "DLS_THREADS",
     "DLS_CHUNK_MAP",
     "DLS_STACK",
+    "DLS_PIN",
     "DLS_REPORT",
     "DLS_RACKS",
 ];
@@ -644,11 +660,27 @@ mod tests {
             | "DLS_CHECKPOINT"
             | "DLS_CHECKPOINT_EVERY"
             | "DLS_SPLIT"
+            | "DLS_PIN"
             | "DLS_DELAY" => Some(" ".into()),
             _ => None,
         })
         .unwrap();
         assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn pin_is_read_and_a_bad_value_names_the_setting() {
+        let get = |v: &'static str| {
+            Settings::from_lookup(move |k| (k == "DLS_PIN").then(|| v.to_string()))
+        };
+        assert!(get("cores").unwrap().pin);
+        assert!(get("ON").unwrap().pin);
+        assert!(!get("off").unwrap().pin);
+        let e = get("numa").unwrap_err().to_string();
+        assert!(
+            e.starts_with("DLS_PIN=`numa`") && e.contains("off or cores"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The backends: the `Platform` seam, the threads backend and MPI (`mpi/`).
 
+pub(crate) mod cores;
 #[cfg(all(test, loom))]
 mod loom_models;
 #[cfg(feature = "mpi")]

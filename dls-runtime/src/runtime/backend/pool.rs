@@ -160,7 +160,20 @@ impl std::fmt::Debug for Pool {
 impl Pool {
     /// `helpers` threads named `dls-worker-1…` with stacks of `stack` bytes; waiting threads
     /// watch for `spin` before they sleep.
+    #[cfg(test)]
     pub(crate) fn new(helpers: usize, stack: usize, spin: Duration) -> std::io::Result<Pool> {
+        Self::pinned(helpers, stack, spin, None)
+    }
+
+    /// [`new`](Self::new), with pool thread `slot` pinned to core `cpus[slot % cpus.len()]`
+    /// when `cpus` is given (`DLS_PIN=cores`, `backend/cores.rs`).
+    pub(crate) fn pinned(
+        helpers: usize,
+        stack: usize,
+        spin: Duration,
+        cpus: Option<Vec<usize>>,
+    ) -> std::io::Result<Pool> {
+        let cpus = cpus.map(Arc::new);
         assert!(helpers < 1 << HELPER_BITS, "too many threads");
         let shared = Arc::new(Shared {
             ticket: Padded(AtomicU64::new(0)),
@@ -195,10 +208,16 @@ impl Pool {
         };
         for slot in 1..=helpers {
             let mine = shared.clone();
+            let cpus = cpus.clone();
             let spawned = thread::Builder::new()
                 .name(format!("dls-worker-{slot}"))
                 .stack_size(stack)
-                .spawn(move || pool_thread(&mine, slot));
+                .spawn(move || {
+                    if let Some(cpus) = cpus {
+                        super::cores::pin_this_thread(&cpus, slot);
+                    }
+                    pool_thread(&mine, slot)
+                });
             match spawned {
                 Ok(handle) => pool.threads.push(handle),
                 // The threads already started end (and are joined) with the pool.

@@ -41,9 +41,17 @@ impl ThreadsBackend {
     /// stacks of `stack` bytes (default [`DEFAULT_STACK`], the main thread's 8 MiB, so that an
     /// iterate that recurses deeply in the serial program does not overflow a worker's stack);
     /// worker 0 is the thread that starts each loop, with its own stack, as the serial loop.
-    pub(crate) fn new(threads: Option<usize>, stack: Option<usize>) -> Result<Self, DlsError> {
+    /// With `pin` (`DLS_PIN=cores`) pool thread j runs on the j-th core of the process's CPU
+    /// mask only (worker 0, the program's own thread, stays where it is). A process bound to
+    /// fewer cores than `threads` is warned at start (`backend/cores.rs`).
+    pub(crate) fn new(
+        threads: Option<usize>,
+        stack: Option<usize>,
+        pin: bool,
+    ) -> Result<Self, DlsError> {
         let cores = cores();
         let threads = threads.unwrap_or(cores);
+        crate::runtime::backend::cores::warn_if_bound(threads, false, "this process");
         let pool = if threads > 1 {
             // With more threads than cores a watching thread would hold a core that a thread
             // with work needs: they sleep at once.
@@ -52,19 +60,18 @@ impl ThreadsBackend {
             } else {
                 Duration::ZERO
             };
-            let pool =
-                Pool::new(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin).map_err(|e| {
-                    match stack {
-                        Some(bytes) => DlsError::Setting {
-                            name: "DLS_STACK",
-                            value: bytes.to_string(),
-                            message: format!(
+            let cpus = pin.then(crate::runtime::backend::cores::own_cpus).flatten();
+            let pool = Pool::pinned(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin, cpus)
+                .map_err(|e| match stack {
+                    Some(bytes) => DlsError::Setting {
+                        name: "DLS_STACK",
+                        value: bytes.to_string(),
+                        message: format!(
                             "cannot start {threads} threads with stacks of {bytes} bytes ({e}); \
                              use a smaller DLS_STACK (default 8M) or fewer DLS_THREADS"
                         ),
-                        },
-                        None => DlsError::Threads(format!("cannot start {threads} threads: {e}")),
-                    }
+                    },
+                    None => DlsError::Threads(format!("cannot start {threads} threads: {e}")),
                 })?;
             Some(pool)
         } else {

@@ -194,6 +194,16 @@ pub fn summary(r: &LoopReport) -> String {
             r.combine_time_s
         ));
     }
+    if let Some(q) = &r.scheduler {
+        s.push_str(&format!(
+            "dls:   scheduler: {} requests at {:.2} us each, busy {:.6} s: {:.1}% of the loop's \
+             time (one scheduler limits a loop as this nears 100%)\n",
+            q.requests,
+            q.request_cost_s * 1e6,
+            q.busy_s,
+            100.0 * q.utilisation
+        ));
+    }
     if let Some(c) = r.check.as_ref().filter(|c| c.untested_runs > 0) {
         s.push_str(&format!(
             "dls:   check: {} of {} checked runs of this loop could not test (this run: {}); \

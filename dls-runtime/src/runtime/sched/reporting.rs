@@ -88,6 +88,9 @@ pub(crate) struct ReportingScheduler {
     split: bool,
     /// Chunks split.
     splits: u64,
+    /// Requests of other MPI ranks answered, and the nanoseconds spent answering them
+    /// (`backend/mpi/service.rs`; `None` on threads).
+    served: Option<(u64, u64)>,
     /// Whether workers without a cell (other MPI ranks) are asked to split their chunks.
     remote_split: bool,
     /// Asks to send: (slot, ordinal of its hand-out, quarters it keeps).
@@ -177,6 +180,7 @@ impl ReportingScheduler {
             split_cells: vec![None; p],
             split: true,
             splits: 0,
+            served: None,
             remote_split: false,
             split_asks: Vec::new(),
             split_off: std::collections::VecDeque::new(),
@@ -799,6 +803,15 @@ impl ReportingScheduler {
 
     /// The loop report, given the loop's name and its start on this process's clock: the
     /// parallel (wall-clock) time is the time since then, and chunk times count from then.
+    /// Notes a request answered by the MPI scheduler's service in `cost` (from its arrival to
+    /// its answer sent and booked): the report's `scheduler` entry.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn note_served(&mut self, cost: std::time::Duration) {
+        let (requests, ns) = self.served.get_or_insert((0, 0));
+        *requests += 1;
+        *ns += cost.as_nanos() as u64;
+    }
+
     pub(crate) fn report(&self, name: &str, started: Instant) -> LoopReport {
         let parallel_time_s = started.elapsed().as_secs_f64();
         let mut ranks = self.ranks.clone();
@@ -841,6 +854,9 @@ impl ReportingScheduler {
                     .map(|t| t.saturating_duration_since(self.created).as_secs_f64()),
             }),
             chunk_times,
+            scheduler: self.served.map(|(requests, ns)| {
+                crate::report::SchedulerReport::new(requests, ns as f64 * 1e-9, parallel_time_s)
+            }),
             ..LoopReport::default()
         };
         report.summarise();

@@ -100,6 +100,7 @@ impl MpiEnv {
         mut self,
         threads: usize,
         stack: Option<usize>,
+        pin: bool,
     ) -> Result<MpiEnv, DlsError> {
         if threads > 1 {
             // Ranks that share a node share its cores: a watching thread would hold one.
@@ -108,8 +109,9 @@ impl MpiEnv {
             } else {
                 std::time::Duration::ZERO
             };
-            let pool =
-                Pool::new(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin).map_err(|e| {
+            let cpus = pin.then(crate::runtime::backend::cores::own_cpus).flatten();
+            let pool = Pool::pinned(threads - 1, stack.unwrap_or(DEFAULT_STACK), spin, cpus)
+                .map_err(|e| {
                     DlsError::Threads(format!(
                         "rank {}: cannot start {threads} threads: {e}",
                         self.rank
@@ -121,14 +123,12 @@ impl MpiEnv {
         // A launcher binds a rank to one core by default (Open MPI does for up to 2 ranks, and
         // srun without --cpus-per-task): its threads would then share that core. Said, not
         // silently slow.
-        let here = std::thread::available_parallelism().map_or(threads, |n| n.get());
-        if threads > here && self.rank == 0 {
-            crate::runtime::loops::panic_ctx::say_line(&format!(
-                "dls: warning: DLS_THREADS={threads}, but rank 0 may run on {here} core(s) only \
-                 (the launcher bound it), so its threads share them (and the other ranks' likely \
-                 do too); give every rank {threads} cores: `mpirun --map-by ppr:1:node:PE={threads}` \
-                 (Open MPI), `srun --cpus-per-task={threads}` (Slurm), or `--bind-to none`"
-            ));
+        if self.rank == 0 {
+            crate::runtime::backend::cores::warn_if_bound(
+                threads,
+                true,
+                "rank 0 (and likely every rank)",
+            );
         }
         self.threads = Some(threads);
         Ok(self)

@@ -464,6 +464,7 @@ impl Service {
 
     /// Answers request `buf` from `rank`.
     fn answer(&self, book: &mut Book, rank: i32, buf: &[u64; REQUEST_WORDS]) {
+        let arrived = Instant::now();
         let comm = &self.comm.0;
         let (core, first, k) = (&self.core, self.first, self.k);
         let thread = sender_thread(buf);
@@ -491,6 +492,7 @@ impl Service {
                     }
                     core.settle(slot, timing, next, Instant::now());
                     self.expect(&core);
+                    core.note_served(arrived.elapsed());
                 } else {
                     let before = core.unconfirmed();
                     let (next, verdict) = core.serve_at(slot, timing, Instant::now());
@@ -499,6 +501,8 @@ impl Service {
                         self.changed.notify_all();
                     }
                     self.expect(&core);
+                    // The answer's send follows: not counted in this path's cost.
+                    core.note_served(arrived.elapsed());
                     drop(core);
                     match next {
                         Next::Chunk(c) => reply(Reply::Chunk(c, verdict)),
