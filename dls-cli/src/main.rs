@@ -11,9 +11,12 @@
 //!   simulation of the same process;
 //! - `dls plot` draws the loop reports of a run (`DLS_REPORT=run.jsonl`) as SVG charts;
 //! - `dls scaltest` tests whether a program's regions scale, by Lyon & Kacker's (1994) factorial
-//!   experiment with synthetic delays (`DLS_DELAY`).
+//!   experiment with synthetic delays (`DLS_DELAY`);
+//! - `dls check-ranks` runs a program on 1 worker, on threads and under mpirun and compares
+//!   their outputs (state that no clause shares: statics, thread-locals, files).
 
 mod args;
+mod check_ranks;
 mod chunks;
 mod compare;
 mod hsf;
@@ -35,7 +38,7 @@ use clap::{Parser, Subcommand};
     name = "dls",
     version,
     about,
-    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls markov --update-time 1:1/2,3:1/2 --update-time 1:1/4,2:3/4 --network 1 --async 1:2\n  dls plot run.jsonl --out plots\n  dls scaltest --regions body,between --delay 2ms --workers 2,4 -- ./my_program\n\nRun `dls <command> --help` for every option of a command."
+    after_help = "Examples:\n  dls chunks --technique gss --n 1000 --p 4\n  dls simulate --technique fac2 --n 100000 --p 16 --iterate-time exp:1ms --overhead 5us\n  dls compare --n 100000 --p 16 --iterate-time gamma:0.25:4ms --overhead 50us\n  dls hsf\n  dls predict --n 512 --p 8 --t-comp 1.39 --message-bytes 8M --capacity 1.28G\n  dls markov --update-time 1:1/2,3:1/2 --update-time 1:1/4,2:3/4 --network 1 --async 1:2\n  dls plot run.jsonl --out plots\n  dls scaltest --regions body,between --delay 2ms --workers 2,4 -- ./my_program\n  dls check-ranks -- ./my_program\n\nRun `dls <command> --help` for every option of a command."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -52,6 +55,7 @@ enum Command {
     Markov(markov::MarkovArgs),
     Plot(plot::PlotArgs),
     Scaltest(scaltest::ScaltestArgs),
+    CheckRanks(check_ranks::CheckRanksArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::Markov(a) => markov::run(&a),
         Command::Plot(a) => plot::run(&a),
         Command::Scaltest(a) => scaltest::run(&a),
+        Command::CheckRanks(a) => check_ranks::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -532,8 +532,8 @@ fn interrupted() -> bool {
 }
 
 /// Ends the process group of `child` (a run and every process it started): SIGTERM (mpirun then
-/// ends its ranks), up to 3 s, then SIGKILL.
-fn end_group(child: &mut std::process::Child) {
+/// ends its ranks), up to 3 s, then SIGKILL. `dls check-ranks` ends its runs with it too.
+pub(crate) fn end_group(child: &mut std::process::Child) {
     let group = format!("-{}", child.id());
     let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
     let grace = Instant::now();

@@ -189,7 +189,8 @@ pub fn scatter_logged<G: GatherTarget + ?Sized>(
 }
 
 /// The loops (name, variable) whose logged writes were reported.
-static NOTED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+static NOTED: crate::runtime::annotate::sync::Mutex<Vec<(String, String)>> =
+    crate::runtime::annotate::sync::Mutex::new(Vec::new());
 
 /// Says once per loop and variable, on threads, that `writes` writes of `var` were logged.
 #[cold]

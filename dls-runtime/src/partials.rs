@@ -779,7 +779,7 @@ pub(crate) use crate::runtime::engine::plan::Jobs;
 pub(crate) fn shard_coded<T: Send, W: Partials<T>>(
     combine: impl Fn(T, T) -> T + Sync,
 ) -> impl Fn(Vec<Coded<T, W>>, Jobs<'_>) -> Option<Coded<T, W>> + Sync {
-    use std::sync::Mutex;
+    use crate::runtime::annotate::sync::Mutex;
     fn take<X>(m: Mutex<X>) -> X {
         m.into_inner().unwrap_or_else(|e| e.into_inner())
     }

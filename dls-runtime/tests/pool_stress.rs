@@ -8,7 +8,8 @@
 //! counted by the iterates equals the total the loops' accounting expects. A watchdog ends the
 //! test if it runs past 10 minutes (a hang fails instead of hanging).
 //!
-//! `scripts/valgrind.sh` runs this test under valgrind's DRD with a smaller count.
+//! `scripts/valgrind.sh` runs this test under valgrind's memcheck, and under DRD built with
+//! dls-runtime's feature `valgrind` (happens-before annotations), with smaller counts.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};

@@ -232,7 +232,7 @@ impl Groups<'_> {
         let technique = self.rt.effective_technique(options.technique.clone());
         let strategy = self.rt.loop_config(options).strategy;
         let Some(g) = &self.two_level else {
-            let failure = std::sync::Mutex::new(None);
+            let failure = crate::runtime::annotate::sync::Mutex::new(None);
             let out = self.rt.run(
                 options,
                 range,

@@ -42,11 +42,13 @@
 //!
 //! Files: `<dir>/<loop>-<hash>/g<generation>-w<worker>.ckpt`.
 
+use crate::runtime::annotate::sync::AtomicU64;
+use crate::runtime::annotate::sync::Mutex;
+use crate::runtime::annotate::sync::OnceLock;
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -654,7 +656,7 @@ pub(crate) fn prune(dir: &Path, key: &LoopKey, keep: u64) {
 pub(crate) struct Writer {
     folder: PathBuf,
     /// Whether `folder` exists (made at the first write).
-    made: std::sync::atomic::AtomicBool,
+    made: crate::runtime::annotate::sync::AtomicBool,
     key: LoopKey,
     generation: u64,
     every: Duration,
@@ -727,7 +729,7 @@ impl Writer {
         }
         Ok(Writer {
             folder: key.folder(dir),
-            made: std::sync::atomic::AtomicBool::new(false),
+            made: crate::runtime::annotate::sync::AtomicBool::new(false),
             key,
             generation,
             every,

@@ -58,6 +58,7 @@
 //! variable; nothing below imports it but for re-exported types), `launch.rs`, `error.rs`,
 //! `sync.rs`. No two files import each other (`tests/import_cycles.rs`).
 
+pub(crate) mod annotate;
 pub(crate) mod backend;
 pub(crate) mod check;
 pub(crate) mod checkpoint;
@@ -82,7 +83,8 @@ pub use engine::checked;
 pub use loops::options;
 pub use observe::{delay, progress, stats};
 
-use std::sync::{Arc, Mutex, Weak};
+use crate::runtime::annotate::sync::Mutex;
+use std::sync::{Arc, Weak};
 
 pub use backend::platform::Backend;
 pub use check::inject::inject;

@@ -12,15 +12,22 @@
 //! - [`UnsafeCell`] is loom's, which checks that every access to the cell happens after the
 //!   last conflicting one (no data race); here it is a thin wrapper of `std::cell::UnsafeCell`
 //!   with the same `with`/`with_mut` interface.
+//!
+//! Under the feature `valgrind` (and not loom), the mutex, condition variable and atomics are
+//! std's wrapped with happens-before annotations for valgrind's DRD and Helgrind
+//! (`runtime/annotate.rs`, run by `scripts/valgrind.sh`).
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize};
 #[cfg(loom)]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
+// std's, annotated for valgrind's race detectors under the feature `valgrind` (annotate.rs).
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize};
+pub(crate) use crate::runtime::annotate::sync::{
+    AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex, MutexGuard,
+};
 #[cfg(not(loom))]
-pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
+pub(crate) use std::sync::atomic::fence;
 
 /// Threads: `std::thread` or loom's.
 pub(crate) mod thread {

@@ -1,6 +1,6 @@
 //! Locking helpers shared by the runtime.
 
-use std::sync::{Mutex, MutexGuard};
+use crate::runtime::annotate::sync::{Mutex, MutexGuard};
 
 #[cfg(not(loom))]
 use crate::runtime::shim::spin_loop;
@@ -165,8 +165,8 @@ mod tests {
 /// sleep and a wake-up are system calls, longer than a short chunk).
 #[derive(Debug)]
 pub(crate) struct Arrivals {
-    count: std::sync::atomic::AtomicU64,
-    cond: std::sync::Condvar,
+    count: crate::runtime::annotate::sync::AtomicU64,
+    cond: crate::runtime::annotate::sync::Condvar,
     /// How long a waiting thread watches before it sleeps.
     watch: std::time::Duration,
 }
@@ -175,8 +175,8 @@ impl Arrivals {
     /// Arrivals watched for `watch` before a waiting thread sleeps.
     pub(crate) fn new(watch: std::time::Duration) -> Self {
         Arrivals {
-            count: std::sync::atomic::AtomicU64::new(0),
-            cond: std::sync::Condvar::new(),
+            count: crate::runtime::annotate::sync::AtomicU64::new(0),
+            cond: crate::runtime::annotate::sync::Condvar::new(),
             watch,
         }
     }
@@ -225,7 +225,8 @@ impl Arrivals {
 /// The machine's available parallelism, read once (it reads cgroup files): whether waiting
 /// threads may watch (they fit the cores) or must sleep at once.
 pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    static CORES: crate::runtime::annotate::sync::OnceLock<usize> =
+        crate::runtime::annotate::sync::OnceLock::new();
     *CORES.get_or_init(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())

@@ -96,7 +96,7 @@ struct Bed {
     /// How often the thread woke from its condition variable (the test that only the
     /// threads a loop needs are woken).
     #[cfg(test)]
-    wakes: std::sync::atomic::AtomicU64,
+    wakes: crate::runtime::annotate::sync::AtomicU64,
 }
 
 /// What the pool's threads and the starting thread share.
@@ -188,7 +188,7 @@ impl Pool {
                         lock: Mutex::new(()),
                         wake: Condvar::new(),
                         #[cfg(test)]
-                        wakes: std::sync::atomic::AtomicU64::new(0),
+                        wakes: crate::runtime::annotate::sync::AtomicU64::new(0),
                     })
                 })
                 .collect(),
@@ -522,7 +522,7 @@ fn next_ticket(s: &Shared, slot: usize, seen: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicU64;
+    use crate::runtime::annotate::sync::AtomicU64;
     use std::sync::mpsc;
     use std::thread::sleep;
     use std::time::Instant;

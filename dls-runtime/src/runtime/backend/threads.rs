@@ -6,7 +6,8 @@
 //! one-thread runtime runs its loops on the calling thread with no hand-over at all (issue 17
 //! case 12; the bench `empty_loop` measures it).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::runtime::annotate::sync::AtomicUsize;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::runtime::backend::pool::{cores, Pool};

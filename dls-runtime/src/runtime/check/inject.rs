@@ -7,8 +7,8 @@
 //! `scale=<f>` (multiply by f), or `nan` (a NaN); optionally `prob=<p>`, the probability that
 //! the fault hits a given value (default 1; deterministic, so a run repeats).
 
+use crate::runtime::annotate::sync::OnceLock;
 use std::cell::Cell;
-use std::sync::OnceLock;
 
 use crate::runtime::error::DlsError;
 use crate::runtime::loops::panic_ctx;

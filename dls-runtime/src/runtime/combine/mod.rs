@@ -423,9 +423,10 @@ pub(crate) fn gather_values<T: Wire>(across: &dyn Exchange, value: &T) -> Result
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::runtime::annotate::sync::Mutex;
     use std::collections::HashMap;
     use std::sync::mpsc::{channel, Receiver, Sender};
-    use std::sync::{Arc, Barrier, Mutex};
+    use std::sync::{Arc, Barrier};
 
     /// `p` processes in one test, as threads joined by channels: rank r's mailbox from rank s is
     /// `boxes[r][s]`.

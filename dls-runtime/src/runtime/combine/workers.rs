@@ -10,8 +10,9 @@
 //! failed) is folded after the loop in worker order ([`WorkerTree::rest`]), so an associative
 //! merge gives the total that the fold in worker order gives.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use crate::runtime::annotate::sync::AtomicU64;
+use crate::runtime::annotate::sync::Mutex;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::runtime::sync::lock;

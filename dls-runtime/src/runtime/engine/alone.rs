@@ -13,8 +13,8 @@
 //! site is always shared. Not on MPI (a loop there is every rank's), nor for checked loops, loops
 //! with checkpoints, fault injection, or when `DLS_DELAY` is set (a scalability test).
 
+use crate::runtime::annotate::sync::Mutex;
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::runtime::sync::lock;

@@ -373,8 +373,9 @@ struct CheckRuns {
 
 /// Per loop name, the checked runs of this process (at most [`MAX_COUNTED`] names; beyond, the
 /// counts start again).
-static CHECK_RUNS: std::sync::Mutex<Option<std::collections::HashMap<String, CheckRuns>>> =
-    std::sync::Mutex::new(None);
+static CHECK_RUNS: crate::runtime::annotate::sync::Mutex<
+    Option<std::collections::HashMap<String, CheckRuns>>,
+> = crate::runtime::annotate::sync::Mutex::new(None);
 
 /// The most loop names whose checked runs are counted.
 const MAX_COUNTED: usize = 1024;

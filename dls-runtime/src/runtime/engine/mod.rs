@@ -556,10 +556,10 @@ impl Plain for Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::annotate::sync::Mutex;
     use crate::runtime::loops::panic_ctx;
     use crate::runtime::settings::Settings;
     use crate::runtime::sync::lock;
-    use std::sync::Mutex;
     use std::time::Instant;
 
     /// Maps that split by key hash, merged as key shards on the workers (`shard_coded`, forced

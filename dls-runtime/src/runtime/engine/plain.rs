@@ -82,7 +82,7 @@ impl Runtime {
             lp.core().reexecute(config.split);
         }
         let checkpoints = self.checkpoints_of(&lplan, &lp, &red)?;
-        let restored = std::sync::Mutex::new(
+        let restored = crate::runtime::annotate::sync::Mutex::new(
             checkpoints
                 .as_ref()
                 .and_then(|c| c.restored_value.lock().ok().and_then(|mut v| v.take())),

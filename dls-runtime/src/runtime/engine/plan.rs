@@ -341,7 +341,8 @@ pub(crate) fn shards_pay(workers: usize) -> bool {
         return workers >= 2;
     }
     // Read once: `available_parallelism` reads the cgroup files at every call.
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    static CORES: crate::runtime::annotate::sync::OnceLock<usize> =
+        crate::runtime::annotate::sync::OnceLock::new();
     let cores = *CORES.get_or_init(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });

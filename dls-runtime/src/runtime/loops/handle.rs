@@ -1,9 +1,10 @@
 //! [`Loop`]: one running loop (Cariño & Banicescu's (2007) `DLS_StartLoop` … `DLS_EndLoop`), and [`ChunkRange`],
 //! the iterates of one chunk.
 
+use crate::runtime::annotate::sync::Mutex;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::{self, ThreadId};
 use std::time::Instant;
 

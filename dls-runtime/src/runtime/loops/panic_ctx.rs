@@ -21,9 +21,12 @@
 //! it is cleared when that loop has no more chunks for the thread or ends (`leave_loop`, keyed by
 //! the loop's id). A chunk kept past the next request, or past the loop's end, changes nothing.
 
+use crate::runtime::annotate::sync::Mutex;
+use crate::runtime::annotate::sync::OnceLock;
+use crate::runtime::annotate::sync::{AtomicBool, AtomicU64, AtomicUsize};
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Once};
 
 /// The loop a thread is executing a chunk of.
 #[derive(Clone)]

@@ -35,8 +35,10 @@
 //!   it. A loop started by a thread that executes no iterate while a loop over all workers runs
 //!   (a thread spawned inside an iterate) runs serially on that thread too (case 9a).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use crate::runtime::annotate::sync::{AtomicBool, AtomicU64, AtomicUsize};
+use crate::runtime::annotate::sync::{Condvar, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::report::LoopReport;

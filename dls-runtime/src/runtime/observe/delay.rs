@@ -30,8 +30,10 @@
 //! assert!(d.chunk.is_none());
 //! ```
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use crate::runtime::annotate::sync::AtomicBool;
+use crate::runtime::annotate::sync::Mutex;
+use crate::runtime::annotate::sync::OnceLock;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::runtime::error::DlsError;

@@ -32,10 +32,13 @@
 //! dls: loop `name`: 45% (4500/10000 iterates), 1.2e4 it/s, ETA 0.5 s
 //! ```
 
+use crate::runtime::annotate::sync::AtomicU64;
+use crate::runtime::annotate::sync::OnceLock;
+use crate::runtime::annotate::sync::{Condvar, Mutex};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 

@@ -16,7 +16,8 @@
 //!
 //! [`ReportingScheduler`]: crate::runtime::sched::reporting::ReportingScheduler
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::runtime::annotate::sync::{AtomicBool, AtomicU64};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 // The claim word is the shim's (loom's in the claim counter's model, `backend/loom_models.rs`).

@@ -20,9 +20,10 @@
 //! [`MAX_BLOCK_CHUNKS`] per thread, `k` chunks before any chunk is timed. The simulator plans
 //! with the same rule (`sim/hierarchy.rs`).
 
+use crate::runtime::annotate::sync::AtomicBool;
+use crate::runtime::annotate::sync::{Mutex, MutexGuard};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 // The claim word (`Claims::next`) is the shim's: loom's in the claim counter's models.

@@ -9,7 +9,8 @@
 //! scheduler-side state (fault checks, checkpoints) extend this struct, the sources
 //! (`runtime/loops/source.rs`) and the messages of `backend/mpi/messages.rs`.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use crate::runtime::annotate::sync::{AtomicU64, AtomicUsize};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 
 pub(crate) mod reexecution;
 pub(crate) mod split;
-use std::sync::atomic::AtomicU64;
+use crate::runtime::annotate::sync::AtomicU64;
 
 use crate::runtime::error::DlsError;
 use crate::runtime::tolerance::split::SplitCell;

@@ -57,7 +57,8 @@
 //! copies of chunks (re-execution) are never split. Should a holder end a chunk short without
 //! the split recorded, the scheduler hands the rest out again (`Ledger::ended_short`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::runtime::annotate::sync::AtomicU64;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Chunks of more iterates than this are not split (the cell holds 32-bit offsets).

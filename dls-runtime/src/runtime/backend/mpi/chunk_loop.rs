@@ -1,7 +1,9 @@
 //! One loop on an MPI communicator: the scheduler side (rank 0) and the worker side.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use crate::runtime::annotate::sync::{AtomicBool, AtomicU64};
+use crate::runtime::annotate::sync::{Condvar, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 

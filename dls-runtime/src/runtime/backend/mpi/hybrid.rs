@@ -42,9 +42,10 @@
 //! default on threads inside ranks (`Runtime::effective_reexecution`), so loops take batches
 //! unless it is asked for. Fault checks run on either (the engine's checked adaptor).
 
+use crate::runtime::annotate::sync::AtomicBool;
+use crate::runtime::annotate::sync::Mutex;
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -76,7 +77,8 @@ const WATCH: Duration = Duration::from_micros(50);
 /// [`WATCH`], or nothing on an oversubscribed node (`size` ranks of `k` threads; asked once per
 /// process: the world and the threads are the same for every loop).
 fn watch(size: usize, k: usize) -> Duration {
-    static OVER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    static OVER: crate::runtime::annotate::sync::OnceLock<bool> =
+        crate::runtime::annotate::sync::OnceLock::new();
     let over = *OVER
         .get_or_init(|| crate::report::Oversubscribed::on_this_node_with(size, true, k).is_some());
     if over {
@@ -359,9 +361,9 @@ impl HybridLoop {
     /// the lock is released for while the request travels.
     fn fetch<'a>(
         &'a self,
-        mut local: std::sync::MutexGuard<'a, Local>,
+        mut local: crate::runtime::annotate::sync::MutexGuard<'a, Local>,
         count: usize,
-    ) -> std::sync::MutexGuard<'a, Local> {
+    ) -> crate::runtime::annotate::sync::MutexGuard<'a, Local> {
         local.first = false;
         let finished = local.take_unreported();
         drop(local);
@@ -462,8 +464,8 @@ impl HybridLoop {
     /// until it arrived.
     fn wait_for_batch<'a>(
         &'a self,
-        local: std::sync::MutexGuard<'a, Local>,
-    ) -> std::sync::MutexGuard<'a, Local> {
+        local: crate::runtime::annotate::sync::MutexGuard<'a, Local>,
+    ) -> crate::runtime::annotate::sync::MutexGuard<'a, Local> {
         self.batches
             .wait(&self.local, local, |l| &mut l.waiting, |l| l.fetching)
     }

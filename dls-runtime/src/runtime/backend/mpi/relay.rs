@@ -3,7 +3,8 @@
 //! to its group ([`Handout`], a broadcast on the group's communicator), so that every rank of the
 //! group executes the group's outer iterates in lock step.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::runtime::annotate::sync::AtomicBool;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -97,7 +98,7 @@ impl ChunkSource for OuterRelay {
         self.group.0.rank() as usize
     }
 
-    fn stop_flag(&self) -> Option<&Arc<std::sync::atomic::AtomicBool>> {
+    fn stop_flag(&self) -> Option<&Arc<crate::runtime::annotate::sync::AtomicBool>> {
         None
     }
 

@@ -28,11 +28,13 @@
 //! is posted (one could not be withdrawn once the last deferred worker is told `Done`): both
 //! threads probe (`MPI_Improbe`).
 
+use crate::runtime::annotate::sync::AtomicU64;
+use crate::runtime::annotate::sync::{Condvar, Mutex};
 use mpi::point_to_point::{Destination, Source};
 use mpi::raw::AsRaw;
 use mpi::topology::Communicator;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -205,7 +207,7 @@ pub(crate) struct Service {
     due_ns: AtomicU64,
     /// Set while the service thread sleeps with every active worker deferred: rank 0's compute
     /// thread wakes it when it confirms a chunk ([`Service::wake`]).
-    asleep_deferred: std::sync::atomic::AtomicBool,
+    asleep_deferred: crate::runtime::annotate::sync::AtomicBool,
     /// The compute thread's gap between two looks once a request is due (ns).
     gap_ns: AtomicU64,
     /// The service thread, to wake when the compute thread stops looking.
@@ -220,7 +222,8 @@ pub(crate) struct Service {
 
 /// Whether this node runs more ranks than it has cores (asked once per process).
 fn node_oversubscribed(ranks: usize) -> bool {
-    static OVER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    static OVER: crate::runtime::annotate::sync::OnceLock<bool> =
+        crate::runtime::annotate::sync::OnceLock::new();
     *OVER.get_or_init(|| crate::report::Oversubscribed::on_this_node(ranks, true).is_some())
 }
 
@@ -259,7 +262,7 @@ impl Service {
             service_polls: AtomicU64::new(0),
             polls_seen: AtomicU64::new(0),
             due_ns: AtomicU64::new(0),
-            asleep_deferred: std::sync::atomic::AtomicBool::new(false),
+            asleep_deferred: crate::runtime::annotate::sync::AtomicBool::new(false),
             gap_ns: AtomicU64::new(SERVE_POLL.as_nanos() as u64),
             thread: Mutex::new(None),
             // With threads inside ranks, rank 0's threads compute and its service thread answers.

@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use super::chunk::Failure;
+use crate::runtime::annotate::sync::AtomicU64;
 use crate::runtime::checkpoint;
 use crate::runtime::loops::handle::{ChunkRange, Iterates, Loop, Panics};
 use crate::runtime::loops::panic_ctx::{self, payload_text};
@@ -14,7 +15,6 @@ use crate::runtime::tolerance::reexecution::Verdict;
 use crate::runtime::tolerance::split::{self, SplitCell};
 use crate::runtime::tolerance::Tolerance;
 use serde::Serialize;
-use std::sync::atomic::AtomicU64;
 
 /// A re-executing worker asks whether its chunk became redundant about this often: (no more
 /// often than, at least as often as) — when the question is an atomic load (threads) ...
@@ -394,5 +394,6 @@ impl<'a> Held<'a> {
 
 #[cfg(test)]
 pub(crate) mod probe {
-    pub(crate) static APART: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    pub(crate) static APART: crate::runtime::annotate::sync::Mutex<Vec<String>> =
+        crate::runtime::annotate::sync::Mutex::new(Vec::new());
 }

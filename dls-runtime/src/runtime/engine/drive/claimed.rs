@@ -237,7 +237,8 @@ impl ClaimClock {
 /// Which loops' workers claimed their chunks, by name (the engine's tests read it).
 #[cfg(test)]
 pub(crate) mod probe {
-    pub(crate) static CLAIMED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    pub(crate) static CLAIMED: crate::runtime::annotate::sync::Mutex<Vec<String>> =
+        crate::runtime::annotate::sync::Mutex::new(Vec::new());
 }
 
 #[cfg(test)]

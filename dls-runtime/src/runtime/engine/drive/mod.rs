@@ -29,7 +29,7 @@ pub(crate) struct Restart<'a, T> {
     /// The loop's checkpoints, when it writes them.
     pub(crate) checkpoints: Option<&'a LoopCheckpoints<T>>,
     /// The value the checkpoints held, taken by the first worker that starts from it.
-    pub(crate) restored: &'a std::sync::Mutex<Option<T>>,
+    pub(crate) restored: &'a crate::runtime::annotate::sync::Mutex<Option<T>>,
     /// This process's rank in the loop.
     pub(crate) process_rank: usize,
 }

@@ -4,7 +4,7 @@
 //! left in their slots, and [`pipeline`] passes values between ranks while they run. Every
 //! finish but the pipeline then combines the processes' values ([`across`]).
 
-use std::sync::Mutex;
+use crate::runtime::annotate::sync::Mutex;
 
 use super::alone;
 use super::drive::chunk::Failure;

@@ -2,7 +2,7 @@
 //! pass their values along a pipeline while they run (`combine/pipeline.rs`). It runs without
 //! re-execution and checkpoints, and says so when they were asked for.
 
-use std::sync::Mutex;
+use crate::runtime::annotate::sync::Mutex;
 
 use crate::runtime::combine::pipeline;
 use crate::runtime::engine::plan::LoopConfig;

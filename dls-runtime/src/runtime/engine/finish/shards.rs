@@ -3,7 +3,8 @@
 //! where each level of a tree would merge maps nearly as large as the total; then across
 //! processes.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::runtime::annotate::sync::AtomicUsize;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
