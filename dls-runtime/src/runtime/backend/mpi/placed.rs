@@ -7,6 +7,9 @@
 //! type of bytes), so nothing is copied into a buffer of dls's own, logged, encoded or decoded,
 //! as in an `MPI_Allgatherv` of the ranks' blocks.
 //!
+//! The ranks wait with `MPI_Waitall` (polling with back-off, as the loop's own waits do, left the
+//! 4 MB transfer stalled between polls: 1.8-2.8x an `MPI_Allgatherv` against 0.9-1.7x, BENCHMARKS.md).
+//!
 //! The messages go over a communicator of their own (a duplicate of `MPI_COMM_WORLD`, made at
 //! the first exchange, collectively: every rank holds the same merged log, so every rank comes
 //! here for the same loops), so that no other message of dls or of the program can match them.
@@ -18,7 +21,6 @@ use mpi::raw::AsRaw;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::{ffi, Address, Count};
 
-use super::backoff::Backoff;
 use crate::runtime::error::DlsError;
 
 /// The tag of the exchange's messages, on its own communicator.
@@ -88,31 +90,23 @@ pub(crate) fn exchange(
             });
         }
     }
-    // Ranks arrive at different times: the early ones poll politely (`backoff.rs`) instead of
-    // spinning a core in a blocking wait.
-    let mut backoff = Backoff::patient();
-    loop {
-        let mut done: i32 = 0;
-        // SAFETY: `requests` holds requests posted above (completed ones are set to
-        // MPI_REQUEST_NULL by MPI); statuses are ignored.
-        let code = unsafe {
-            ffi::MPI_Testall(
-                requests.len() as i32,
-                requests.as_mut_ptr(),
-                &mut done,
-                ffi::RSMPI_STATUSES_IGNORE,
-            )
-        };
-        if code != 0 {
-            return Err(DlsError::Mpi(format!(
-                "the exchange of gathered elements written in place failed (MPI error {code})"
-            )));
-        }
-        if done != 0 {
-            return Ok(());
-        }
-        backoff.wait();
+    // The ranks come here together, straight from the all-gather of the loop's partial
+    // results: a blocking wait, which drives MPI's progress while the bytes move (Open MPI
+    // yields the core when idle, `OMPI_MCA_mpi_yield_when_idle`, set by `MpiEnv::init`).
+    // SAFETY: `requests` holds requests posted above; statuses are ignored.
+    let code = unsafe {
+        ffi::MPI_Waitall(
+            requests.len() as i32,
+            requests.as_mut_ptr(),
+            ffi::RSMPI_STATUSES_IGNORE,
+        )
+    };
+    if code != 0 {
+        return Err(DlsError::Mpi(format!(
+            "the exchange of gathered elements written in place failed (MPI error {code})"
+        )));
     }
+    Ok(())
 }
 
 /// Posts one non-blocking operation, returning its request.
