@@ -317,7 +317,15 @@ fn in_place_prelude(
             quote!(#private::Loop::new(#name, #schedule) #(#chain)* .writes_assigned_in_place()),
             span,
         );
-        quote!(let __dls_assigned_in_place = #ask;)
+        let exchanged = respan(
+            quote!(#private::Loop::new(#name, #schedule) #(#chain)* .exchanges_assigned_in_place()),
+            span,
+        );
+        quote!(
+            let __dls_assigned_in_place = #ask;
+            #[allow(unused_variables)]
+            let __dls_assigned_exchanged = #exchanged;
+        )
     } else {
         quote!()
     };

@@ -162,6 +162,48 @@ pub fn scatter<G: GatherTarget + ?Sized>(
     }
 }
 
+/// [`scatter`] for a vector the body only assigns to at the loop's index, whose elements MPI
+/// ranks may have written in place ([`Place::exchanged`]): the logged values are written, then
+/// the ranges written in place travel between the ranks' vectors as `exchange` says
+/// (collective: every rank holds the same log). Ends the program as [`scatter`] does on a
+/// conflict, or when the exchange fails.
+///
+/// ```
+/// use dls_runtime::__private::{gather_of, scatter_exchanged, GatherBuf, GatherOfAny,
+///     GatherOfPlain, GatherSlot};
+/// let mut out = vec![0_u8; 2];
+/// let exchange = (&&gather_of(&out)).__dls_exchange();
+/// let mut log = GatherBuf::new();
+/// GatherSlot::new(&out, &mut log)[1] = 3;
+/// scatter_exchanged(log, &mut out[..], exchange, "out", "example");
+/// assert_eq!(out, [0, 3]);
+/// ```
+pub fn scatter_exchanged<G: GatherTarget + ?Sized>(
+    log: GatherBuf<G::Item>,
+    target: &mut G,
+    exchange: Exchanger<G::Item>,
+    var: &str,
+    name: &str,
+) {
+    let elements = target.elements_mut();
+    let placed = match log.scatter_values(elements) {
+        Ok(placed) => placed,
+        Err(conflict) => fail(&format!("loop {name}: {}", conflict.explain(var))),
+    };
+    if placed.is_empty() {
+        return;
+    }
+    let Some(exchange) = exchange.0 else {
+        fail(&format!(
+            "loop {name}: gather({var}) holds ranges written in place on MPI ranks, but its \
+             elements are not plain and cannot travel as bytes (a bug in dls: please report it)"
+        ))
+    };
+    if let Err(e) = exchange(elements, &placed) {
+        fail(&format!("loop {name}: gather({var}): {e}"));
+    }
+}
+
 /// [`scatter`] for a gathered vector whose writes the body makes at elements other than the
 /// loop's index (the macro could not show that each iterate writes its own element), so that
 /// every write was logged: on threads, where the forms that write in place would, the first run
@@ -422,6 +464,27 @@ impl<'a> Loop<'a> {
             return false;
         }
         crate::current().is_ok_and(|rt| rt.runs_originals_here())
+    }
+
+    /// Where this loop's gathered vectors of plain elements that its body only assigns to at the
+    /// loop's index (`out[i] = …`) are written in place by each MPI rank and exchanged between
+    /// the ranks after the loop ([`Place::exchanged`], [`scatter_exchanged`]): this process's
+    /// rank. That is under MPI, for a loop over every rank (not nested in an iterate), without
+    /// checkpoints (`DLS_CHECKPOINT`) or a check; a copy of unfinished iterates (re-execution)
+    /// logs its writes, as on threads ([`Loop::writes_assigned_in_place`]).
+    ///
+    /// ```
+    /// use dls_runtime::__private::Loop;
+    /// assert_eq!(Loop::new("checked", "ss").check(false).exchanges_assigned_in_place(), None);
+    /// let threads = matches!(dls_runtime::current().unwrap().backend(),
+    ///     dls_runtime::Backend::Threads { .. });
+    /// assert!(!threads || Loop::new("l", "ss").exchanges_assigned_in_place().is_none());
+    /// ```
+    pub fn exchanges_assigned_in_place(&self) -> Option<u32> {
+        if self.check.is_some() {
+            return None;
+        }
+        crate::current().ok()?.exchanges_originals()
     }
 
     /// The runtime's options of this loop.
@@ -1095,11 +1158,16 @@ pub struct GatherOf<T>(PhantomData<fn() -> T>);
 pub trait GatherOfPlain<T> {
     /// The slot marker.
     fn __dls_gather_slot(&self) -> PhantomData<fn(Plain) -> GatherBuf<T>>;
+    /// How elements written in place travel between MPI ranks: as their bytes.
+    fn __dls_exchange(&self) -> Exchanger<T>;
 }
 
 impl<T: crate::plain::Pod> GatherOfPlain<T> for &GatherOf<T> {
     fn __dls_gather_slot(&self) -> PhantomData<fn(Plain) -> GatherBuf<T>> {
         PhantomData
+    }
+    fn __dls_exchange(&self) -> Exchanger<T> {
+        Exchanger(Some(exchange_plain::<T>))
     }
 }
 
@@ -1107,12 +1175,66 @@ impl<T: crate::plain::Pod> GatherOfPlain<T> for &GatherOf<T> {
 pub trait GatherOfAny<T> {
     /// The slot marker.
     fn __dls_gather_slot(&self) -> PhantomData<fn(Log) -> GatherBuf<T>>;
+    /// How elements written in place travel between MPI ranks: they do not (such elements are
+    /// logged under MPI, their values serialised).
+    fn __dls_exchange(&self) -> Exchanger<T>;
 }
 
 impl<T> GatherOfAny<T> for GatherOf<T> {
     fn __dls_gather_slot(&self) -> PhantomData<fn(Log) -> GatherBuf<T>> {
         PhantomData
     }
+    fn __dls_exchange(&self) -> Exchanger<T> {
+        Exchanger(None)
+    }
+}
+
+/// How the elements of a gathered vector that MPI ranks wrote in place reach the other ranks
+/// after the loop (issue 42 part 4): for plain elements ([`crate::plain::Pod`]), chosen by
+/// autoref (`(&&gather_of(&v)).__dls_exchange()`, see [`gather_of`]), as their bytes, straight
+/// between the ranks' vectors; for any other element, not at all: under MPI such a vector is
+/// logged ([`Exchanger::owner`] is then `None`).
+///
+/// ```
+/// use dls_runtime::__private::{gather_of, GatherOfAny, GatherOfPlain};
+/// assert_eq!((&&gather_of(&vec![0.0_f64])).__dls_exchange().owner(Some(1)), Some(1));
+/// assert_eq!((&&gather_of(&vec![String::new()])).__dls_exchange().owner(Some(1)), None);
+/// ```
+pub struct Exchanger<T>(Option<ExchangeFn<T>>);
+
+/// The exchange of an [`Exchanger`]: the vector's elements and the ranges written in place.
+type ExchangeFn<T> = fn(&mut [T], &[(u32, u64, u64)]) -> Result<(), DlsError>;
+
+impl<T> std::fmt::Debug for Exchanger<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Exchanger").field(&self.0.is_some()).finish()
+    }
+}
+
+impl<T> Exchanger<T> {
+    /// The rank whose writers write this vector in place and record their ranges
+    /// ([`Place::exchanged`]): `rank` ([`Loop::exchanges_assigned_in_place`]) where the
+    /// elements travel as bytes, else `None`.
+    ///
+    /// ```
+    /// use dls_runtime::__private::{gather_of, GatherOfAny, GatherOfPlain};
+    /// assert_eq!((&&gather_of(&vec![1_u8])).__dls_exchange().owner(None), None);
+    /// ```
+    pub fn owner(&self, rank: Option<u32>) -> Option<u32> {
+        rank.filter(|_| self.0.is_some())
+    }
+}
+
+/// The exchange of plain elements: their bytes between the ranks' vectors.
+fn exchange_plain<T: crate::plain::Pod>(
+    elements: &mut [T],
+    placed: &[(u32, u64, u64)],
+) -> Result<(), DlsError> {
+    crate::current()?.exchange_placed(
+        bytemuck::cast_slice_mut(elements),
+        std::mem::size_of::<T>(),
+        placed,
+    )
 }
 
 /// Checks at compile time, at the variable's token, that a `reduce(…, identity = …: x)`

@@ -112,6 +112,11 @@ pub struct GatherBuf<T> {
     /// usual loop, which reads only what it writes).
     #[serde(default)]
     reads: Vec<u64>,
+    /// Ranges written in place by an MPI rank, which the other ranks receive from it after the
+    /// loop instead of values in this log: `(rank, first element, element count)` (see
+    /// [`Place::exchanged`]; empty on threads and wherever the loop logs).
+    #[serde(default)]
+    placed: Vec<(u32, u64, u64)>,
 }
 
 impl<T> Default for GatherBuf<T> {
@@ -195,10 +200,12 @@ impl<T> GatherBuf<T> {
         GatherBuf {
             runs: Vec::new(),
             reads: Vec::new(),
+            placed: Vec::new(),
         }
     }
 
-    /// Number of recorded writes.
+    /// Number of values in the log (elements that an MPI rank wrote in place are not counted:
+    /// see [`Place::exchanged`]).
     ///
     /// ```
     /// assert_eq!(dls_runtime::gather::GatherBuf::<u8>::new().len(), 0);
@@ -207,13 +214,13 @@ impl<T> GatherBuf<T> {
         self.runs.iter().map(|(_, values)| values.len()).sum()
     }
 
-    /// True when nothing was written.
+    /// True when nothing was written: no value logged, no range written in place by a rank.
     ///
     /// ```
     /// assert!(dls_runtime::gather::GatherBuf::<u8>::default().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.runs.is_empty()
+        self.runs.is_empty() && self.placed.is_empty()
     }
 
     /// Both logs in one (moves the runs of the shorter list after the longer's; values are not
@@ -232,6 +239,7 @@ impl<T> GatherBuf<T> {
         }
         a.runs.append(&mut b.runs);
         a.reads.append(&mut b.reads);
+        a.placed.append(&mut b.placed);
         a
     }
 
@@ -239,7 +247,9 @@ impl<T> GatherBuf<T> {
     /// was written by two iterates or read by one and written by another ([`GatherConflict`]:
     /// then nothing is written). Indices were bounds-checked against a vector of the same length
     /// when recorded; an index beyond `target` (only possible if the target was resized
-    /// meanwhile) is skipped.
+    /// meanwhile) is skipped. Ranges an MPI rank wrote in place ([`Place::exchanged`]) take part
+    /// in the check but are not written here: they are in the vector of the rank that wrote
+    /// them, and the runtime sends them to the others (`__private::scatter_exchanged`).
     ///
     /// ```
     /// use dls_runtime::gather::{GatherBuf, GatherSlot};
@@ -253,22 +263,37 @@ impl<T> GatherBuf<T> {
         self,
         target: &mut G,
     ) -> Result<(), GatherConflict> {
-        if self.runs.is_empty() && self.reads.is_empty() {
-            // Nothing logged (a loop that wrote in place, see `Place`).
-            return Ok(());
+        self.scatter_values(target.elements_mut()).map(drop)
+    }
+
+    /// [`GatherBuf::scatter_into`] of the logged values into `elements`: returns the ranges
+    /// written in place by MPI ranks, sorted by rank and first element, for the exchange.
+    pub(crate) fn scatter_values(
+        self,
+        elements: &mut [T],
+    ) -> Result<Vec<(u32, u64, u64)>, GatherConflict> {
+        if self.runs.is_empty() && self.reads.is_empty() && self.placed.is_empty() {
+            // Nothing logged (a loop that wrote in place on threads, see `Place`).
+            return Ok(Vec::new());
         }
-        let elements = target.elements_mut();
         let len = elements.len();
         // Each run holds distinct consecutive elements, one value per element (GatherSlot,
-        // GatherAccess), so an element is written by two iterates exactly where two runs
-        // overlap: the runs sorted by their first element, each must end before the next
-        // begins. Then a read conflicts where it falls in a run. (Elements past the vector's end
-        // are not checked: they are not written.)
+        // GatherAccess), and each range written in place distinct elements too, so an element
+        // is written by two iterates exactly where two spans overlap: the spans sorted by their
+        // first element, each must end before the next begins. Then a read conflicts where it
+        // falls in a span. (Elements past the vector's end are not checked: they are not
+        // written.)
         let mut spans: Vec<(u64, u64)> = self
             .runs
             .iter()
             .filter(|(_, values)| !values.is_empty())
             .map(|(first, values)| (*first, first.saturating_add(values.len() as u64)))
+            .chain(
+                self.placed
+                    .iter()
+                    .filter(|&&(_, _, count)| count > 0)
+                    .map(|&(_, first, count)| (first, first.saturating_add(count))),
+            )
             .filter(|&(first, _)| first < len as u64)
             .collect();
         spans.sort_unstable();
@@ -299,12 +324,23 @@ impl<T> GatherBuf<T> {
                 *slot = value;
             }
         }
-        Ok(())
+        // Every rank sorts the same ranges alike: the exchange's sends and receives match.
+        let mut placed: Vec<(u32, u64, u64)> = self
+            .placed
+            .into_iter()
+            .filter_map(|(rank, first, count)| {
+                let k = slot_of(first)?;
+                Some((rank, first, count.min((len - k) as u64)))
+            })
+            .filter(|&(_, _, count)| count > 0)
+            .collect();
+        placed.sort_unstable();
+        Ok(placed)
     }
 }
 
 /// A log whose elements are plain ([`crate::plain::Pod`]), serialised as its runs of bytes:
-/// `(runs, reads)`, each run `(first element, element count, bytes)`. What
+/// `(runs, reads, placed)`, each run `(first element, element count, bytes)`. What
 /// [`crate::partials::Plain`] sends instead of the log's own serialisation, element by element.
 pub(crate) struct PlainLog<'a, T>(pub(crate) &'a GatherBuf<T>);
 
@@ -331,9 +367,10 @@ impl<T: crate::plain::Pod> Serialize for PlainLog<'_, T> {
                 seq.end()
             }
         }
-        let mut t = serializer.serialize_tuple(2)?;
+        let mut t = serializer.serialize_tuple(3)?;
         t.serialize_element(&Runs(&self.0.runs))?;
         t.serialize_element(&self.0.reads)?;
+        t.serialize_element(&self.0.placed)?;
         t.end()
     }
 }
@@ -407,13 +444,15 @@ impl<'de, T: crate::plain::Pod> serde::de::DeserializeSeed<'de> for PlainLogSeed
                 let missing = || A::Error::custom("a gather log ends early");
                 let runs: Vec<Run<T>> = seq.next_element()?.ok_or_else(missing)?;
                 let reads: Vec<u64> = seq.next_element()?.ok_or_else(missing)?;
+                let placed: Vec<(u32, u64, u64)> = seq.next_element()?.ok_or_else(missing)?;
                 Ok(GatherBuf {
                     runs: runs.into_iter().map(|Run(f, v)| (f, v)).collect(),
                     reads,
+                    placed,
                 })
             }
         }
-        d.deserialize_tuple(2, Log(std::marker::PhantomData))
+        d.deserialize_tuple(3, Log(std::marker::PhantomData))
     }
 }
 
@@ -552,6 +591,9 @@ pub struct Place<'a, T> {
     ptr: *mut T,
     len: usize,
     in_place: bool,
+    /// The MPI rank whose writers record the ranges they write in place, for the exchange after
+    /// the loop ([`Place::exchanged`]).
+    owner: Option<u32>,
     _target: std::marker::PhantomData<&'a mut [T]>,
 }
 
@@ -569,6 +611,7 @@ impl<T> std::fmt::Debug for Place<'_, T> {
         f.debug_struct("Place")
             .field("len", &self.len)
             .field("in_place", &self.in_place)
+            .field("owner", &self.owner)
             .finish()
     }
 }
@@ -588,6 +631,7 @@ impl<'a, T> Place<'a, T> {
             len: target.len(),
             ptr: target.as_mut_ptr(),
             in_place: false,
+            owner: None,
             _target: std::marker::PhantomData,
         }
     }
@@ -646,7 +690,37 @@ impl<'a, T> Place<'a, T> {
             len: target.len(),
             ptr: target.as_mut_ptr(),
             in_place,
+            owner: None,
             _target: std::marker::PhantomData,
+        }
+    }
+
+    /// The place as written in place by the MPI rank `rank` of a loop over every rank, where
+    /// `rank` is `Some`: its [`GatherWriter`]s that write in place record the ranges of
+    /// elements they write, into the worker's log, so that after the loop every other rank
+    /// receives those elements' bytes straight into its vector (`__private::scatter_exchanged`:
+    /// no value is copied into the log). The macro asks for it for plain elements
+    /// ([`crate::plain::Pod`]) that the body only assigns to at the loop's index, under MPI
+    /// (`__private::Loop::exchanges_assigned_in_place`). `None` leaves the place as it is.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
+    /// let mut out = vec![0_u32; 4];
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     // SAFETY: each element is reached by the one writer below.
+    ///     let place = unsafe { Place::new(&mut out, true) }.exchanged(Some(0));
+    ///     let mut writer = GatherWriter::of_run(&place, &mut log, false);
+    ///     writer.set(1, 10);
+    ///     writer.set(2, 20);
+    /// }
+    /// // Written in place, and the range 1..3 recorded for the other ranks: no value logged.
+    /// assert_eq!((out[1], out[2], log.len(), log.is_empty()), (10, 20, 0, false));
+    /// ```
+    pub fn exchanged(self, rank: Option<u32>) -> Self {
+        Place {
+            owner: rank,
+            ..self
         }
     }
 
@@ -788,19 +862,36 @@ impl<'a, T> GatherAccess<'a, T> {
 pub struct GatherWriter<'a, T> {
     /// The vector's first element.
     ptr: *mut T,
-    /// How many elements this run writes in place: the vector's length, or 0 where it logs.
+    /// How many elements this run writes in place without recording them: the vector's
+    /// length, or 0 where it logs or records ranges.
     in_place: usize,
-    /// Where the run logs: the worker's log and the vector's length.
-    log: Option<(&'a mut GatherBuf<T>, usize)>,
+    /// The vector's length.
+    len: usize,
+    /// The worker's log.
+    log: &'a mut GatherBuf<T>,
+    /// What a write at or past `in_place` does.
+    mode: WriterMode,
     /// The borrow of the [`Place`].
     place: std::marker::PhantomData<&'a Place<'a, T>>,
+}
+
+/// What a [`GatherWriter`]'s write past its `in_place` bound does.
+#[derive(Debug, Clone, Copy)]
+enum WriterMode {
+    /// Only an index past the end comes there: it panics.
+    InPlace,
+    /// The write is logged.
+    Logs,
+    /// The write is made in place and its element recorded for the exchange between MPI
+    /// ranks ([`Place::exchanged`]): `first..end` is the range being written (empty at first).
+    Records { rank: u32, first: usize, end: usize },
 }
 
 impl<T> std::fmt::Debug for GatherWriter<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GatherWriter")
             .field("in_place", &self.in_place)
-            .field("logs", &self.log.is_some())
+            .field("mode", &self.mode)
             .finish_non_exhaustive()
     }
 }
@@ -809,7 +900,8 @@ impl<'a, T> GatherWriter<'a, T> {
     /// The writer of one run of iterates to `place`, logging into `log` where the loop does not
     /// write in place or where the run is a copy of another worker's iterates (`copy`:
     /// re-execution), since the first execution of the same iterates may be writing their
-    /// elements at the same time.
+    /// elements at the same time. On a place [`Place::exchanged`] by an MPI rank, the writes in
+    /// place record their ranges into `log`.
     ///
     /// ```
     /// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
@@ -821,11 +913,25 @@ impl<'a, T> GatherWriter<'a, T> {
     /// ```
     #[inline]
     pub fn of_run(place: &'a Place<'_, T>, log: &'a mut GatherBuf<T>, copy: bool) -> Self {
-        let logs = !place.in_place || copy;
+        let mode = match (place.in_place && !copy, place.owner) {
+            (false, _) => WriterMode::Logs,
+            (true, None) => WriterMode::InPlace,
+            (true, Some(rank)) => WriterMode::Records {
+                rank,
+                first: 0,
+                end: 0,
+            },
+        };
         GatherWriter {
             ptr: place.ptr,
-            in_place: if logs { 0 } else { place.len },
-            log: logs.then_some((log, place.len)),
+            in_place: if matches!(mode, WriterMode::InPlace) {
+                place.len
+            } else {
+                0
+            },
+            len: place.len,
+            log,
+            mode,
             place: std::marker::PhantomData,
         }
     }
@@ -855,17 +961,66 @@ impl<'a, T> GatherWriter<'a, T> {
             // (`Place::new`'s contract; copies log, see `of_run`).
             unsafe { *self.ptr.add(index) = value }
         } else {
-            self.log_or_panic(index, value)
+            self.log_or_record(index, value)
         }
     }
 
-    /// [`GatherWriter::set`] of a run that logs, or past the end of the vector.
+    /// [`GatherWriter::set`] of a run that logs or records its ranges, or past the end of the
+    /// vector.
     #[inline]
-    fn log_or_panic(&mut self, index: usize, value: T) {
-        match &mut self.log {
-            Some((buf, len)) => log_write(*len, buf, index, value),
-            None => out_of_bounds(index, self.in_place),
+    fn log_or_record(&mut self, index: usize, value: T) {
+        match &mut self.mode {
+            WriterMode::Logs => log_write(self.len, self.log, index, value),
+            WriterMode::InPlace => out_of_bounds(index, self.len),
+            WriterMode::Records { first, end, .. } => {
+                if index >= self.len {
+                    out_of_bounds(index, self.len);
+                }
+                // SAFETY: in bounds (checked above); the place writes in place (`Records` only
+                // then, see `of_run`), and as in `set` no other accessor reaches the element.
+                unsafe { *self.ptr.add(index) = value }
+                if index == *end {
+                    *end += 1;
+                } else if index < *first || index > *end {
+                    self.new_range(index);
+                }
+            }
         }
+    }
+
+    /// Records the range written so far and starts one at `index`. Out of line: a run's
+    /// iterates extend one range.
+    #[cold]
+    #[inline(never)]
+    fn new_range(&mut self, index: usize) {
+        self.record();
+        if let WriterMode::Records { first, end, .. } = &mut self.mode {
+            *first = index;
+            *end = index + 1;
+        }
+    }
+
+    /// Puts the range written in place since the last record into the log (appended to the
+    /// log's last range where it continues it).
+    fn record(&mut self) {
+        let WriterMode::Records { rank, first, end } = &mut self.mode else {
+            return;
+        };
+        if *end > *first {
+            let (first, count) = (*first as u64, (*end - *first) as u64);
+            match self.log.placed.last_mut() {
+                Some((r, f, c)) if *r == *rank && *f + *c == first => *c += count,
+                _ => self.log.placed.push((*rank, first, count)),
+            }
+        }
+        *first = *end;
+    }
+}
+
+impl<T> Drop for GatherWriter<'_, T> {
+    /// The run ends: a writer that records its ranges puts the last one into the log.
+    fn drop(&mut self) {
+        self.record();
     }
 }
 
@@ -1158,6 +1313,74 @@ mod tests {
             merged.scatter_into(&mut out).unwrap();
             proptest::prop_assert_eq!(out, serial);
         }
+    }
+
+    /// A writer of a place exchanged by an MPI rank writes in place and records exactly the
+    /// elements written, as ranges (holes left out, a re-write no new range, a run continuing
+    /// the log's last range appended to it); a copy logs.
+    #[test]
+    fn exchanged_writers_record_the_ranges_they_write() {
+        let mut out = vec![0_u32; 20];
+        let mut log = GatherBuf::new();
+        {
+            // SAFETY: the writers below run one after the other, on this thread.
+            let place = unsafe { Place::new(&mut out, true) }.exchanged(Some(3));
+            let mut w = GatherWriter::of_run(&place, &mut log, false);
+            for i in [2, 3, 3, 4, 7, 8] {
+                w.set(i, i as u32);
+            }
+            drop(w);
+            let mut w = GatherWriter::of_run(&place, &mut log, false);
+            w.set(9, 9);
+            drop(w);
+            GatherWriter::of_run(&place, &mut log, true).set(12, 12);
+        }
+        assert_eq!(log.placed, [(3, 2, 3), (3, 7, 3)]);
+        assert_eq!((log.len(), out[12]), (1, 0));
+        assert_eq!(out[..10], [0, 0, 2, 3, 4, 0, 0, 7, 8, 9]);
+        let placed = log.scatter_values(&mut out).unwrap();
+        assert_eq!(placed, [(3, 2, 3), (3, 7, 3)]);
+        assert_eq!(out[12], 12);
+    }
+
+    /// Ranges written in place on ranks take part in the conflict check, and come back sorted
+    /// by rank and element (the order of the exchange's messages), cut at the vector's end.
+    #[test]
+    fn placed_ranges_are_checked_and_sorted() {
+        let mut out = vec![0_u8; 10];
+        let mut a = GatherBuf::new();
+        a.placed.push((1, 6, 10));
+        a.placed.push((0, 0, 3));
+        let mut b = GatherBuf::new();
+        GatherSlot::new(&out, &mut b)[4] = 1;
+        let both = GatherBuf::merge(a.clone(), b);
+        assert_eq!(
+            both.clone().scatter_values(&mut out),
+            Ok(vec![(0, 0, 3), (1, 6, 4)])
+        );
+        assert_eq!(out[4], 1);
+        let mut c = GatherBuf::new();
+        GatherSlot::new(&out, &mut c)[2] = 1;
+        assert_eq!(
+            GatherBuf::merge(a, c).scatter_values(&mut out),
+            Err(GatherConflict::WrittenTwice { element: 2 })
+        );
+    }
+
+    /// The log of plain elements travels with its ranges written in place.
+    #[test]
+    fn plain_logs_carry_their_ranges() {
+        let mut b = GatherBuf::new();
+        GatherSlot::new(&[0.0_f64; 4], &mut b)[1] = 0.5;
+        b.placed.push((2, 3, 1));
+        let bytes = postcard::to_allocvec(&PlainLog(&b)).unwrap();
+        let mut de = postcard::Deserializer::from_bytes(&bytes);
+        let back = serde::de::DeserializeSeed::deserialize(
+            PlainLogSeed::<f64>(std::marker::PhantomData),
+            &mut de,
+        )
+        .unwrap();
+        assert_eq!(back, b);
     }
 
     /// An iterate writing a column (one element in each of many rows: a run per element) is

@@ -33,12 +33,15 @@ pub(super) fn gather(
     p.identities.push(quote!(#outer_private::GatherBuf::new()));
     let ranged = matches!(source, LoopSource::Range(_));
     let mut logged = false;
+    // A vector only assigned to at the loop's index: how its elements written in place on MPI
+    // ranks travel (`at_the_index`).
+    let mut exchange = None;
     if let (Some(width), true, true) = (rows, cx.runs, ranged) {
         in_rows(p, var, width, cx, slot, for_loop)?;
     } else if cx.kind == LoopKind::OneLevel
         && in_place::writes_at_the_index(source, &for_loop.pat, &for_loop.body, var)
     {
-        at_the_index(p, var, cx, slot, for_loop);
+        exchange = at_the_index(p, var, cx, slot, for_loop);
     } else {
         let view = format_ident!("__dls_view_{}", slot);
         let acc = &cx.acc;
@@ -78,13 +81,22 @@ pub(super) fn gather(
     p.combine
         .push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
     p.results.push(res.clone());
-    p.finish.push(quote_spanned!(var.span()=>
-        // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
-        #private::#scatter(#res, {
-            use #private::ScatterTarget as _;
-            #var.scatter_elements()
-        }, ::core::stringify!(#var), #name);
-    ));
+    p.finish.push(match exchange {
+        // Ranges written in place on MPI ranks are exchanged (`__private::scatter_exchanged`).
+        Some(exchange) => quote_spanned!(var.span()=>
+            #private::scatter_exchanged(#res, {
+                use #private::ScatterTarget as _;
+                #var.scatter_elements()
+            }, #exchange, ::core::stringify!(#var), #name);
+        ),
+        None => quote_spanned!(var.span()=>
+            // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
+            #private::#scatter(#res, {
+                use #private::ScatterTarget as _;
+                #var.scatter_elements()
+            }, ::core::stringify!(#var), #name);
+        ),
+    });
     Ok(())
 }
 
@@ -153,8 +165,17 @@ fn in_rows(
 }
 
 /// A vector used only at the loop's index, in slot `slot`: written in place where the loop runs
-/// each iterate once on this process's threads (`Loop::writes_in_place`), else logged.
-fn at_the_index(p: &mut Pieces, var: &Ident, cx: &LoopCx, slot: usize, for_loop: &mut ExprForLoop) {
+/// each iterate once on this process's threads (`Loop::writes_in_place`), else logged. A vector
+/// the body only assigns to is written in place by first executions, on threads, and on MPI
+/// ranks for plain elements, whose ranges are then exchanged after the loop: returns the name
+/// of its exchange (`__private::Exchanger`) then.
+fn at_the_index(
+    p: &mut Pieces,
+    var: &Ident,
+    cx: &LoopCx,
+    slot: usize,
+    for_loop: &mut ExprForLoop,
+) -> Option<Ident> {
     let private = quote_spanned!(var.span()=> ::dls::__private);
     let idx = syn::Index::from(slot);
     let acc = &cx.acc;
@@ -183,20 +204,48 @@ fn at_the_index(p: &mut Pieces, var: &Ident, cx: &LoopCx, slot: usize, for_loop:
     };
     let target = format_ident!("__dls_target_{}", slot);
     // `Place::new` is `unsafe` (it writes in place when `when`): the macro keeps its contract,
-    // each element reached only by the iterate at its index, run once. The block holds that
+    // each element reached only by the iterate at its index, run once (by its first execution
+    // on this process: under MPI each rank writes its own memory, and copies log). The block
+    // holds that
     // call alone (the user's tokens are evaluated before it), and its `unsafe` and braces carry
     // the macro's span (`quote!`, not the variable's), so that a crate under
     // `#![forbid(unsafe_code)]` can still use `gather`: rustc does not report the lint in code
     // from an external proc macro (`tests/ui/pass/forbid_unsafe_gather.rs`).
     let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
-    p.setup.push(quote_spanned!(var.span()=>
-        #private::gathers(&#var);
-        let #target = {
-            use #private::ScatterTarget as _;
-            #var.scatter_elements()
-        };
-        let #place = #make_place;
-    ));
+    let exchange = assigned.then(|| format_ident!("__dls_exchange_{}", slot));
+    if let Some(exchange) = &exchange {
+        // Under MPI, plain elements are written in place by each rank's first executions too,
+        // their ranges recorded (`Place::exchanged`) and exchanged after the loop.
+        let owner = format_ident!("__dls_owner_{}", slot);
+        let when = format_ident!("__dls_when_{}", slot);
+        let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
+        p.setup.push(quote_spanned!(var.span()=>
+            #private::gathers(&#var);
+            let #exchange = {
+                #[allow(unused_imports)]
+                use #private::GatherOfPlain as _;
+                #[allow(unused_imports)]
+                use #private::GatherOfAny as _;
+                (&&#private::gather_of(&#var)).__dls_exchange()
+            };
+            let #owner = #exchange.owner(__dls_assigned_exchanged);
+            let #when = __dls_assigned_in_place || #owner.is_some();
+            let #target = {
+                use #private::ScatterTarget as _;
+                #var.scatter_elements()
+            };
+            let #place = #make_place.exchanged(#owner);
+        ));
+    } else {
+        p.setup.push(quote_spanned!(var.span()=>
+            #private::gathers(&#var);
+            let #target = {
+                use #private::ScatterTarget as _;
+                #var.scatter_elements()
+            };
+            let #place = #make_place;
+        ));
+    }
     p.witnesses.push(quote_spanned!(var.span()=> {
         #[allow(unused_imports)]
         use #private::GatherOfPlain as _;
@@ -214,4 +263,5 @@ fn at_the_index(p: &mut Pieces, var: &Ident, cx: &LoopCx, slot: usize, for_loop:
     } else {
         p.slots.push(slot_code);
     }
+    exchange
 }

@@ -16,14 +16,31 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                 )
                 .reads_in_place()
                 .writes_assigned_in_place();
+            #[allow(unused_variables)]
+            let __dls_assigned_exchanged = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "gss",
+                )
+                .reads_in_place()
+                .exchanges_assigned_in_place();
             ::dls::__private::gathers(&v);
+            let __dls_exchange_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfPlain as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfAny as _;
+                (&&::dls::__private::gather_of(&v)).__dls_exchange()
+            };
+            let __dls_owner_0 = __dls_exchange_0.owner(__dls_assigned_exchanged);
+            let __dls_when_0 = __dls_assigned_in_place || __dls_owner_0.is_some();
             let __dls_target_0 = {
                 use ::dls::__private::ScatterTarget as _;
                 v.scatter_elements()
             };
             let __dls_place_0 = unsafe {
-                ::dls::__private::Place::new(__dls_target_0, __dls_assigned_in_place)
-            };
+                ::dls::__private::Place::new(__dls_target_0, __dls_when_0)
+            }
+                .exchanged(__dls_owner_0);
             ::dls::__private::gathers(&out);
             let __dls_target_1 = {
                 use ::dls::__private::ScatterTarget as _;
@@ -91,12 +108,13 @@ fn squares(out: &mut [f64], n: usize) -> Vec<f64> {
                         ::dls::__private::GatherBuf::merge(__dls_a.1, __dls_b.1),
                     ),
                 );
-            ::dls::__private::scatter(
+            ::dls::__private::scatter_exchanged(
                 __dls_result_0,
                 {
                     use ::dls::__private::ScatterTarget as _;
                     v.scatter_elements()
                 },
+                __dls_exchange_0,
                 ::core::stringify!(v),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
             );

@@ -15,6 +15,12 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                     "fac2",
                 )
                 .writes_assigned_in_place();
+            #[allow(unused_variables)]
+            let __dls_assigned_exchanged = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "fac2",
+                )
+                .exchanges_assigned_in_place();
             ::dls::__private::travels(&total);
             let __dls_op_0 = {
                 #[allow(unused_imports)]
@@ -30,13 +36,23 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                     .__dls_operator()
             };
             ::dls::__private::gathers(&out);
+            let __dls_exchange_1 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfPlain as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfAny as _;
+                (&&::dls::__private::gather_of(&out)).__dls_exchange()
+            };
+            let __dls_owner_1 = __dls_exchange_1.owner(__dls_assigned_exchanged);
+            let __dls_when_1 = __dls_assigned_in_place || __dls_owner_1.is_some();
             let __dls_target_1 = {
                 use ::dls::__private::ScatterTarget as _;
                 out.scatter_elements()
             };
             let __dls_place_1 = unsafe {
-                ::dls::__private::Place::new(__dls_target_1, __dls_assigned_in_place)
-            };
+                ::dls::__private::Place::new(__dls_target_1, __dls_when_1)
+            }
+                .exchanged(__dls_owner_1);
             let (__dls_result_0, __dls_result_1) = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "fac2",
@@ -106,12 +122,13 @@ fn both(n: usize) -> (u64, Vec<u64>) {
                 total,
                 __dls_result_0,
             );
-            ::dls::__private::scatter(
+            ::dls::__private::scatter_exchanged(
                 __dls_result_1,
                 {
                     use ::dls::__private::ScatterTarget as _;
                     out.scatter_elements()
                 },
+                __dls_exchange_1,
                 ::core::stringify!(out),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
             );

@@ -631,6 +631,36 @@ impl Runtime {
             && observe::delay::active().gather.is_none()
     }
 
+    /// Where a loop started now on this runtime runs over every MPI rank, each rank's first
+    /// executions on its own threads, and keeps no checkpoint (no gather delay either): this
+    /// process's rank. Gathered plain elements that a body only assigns to are then written in
+    /// place by first executions, their ranges recorded and exchanged between the ranks after
+    /// the loop (`gather::Place::exchanged`, [`Runtime::exchange_placed`]); copies log. `None`
+    /// on threads, and for a loop that runs on the calling thread alone (nested in an iterate,
+    /// or started from a thread an iterate spawned: the other ranks do not run it).
+    pub(crate) fn exchanges_originals(&self) -> Option<u32> {
+        let Backend::Mpi { rank, .. } = self.backend() else {
+            return None;
+        };
+        let here = self.shared.settings.checkpoint.is_none()
+            && observe::delay::active().gather.is_none()
+            && !loops::panic_ctx::in_iterate()
+            && !self.shared.platform.busy();
+        here.then_some(rank as u32)
+    }
+
+    /// After a loop for which [`Runtime::exchanges_originals`] held: sends this rank's ranges of
+    /// `bytes` to the other ranks and receives theirs (collective; see
+    /// `backend/mpi/placed.rs`).
+    pub(crate) fn exchange_placed(
+        &self,
+        bytes: &mut [u8],
+        elem: usize,
+        placed: &[(u32, u64, u64)],
+    ) -> Result<(), DlsError> {
+        self.shared.platform.exchange_placed(bytes, elem, placed)
+    }
+
     /// Whether a loop on this runtime runs each iterate exactly once in this process's threads,
     /// `loop_reexecute` being the loop's own re-execution setting (`Some(false)`: a loop with
     /// `shared(...)` variables): the threads backend, no checkpoints, no gather delay, no

@@ -115,4 +115,18 @@ pub(crate) trait Platform: Send + Sync {
 
     /// Who reports a panicking iterate on this backend.
     fn panics(&self) -> Panics;
+
+    /// After a loop over every process whose gathered elements each process wrote in place:
+    /// sends this process's ranges of `bytes` (a vector of elements of `elem` bytes) to every
+    /// other process and receives theirs into `bytes`. `placed` lists `(process, first element,
+    /// element count)`, the same on every process, sorted and disjoint (collective on MPI,
+    /// `backend/mpi/placed.rs`). In one process every range is in place already: nothing to do.
+    fn exchange_placed(
+        &self,
+        _bytes: &mut [u8],
+        _elem: usize,
+        _placed: &[(u32, u64, u64)],
+    ) -> Result<(), DlsError> {
+        Ok(())
+    }
 }

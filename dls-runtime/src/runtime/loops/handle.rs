@@ -935,8 +935,10 @@ impl<I: LoopIndex> Iterates<I> {
     }
 
     /// Whether these iterates are a copy of iterates another worker was handed first
-    /// (re-execution of an unfinished chunk), which may run beside them: a gathered vector that
-    /// an original writes in place is logged by a copy (`gather::GatherWriter::of_run`).
+    /// (re-execution of an unfinished chunk), which may run beside them in this process's
+    /// memory: a gathered vector that an original writes in place is logged by a copy
+    /// (`gather::GatherWriter::of_run`). On an MPI rank of one worker thread no execution runs
+    /// beside another in its memory: no run is a copy there.
     ///
     /// ```
     /// use dls_runtime::runtime::{options::LoopOptions, Iterates};

@@ -34,6 +34,9 @@ pub(crate) struct MpiEnv {
     /// The settings as read at the start (`(name, value)` of those set): a change after it is
     /// named at the end (`agreement::settings_changed`).
     settings_at_start: Vec<(String, String)>,
+    /// The communicator of the exchanges of gathered elements written in place (`placed.rs`),
+    /// duplicated from `MPI_COMM_WORLD` at the first.
+    placed_comm: std::sync::OnceLock<super::LoopComm>,
 }
 
 /// Open MPI's MCA parameter `mpi_yield_when_idle`, as an environment variable.
@@ -90,6 +93,7 @@ impl MpiEnv {
             threads: None,
             pool: None,
             settings_at_start,
+            placed_comm: std::sync::OnceLock::new(),
         })
     }
 
@@ -212,6 +216,21 @@ impl Platform for MpiEnv {
     fn panics(&self) -> Panics {
         Panics::Unwind
     }
+
+    fn exchange_placed(
+        &self,
+        bytes: &mut [u8],
+        elem: usize,
+        placed: &[(u32, u64, u64)],
+    ) -> Result<(), DlsError> {
+        use mpi::topology::Communicator as _;
+        // Called on every rank for the same loops (each holds the same merged log), from the
+        // thread that runs the loops: the first call duplicates the communicator on every rank.
+        let comm = self
+            .placed_comm
+            .get_or_init(|| super::LoopComm(SimpleCommunicator::world().duplicate()));
+        super::placed::exchange(&comm.0, bytes, elem, placed)
+    }
 }
 
 /// At the end of a run with `DLS_DELAY` (collective, once every rank has ended): the error for a
@@ -255,6 +274,8 @@ impl Drop for MpiEnv {
             failed = changed.or(unspent_delays());
         }
         panic_ctx::clear_mpi();
+        // The exchanges' communicator is freed before MPI is finalised.
+        drop(self.placed_comm.take());
         // Dropping the universe calls MPI_Finalize.
         self.universe.take();
         if let Some(e) = failed {

@@ -68,6 +68,7 @@ mod comm;
 mod env;
 mod hybrid;
 pub(crate) mod messages;
+mod placed;
 mod service;
 
 mod relay;

@@ -143,8 +143,12 @@ where
         let (start, size) = (chunk.start_offset(), chunk.len() as u64);
         let mut part = identity();
         // A copy of another worker's chunk logs its writes to gathered vectors that originals
-        // write in place (where the source cannot tell, every chunk counts as a copy).
-        chunk.set_copy(tolerance.map_or(true, |t| t.holds_copy(worker)));
+        // write in place (where the source cannot tell, every chunk counts as a copy), unless
+        // this process runs one worker (an MPI rank of one thread): no other execution of the
+        // chunk can run beside this one in this process's memory, so it writes in place too,
+        // and the exchange after the loop takes the copy that counted.
+        let one_here = lp.core().source().local_slots() == 1;
+        chunk.set_copy(!one_here && tolerance.map_or(true, |t| t.holds_copy(worker)));
         let mut held = Held::new(tolerance, worker, ordinal, handed, size);
         if panics == Panics::Unwind {
             held.run(&mut pace, &mut part, &mut chunk, &mut body);
