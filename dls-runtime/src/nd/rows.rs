@@ -175,7 +175,9 @@ impl<'a, T, D: Dimension> NdBlockPlace<'a, T, D> {
 /// ```
 pub struct NdBlockAccess<'a, T, D> {
     flat: BlockAccess<'a, T, Rows>,
-    shape: &'a D,
+    /// The shape, by value: a copy the access owns stays in registers across the loop's
+    /// in-place writes, which the compiler cannot prove leave a shared shape untouched.
+    shape: D,
 }
 
 impl<T, D: Dimension> std::fmt::Debug for NdBlockAccess<'_, T, D> {
@@ -210,7 +212,7 @@ impl<'a, T, D: Dimension> NdBlockAccess<'a, T, D> {
     ) -> Self {
         NdBlockAccess {
             flat: BlockAccess::new(&place.block, log, iterate, copy),
-            shape: &place.shape,
+            shape: place.shape.clone(),
         }
     }
 
@@ -222,10 +224,17 @@ impl<'a, T, D: Dimension> NdBlockAccess<'a, T, D> {
     fn position<I: IntoDimension>(&self, index: I) -> usize {
         let ix = index.into_dimension();
         let (ix, shape) = (ix.slice(), self.shape.slice());
-        if ix.len() != shape.len() || ix.iter().zip(shape).any(|(k, n)| k >= n) {
+        if ix.len() != shape.len() {
             out_of_bounds(ix, shape);
         }
-        ix.iter().zip(shape).fold(0, |at, (k, n)| at * n + k)
+        let mut at = 0;
+        for (&k, &n) in ix.iter().zip(shape) {
+            if k >= n {
+                out_of_bounds(ix, shape);
+            }
+            at = at * n + k;
+        }
+        at
     }
 
     /// `a[index] = value`, without reading the element: in place in the iterate's own row (where
