@@ -36,7 +36,7 @@
 //!     }
 //! }
 //! assert_eq!(log.len(), 0, "every write was in place");
-//! assert_eq!(a, ndarray::array![[100, 1], [111, 11], [121, 21]]);
+//! assert_eq!(a, ndarray::array![[101, 1], [111, 11], [121, 21]]);
 //! ```
 
 use std::ops::{Index, IndexMut, Range};
@@ -51,6 +51,7 @@ use crate::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
 /// array's elements to write them.
 ///
 /// ```
+/// use ndarray::Dimension as _;
 /// let a = ndarray::Array3::<u8>::zeros((2, 3, 4));
 /// assert_eq!(dls_runtime::nd::rows::standard_shape(&a).slice(), &[2, 3, 4]);
 /// ```
