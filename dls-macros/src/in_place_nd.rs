@@ -291,11 +291,9 @@ mod tests {
             parse_quote!(for mut i in 0..n {
                 v[[i, 0]] = 1.0;
             }),
-            parse_quote!(
-                for (i, x) in w.iter().enumerate() {
-                    v[[i, 0]] = *x;
-                }
-            ),
+            parse_quote!(for (i, x) in w.iter().enumerate() {
+                v[[i, 0]] = *x;
+            }),
             parse_quote!(for i in 0..n {
                 v[[i as u32, 0]] = 1.0;
             }),

@@ -229,7 +229,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let ratio =
         |a: usize, b: usize| median(times[a].iter().zip(&times[b]).map(|(x, y)| x / y).collect());
-    let in_child = median(times[2].iter().zip(&child_serial).map(|(d, s)| d / s).collect());
+    let in_child = median(
+        times[2]
+            .iter()
+            .zip(&child_serial)
+            .map(|(d, s)| d / s)
+            .collect(),
+    );
     println!(
         "medians of the per-round ratios: zip/dls {:.3} (target >= 0.9), dls-1/serial {:.3} \
          (target <= 1.1; against the serial run in the same child process {:.3}), serial/dls \
