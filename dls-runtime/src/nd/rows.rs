@@ -441,7 +441,7 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(log.len() == 0, in_place, "in place {in_place}, copy {copy}");
+            assert_eq!(log.is_empty(), in_place, "in place {in_place}, copy {copy}");
             log.scatter_into(a.as_slice_mut().unwrap()).unwrap();
             assert_eq!(a, serial, "in place {in_place}, copy {copy}");
         }
