@@ -54,7 +54,7 @@ fn prefix_rows(a: &Array2<f64>) -> Array2<f64> {
     #[par_doall(schedule = "fac2", gather(p))]
     for i in 0..a.nrows() {
         for j in 1..p.ncols() {
-            p[[i, j]] = p[[i, j - 1]] + p[[i, j]];
+            p[[i, j]] += p[[i, j - 1]];
         }
     }
     p
@@ -64,7 +64,7 @@ fn prefix_rows_serial(a: &Array2<f64>) -> Array2<f64> {
     let mut p = a.clone();
     for i in 0..a.nrows() {
         for j in 1..p.ncols() {
-            p[[i, j]] = p[[i, j - 1]] + p[[i, j]];
+            p[[i, j]] += p[[i, j - 1]];
         }
     }
     p
