@@ -9,6 +9,7 @@
 //! [`chain`]); [`expand`] assembles them into the loop's call.
 
 mod gather;
+mod gather_nd;
 mod pieces;
 mod reduce;
 

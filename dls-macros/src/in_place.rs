@@ -27,7 +27,7 @@ use crate::source::LoopSource;
 
 /// Macros whose arguments are expressions and format strings only: the index's name in them is
 /// a read, never a new binding.
-const READING_MACROS: &[&str] = &[
+pub(crate) const READING_MACROS: &[&str] = &[
     "println",
     "print",
     "eprintln",
@@ -316,7 +316,7 @@ impl<'ast> Visit<'ast> for Uses<'_> {
 }
 
 /// Whether `name` appears among `tokens`, at any depth.
-fn mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
+pub(crate) fn mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
     tokens.into_iter().any(|t| match t {
         TokenTree::Ident(i) => i == *name,
         TokenTree::Group(g) => mentions(g.stream(), name),

@@ -57,6 +57,7 @@ mod control;
 mod errors;
 mod expand;
 mod in_place;
+mod in_place_nd;
 mod in_rows;
 mod mutation;
 mod nested;

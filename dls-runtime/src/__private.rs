@@ -1114,6 +1114,67 @@ pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
     index.try_into().unwrap_or(usize::MAX)
 }
 
+#[cfg(feature = "ndarray")]
+pub use crate::nd::rows::{standard_shape as nd_shape, NdBlockAccess, NdBlockPlace};
+
+/// The array of `gather(a)` during the loop over `range`, where every use of `a` in the body is
+/// an element whose first index is the loop's (`a[[i, j]]`): `place` (its elements in row-major
+/// order) with its shape `shape`, each iterate `i` owning row `i` of axis 0 (issue 45,
+/// `dls-runtime/src/nd/rows.rs`). A loop whose first index is negative ends the program (a
+/// row's number is an index of the array).
+///
+/// ```
+/// use dls_runtime::__private::{nd_block_place, nd_shape, Place};
+/// let mut a = ndarray::Array2::<u8>::zeros((3, 2));
+/// let shape = nd_shape(&a);
+/// let rows = nd_block_place(Place::logged(a.as_slice_mut().unwrap()), shape, &(1..3_i64), "a", "example");
+/// assert_eq!((rows.iterates(), rows.row_len()), (1..3, 2));
+/// ```
+#[cfg(feature = "ndarray")]
+pub fn nd_block_place<'a, T, D, R>(
+    place: Place<'a, T>,
+    shape: D,
+    range: &R,
+    var: &'a str,
+    name: &str,
+) -> NdBlockPlace<'a, T, D>
+where
+    D: ndarray::Dimension,
+    R: LoopRange,
+    R::Index: TryInto<usize>,
+{
+    let (first, len) = or_exit(name, range.first_and_len());
+    let iterates = if len == 0 {
+        0..0
+    } else {
+        let Ok(first) = first.try_into() else {
+            fail(&format!(
+                "loop {name}: gather({var}) writes row i of `{var}` (`{var}[[i, ..]]`) in place, \
+                 numbering the rows by the loop's index, which starts below 0 here; loop over 0.. \
+                 or the rows' own numbers"
+            ))
+        };
+        first..usize::try_from(len).map_or(usize::MAX, |l| first.saturating_add(l))
+    };
+    NdBlockPlace::new(place, shape, iterates, var)
+}
+
+/// [`gather_of`] for a gathered ndarray array written through an [`NdBlockPlace`]: plain elements
+/// travel as bytes.
+///
+/// ```
+/// use std::marker::PhantomData;
+/// use dls_runtime::__private::{nd_block_place, nd_gather_of_place, GatherBuf, GatherOfAny, GatherOfPlain, Place, Plain};
+/// let mut v = vec![0.0_f64; 4];
+/// let rows = nd_block_place(Place::logged(&mut v), ndarray::Ix2(2, 2), &(0..2_usize), "a", "example");
+/// let _bytes: PhantomData<fn(Plain) -> GatherBuf<f64>> =
+///     (&&nd_gather_of_place(&rows)).__dls_gather_slot();
+/// ```
+#[cfg(feature = "ndarray")]
+pub fn nd_gather_of_place<T, D>(_place: &NdBlockPlace<'_, T, D>) -> GatherOf<T> {
+    GatherOf(PhantomData)
+}
+
 /// The slot marker of a `gather(v)` variable's log, chosen at compile time by autoref as
 /// [`slot_of`] chooses a `reduce` variable's:
 ///

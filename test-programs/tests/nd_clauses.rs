@@ -1,5 +1,6 @@
 //! ndarray's arrays in the clauses (issue 45): `gather` into `Array1`, `Array2`, `Array3` and
-//! `ArrayD`, `reduce(+)` and `reduce(max)` of `Array1` and `Array2`, and the loops over
+//! `ArrayD` (in-place rows of an `Array2` and an `Array3`, and an `Array2` written outside its
+//! rows through the checked path), `reduce(+)` and `reduce(max)` of `Array1` and `Array2`, and the loops over
 //! `a.iter()`, `&a`, `a.rows()` and `a.outer_iter().enumerate()`, each equal to its serial loop,
 //! on 1 and 3 threads and under mpirun at P = 1, 2, 4; and a column-major array refused by
 //! `gather` at the start of its loop with the fix. Runs `test-programs/src/bin/nd_clauses.rs`.
@@ -27,6 +28,16 @@ fn equal_to_serial_on_threads(n: &str) {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+    // The array written outside its rows took the checked path (its writes were logged), and
+    // the arrays written in their own rows did not say so.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("gather(w) logged"), "{stderr}");
+    for row_only in ["v", "p", "q", "c"] {
+        assert!(
+            !stderr.contains(&format!("gather({row_only}) logged")),
+            "{row_only}: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@ use syn::{ExprForLoop, Ident};
 
 use super::pieces::{LoopCx, Pieces};
 use crate::in_place;
+use crate::in_place_nd;
 use crate::nested::LoopKind;
 use crate::source::LoopSource;
 
@@ -38,6 +39,13 @@ pub(super) fn gather(
     let mut exchange = None;
     if let (Some(width), true, true) = (rows, cx.runs, ranged) {
         in_rows(p, var, width, cx, slot, for_loop)?;
+    } else if let (None, true, Some(assigned)) = (
+        rows,
+        cx.runs,
+        in_place_nd::writes_own_rows(source, &for_loop.pat, &for_loop.body, var),
+    ) {
+        // An ndarray array written only in the loop's own rows, `a[[i, ..]]` (issue 45).
+        super::gather_nd::in_nd_rows(p, var, cx, slot, for_loop, assigned);
     } else if cx.kind == LoopKind::OneLevel
         && in_place::writes_at_the_index(source, &for_loop.pat, &for_loop.body, var)
     {

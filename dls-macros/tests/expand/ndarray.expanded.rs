@@ -140,6 +140,20 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
     let mut b = a.clone();
     {
         let () = {
+            let __dls_range = 1..a.nrows() - 1;
+            #[allow(unused_variables)]
+            let __dls_in_place = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .reads_in_place()
+                .writes_in_place();
+            let __dls_assigned_in_place = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .reads_in_place()
+                .writes_assigned_in_place();
             ::dls::__private::interior(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 &[
@@ -156,17 +170,25 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                 ],
             );
             ::dls::__private::gathers(&b);
-            let __dls_view_0 = {
-                #[allow(unused_imports)]
-                use ::dls::__private::ViewOfShaped as _;
-                #[allow(unused_imports)]
-                use ::dls::__private::ViewOfFlat as _;
-                (&&::dls::__private::ViewOf(&b)).__dls_view()
+            let __dls_shape_0 = ::dls::__private::nd_shape(&b);
+            let __dls_target_0 = {
+                use ::dls::__private::ScatterTarget as _;
+                b.scatter_elements()
             };
+            let __dls_place_0 = ::dls::__private::nd_block_place(
+                unsafe {
+                    ::dls::__private::Place::new(__dls_target_0, __dls_assigned_in_place)
+                },
+                __dls_shape_0,
+                &__dls_range,
+                ::core::stringify!(b),
+                ::core::concat!(::core::file!(), ":", ::core::line!()),
+            );
             let (__dls_result_0,) = ::dls::__private::Loop::new(
                     ::core::concat!(::core::file!(), ":", ::core::line!()),
                     "runtime",
                 )
+                .reads_in_place()
                 .run_iterates(
                     (
                         {
@@ -174,22 +196,30 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                             use ::dls::__private::GatherOfPlain as _;
                             #[allow(unused_imports)]
                             use ::dls::__private::GatherOfAny as _;
-                            (&&::dls::__private::gather_of(&b)).__dls_gather_slot()
+                            (&&::dls::__private::nd_gather_of_place(&__dls_place_0))
+                                .__dls_gather_slot()
                         },
                     ),
-                    1..a.nrows() - 1,
+                    __dls_range,
                     || (::dls::__private::GatherBuf::new(),),
                     |__dls_iterates, __dls_acc| {
+                        let __dls_copy = __dls_iterates.is_copy();
                         for __dls_index in __dls_iterates {
                             let i = __dls_index;
                             #[allow(unused_mut)]
-                            let mut b = ::dls::__private::gather_slot(
-                                &__dls_view_0,
+                            let mut b = ::dls::__private::NdBlockAccess::new(
+                                &__dls_place_0,
                                 &mut __dls_acc.0,
+                                ::dls::__private::block_iterate(__dls_index),
+                                __dls_copy,
                             );
                             let () = {
                                 for j in 0..a.ncols() {
-                                    b[[i, j]] = a[[i - 1, j]] + a[[i + 1, j]];
+                                    ::dls::__private::NdBlockAccess::set(
+                                        &mut b,
+                                        [i, j],
+                                        a[[i - 1, j]] + a[[i + 1, j]],
+                                    );
                                 }
                             };
                         }
@@ -198,7 +228,7 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),
                     ),
                 );
-            ::dls::__private::scatter_logged(
+            ::dls::__private::scatter(
                 __dls_result_0,
                 {
                     use ::dls::__private::ScatterTarget as _;

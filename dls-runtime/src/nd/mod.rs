@@ -26,4 +26,5 @@
 pub mod lanes;
 pub mod layout;
 pub mod reduce;
+pub mod rows;
 pub mod slot;

@@ -1,6 +1,8 @@
 //! ndarray's arrays in the clauses (issue 45), each loop beside its serial twin and equal to it on
 //! every rank: `gather` into an `Array1`, an `Array2` (a Jacobi sweep reading the old grid), an
-//! `Array3` and an `ArrayD`; `reduce(+)` and `reduce(max)` of an `Array1` (a histogram) and an
+//! `Array3` and an `ArrayD`; in-place rows (iterate `i` uses only `a[[i, ..]]`: the Jacobi sweep,
+//! row-wise prefix sums of an `Array2`, an `Array3` assigned row by row) and an `Array2` also
+//! written outside the own row (the checked path); `reduce(+)` and `reduce(max)` of an `Array1` (a histogram) and an
 //! `Array2`; loops over `a.iter()`, `&a`, `a.rows()` and `a.outer_iter().enumerate()`. Prints
 //! `ndarray OK: P=<ranks>` on rank 0. With the argument `fortran`, gathers into a column-major
 //! array, which the loop refuses at its start with the fix. With `default_start`, runs
@@ -42,6 +44,72 @@ fn jacobi_serial(u: &Array2<f64>) -> Array2<f64> {
         }
     }
     v
+}
+
+/// Row-wise prefix sums: iterate `i` reads and writes its own row `p[[i, ..]]` alone, so it
+/// writes it in place (no clause argument: the array's shape gives the row).
+#[dls::parallel]
+fn prefix_rows(a: &Array2<f64>) -> Array2<f64> {
+    let mut p = a.clone();
+    #[par_doall(schedule = "fac2", gather(p))]
+    for i in 0..a.nrows() {
+        for j in 1..p.ncols() {
+            p[[i, j]] += p[[i, j - 1]];
+        }
+    }
+    p
+}
+
+fn prefix_rows_serial(a: &Array2<f64>) -> Array2<f64> {
+    let mut p = a.clone();
+    for i in 0..a.nrows() {
+        for j in 1..p.ncols() {
+            p[[i, j]] += p[[i, j - 1]];
+        }
+    }
+    p
+}
+
+/// An `Array3` whose iterate `i` only assigns its own row `q[(i, j, k)]`, sized by the array's
+/// own shape in the body.
+#[dls::parallel]
+fn cube_assigned(n: usize) -> Array3<u32> {
+    let mut q = Array3::<u32>::zeros((n, 5, 2));
+    #[par_doall(schedule = "af", gather(q))]
+    for i in 0..n {
+        for j in 0..q.shape()[1] {
+            for k in 0..q.len_of(ndarray::Axis(2)) {
+                q[(i, j, k)] = (1000 * i + 10 * j + k) as u32;
+            }
+        }
+    }
+    q
+}
+
+/// Iterate `i` writes its row and one element of row 0, which no iterate of `1..n` owns: the
+/// body is not row-only, so every write of `w` takes the checked (logged) path.
+#[dls::parallel]
+fn outside_rows(n: usize, m: usize) -> Array2<i64> {
+    let mut w = Array2::<i64>::from_elem((n, m), 3);
+    #[par_doall(schedule = "af", gather(w))]
+    for i in 1..n {
+        for j in 0..m {
+            w[[i, j]] = (i * m + j) as i64;
+        }
+        w[[0, i]] = -(i as i64);
+    }
+    w
+}
+
+fn outside_rows_serial(n: usize, m: usize) -> Array2<i64> {
+    let mut w = Array2::<i64>::from_elem((n, m), 3);
+    for i in 1..n {
+        for j in 0..m {
+            w[[i, j]] = (i * m + j) as i64;
+        }
+        w[[0, i]] = -(i as i64);
+    }
+    w
 }
 
 #[dls::parallel]
@@ -218,6 +286,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let u = grid(37, 29);
     assert_eq!(jacobi(&u), jacobi_serial(&u), "gather into an Array2");
+
+    let a = grid(41, 19);
+    assert_eq!(
+        prefix_rows(&a),
+        prefix_rows_serial(&a),
+        "in-place rows of an Array2 (read and written)"
+    );
+    assert_eq!(
+        cube_assigned(17),
+        Array3::from_shape_fn((17, 5, 2), |(i, j, k)| (1000 * i + 10 * j + k) as u32),
+        "in-place rows of an Array3 (assigned)"
+    );
+    assert_eq!(
+        outside_rows(23, 31),
+        outside_rows_serial(23, 31),
+        "an Array2 written outside the own row (checked path)"
+    );
 
     let n = 101;
     assert_eq!(
