@@ -108,8 +108,10 @@ pub(crate) mod sync {
     #[cfg(not(feature = "valgrind"))]
     pub(crate) use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
+    // A path from the crate's root, not `super::`: the import-cycle test reads `super` from an
+    // inline module as the file's parent (`tests/import_cycles.rs`).
     #[cfg(feature = "valgrind")]
-    pub(crate) use super::annotated::{
+    pub(crate) use crate::runtime::annotate::annotated::{
         AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex, MutexGuard, OnceLock,
     };
 }
@@ -123,7 +125,7 @@ mod annotated {
     use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult, WaitTimeoutResult};
     use std::time::Duration;
 
-    use super::{happens_after, happens_before, ignore};
+    use crate::runtime::annotate::{happens_after, happens_before, ignore};
 
     /// Whether an operation with `order` releases (its mark goes before it).
     fn releases(order: Ordering) -> bool {
