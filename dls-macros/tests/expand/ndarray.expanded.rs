@@ -154,6 +154,13 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                 )
                 .reads_in_place()
                 .writes_assigned_in_place();
+            #[allow(unused_variables)]
+            let __dls_assigned_exchanged = ::dls::__private::Loop::new(
+                    ::core::concat!(::core::file!(), ":", ::core::line!()),
+                    "runtime",
+                )
+                .reads_in_place()
+                .exchanges_assigned_in_place();
             ::dls::__private::interior(
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
                 &[
