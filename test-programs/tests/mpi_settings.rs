@@ -46,6 +46,7 @@ fn every_setting_on_one_rank_only_is_named_with_each_ranks_value() {
         ("DLS_THREADS", "2", 1),
         ("DLS_CHUNK_MAP", "10", 1),
         ("DLS_STACK", "1M", 1),
+        ("DLS_PIN", "cores", 1),
         ("DLS_REPORT", "1", 1),
         ("DLS_RACKS", "ranks:0-1=rack1", 1),
     ];
