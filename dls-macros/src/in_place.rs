@@ -302,20 +302,27 @@ impl<'ast> Visit<'ast> for Uses<'_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let reading = m
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| READING_MACROS.contains(&s.ident.to_string().as_str()));
-        if mentions(m.tokens.clone(), self.var)
-            || (!reading && mentions(m.tokens.clone(), self.index))
-        {
+        if macro_touches(m, self.var, self.index) {
             self.ok = false;
         }
     }
 }
 
 /// Whether `name` appears among `tokens`, at any depth.
+/// Whether `m` is one of [`READING_MACROS`] (its arguments only read the names they hold).
+pub(crate) fn is_reading_macro(m: &syn::Macro) -> bool {
+    m.path
+        .segments
+        .last()
+        .is_some_and(|s| READING_MACROS.contains(&s.ident.to_string().as_str()))
+}
+
+/// Whether a macro call in a body written in place defeats the analysis: it names the target
+/// `var`, or it is not a reading macro and names the loop's `index` (it might bind it again).
+pub(crate) fn macro_touches(m: &syn::Macro, var: &Ident, index: &Ident) -> bool {
+    mentions(m.tokens.clone(), var) || (!is_reading_macro(m) && mentions(m.tokens.clone(), index))
+}
+
 pub(crate) fn mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
     tokens.into_iter().any(|t| match t {
         TokenTree::Ident(i) => i == *name,

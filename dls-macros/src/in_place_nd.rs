@@ -26,7 +26,7 @@
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Pat};
 
-use crate::in_place::{mentions, READING_MACROS};
+use crate::in_place::macro_touches;
 use crate::source::LoopSource;
 
 /// Methods of an ndarray array that read its shape alone (the runtime's `NdBlockAccess` has
@@ -176,14 +176,7 @@ impl<'ast> Visit<'ast> for RowUses<'_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let reading = m
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| READING_MACROS.contains(&s.ident.to_string().as_str()));
-        if mentions(m.tokens.clone(), self.var)
-            || (!reading && mentions(m.tokens.clone(), self.index))
-        {
+        if macro_touches(m, self.var, self.index) {
             self.ok = false;
         }
     }

@@ -26,27 +26,6 @@ use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 use syn::{BinOp, Block, Expr, Ident, Pat};
 
-/// Macros whose arguments are expressions and format strings only (a name in them is read,
-/// never bound again).
-const READING_MACROS: &[&str] = &[
-    "println",
-    "print",
-    "eprintln",
-    "eprint",
-    "format",
-    "format_args",
-    "write",
-    "writeln",
-    "panic",
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "unreachable",
-];
-
 /// Rewrites, in `body` (a copy of the loop's body that runs with `var` a `BlockRow`), each
 /// element of the own row that the syntax proves to be in it to `var.row()[j]` (see the module
 /// documentation), both as an index `var[…]` and as the assignment `BlockSet::set(&mut var, …,
@@ -126,12 +105,7 @@ impl<'ast> Visit<'ast> for Names<'_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let reading = m
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| READING_MACROS.contains(&s.ident.to_string().as_str()));
-        if !reading {
+        if !crate::in_place::is_reading_macro(m) {
             // Any name the macro is given might be bound by it: no column is proven then.
             self.ok = false;
         }
