@@ -50,7 +50,7 @@ impl Runtime {
         // worker handing out the whole loop as one chunk (on one thread every technique runs
         // the iterates in index order), the rest as for every loop.
         let sized = sizing && self.sizes_loops(&technique, config);
-        if sized && alone::predicts_small(name, n) {
+        if sized && alone::runs_alone(name, n) {
             let whole = Technique::new(crate::technique::Kind::Static);
             let source = Box::new(SharedSource::new(&whole, n, 1, None)?);
             let mut lp = self

@@ -158,6 +158,11 @@ impl Drop for Running {
 }
 
 impl UntypedLoop {
+    /// When the loop started (was made), for how long its run took (`engine/alone.rs`).
+    pub(crate) fn started(&self) -> Instant {
+        self.started
+    }
+
     pub(crate) fn new(
         name: Arc<str>,
         technique: Technique,

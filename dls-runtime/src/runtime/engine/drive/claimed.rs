@@ -131,7 +131,7 @@ where
                 lp.left();
                 if let (false, Some((_, handed))) = (read, last) {
                     // The worker's last claim: the chunks since the clock's last read count
-                    // their time (the loop's work, which `alone.rs` judges its size by).
+                    // their time (the worker's work time).
                     tally.work_s += Instant::now()
                         .saturating_duration_since(handed)
                         .as_secs_f64();

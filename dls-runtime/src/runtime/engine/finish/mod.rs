@@ -105,20 +105,21 @@ impl Failure {
 }
 
 /// Ends `lp` (`DLS_EndLoop`): its statistics where its caller reads them (`config`), else none
-/// are built (what this process did is still recorded, for a loop that learns whether it is too
-/// small to share: `alone.rs`).
+/// are built (how long the loop took is still recorded, for a loop that learns whether it is
+/// too small to share: `alone.rs`).
 pub(crate) fn end<I: LoopIndex>(lp: Loop<I>, config: &LoopConfig) -> Option<LoopStats> {
-    let sized = lp.core().sized.then(|| (lp.name().to_string(), lp.len()));
-    let (stats, work_s) = if config.statistics {
-        let stats = lp.finish();
-        let work_s = stats.work_time_s;
-        (Some(stats), work_s)
+    let core = lp.core();
+    let sized = core
+        .sized
+        .then(|| (lp.name().to_string(), lp.len(), core.alone, core.started()));
+    let stats = if config.statistics {
+        Some(lp.finish())
     } else {
-        let tally = lp.finish_quietly();
-        (None, tally.work_s)
+        lp.finish_quietly();
+        None
     };
-    if let Some((name, n)) = sized {
-        alone::record(&name, n, work_s);
+    if let Some((name, n, ran_alone, started)) = sized {
+        alone::record(&name, n, started.elapsed().as_secs_f64(), ran_alone);
     }
     stats
 }
