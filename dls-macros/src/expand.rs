@@ -34,7 +34,7 @@ pub(crate) fn expand(
     source: LoopSource,
     attrs: Vec<Attribute>,
     kind: LoopKind,
-    captured: &[Ident],
+    captured: &[crate::mutation::Captured],
 ) -> syn::Result<TokenStream> {
     let wrap_body = control::check_and_rewrite(&mut for_loop.body, for_loop.label.as_ref())?;
     if let Some(check) = &clauses.check {
@@ -187,10 +187,22 @@ fn observe_checked(for_loop: &mut ExprForLoop, check: &CheckClause) {
 }
 
 /// Variables the body uses without a clause: a type with interior mutability (an atomic, a
-/// Mutex, a Cell, ...) would be changed per rank under MPI (`__private::interior`).
-fn interior_probe(captured: &[Ident], name: &TokenStream, span: Span) -> TokenStream {
-    let probes = captured.iter().map(|v| {
-        quote_spanned!(v.span()=> (::core::stringify!(#v), {
+/// Mutex, a Cell, ...) would be changed per rank under MPI (`__private::interior`). One reached
+/// through a closure is labelled `var@closure`.
+fn interior_probe(
+    captured: &[crate::mutation::Captured],
+    name: &TokenStream,
+    span: Span,
+) -> TokenStream {
+    let probes = captured.iter().map(|c| {
+        let v = &c.var;
+        let label = match &c.via {
+            Some(closure) => {
+                quote_spanned!(v.span()=> ::core::concat!(::core::stringify!(#v), "@", #closure))
+            }
+            None => quote_spanned!(v.span()=> ::core::stringify!(#v)),
+        };
+        quote_spanned!(v.span()=> (#label, {
             #[allow(unused_imports)]
             use ::dls::__private::FoundInterior as _;
             #[allow(unused_imports)]

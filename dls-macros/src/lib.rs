@@ -61,6 +61,7 @@ mod in_place_nd;
 mod in_rows;
 mod mutation;
 mod nested;
+mod reads;
 mod rewrite;
 #[cfg(test)]
 mod snapshots;

@@ -22,7 +22,7 @@
 //! A name bound anywhere in the body (by `let`, a pattern or a closure parameter) is local to the
 //! iterate and never reported.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use syn::visit::{self, Visit};
 use syn::{BinOp, Block, Expr, Ident, Pat};
@@ -543,17 +543,32 @@ fn is_compound(op: &BinOp) -> bool {
     )
 }
 
+/// A variable a loop's body captures, to be probed: `via` names the closure (defined before the
+/// loop) through which the body reaches it, if it does not use it itself.
+pub(crate) struct Captured {
+    pub var: Ident,
+    pub via: Option<String>,
+}
+
+/// Closures bound by `let` in the enclosing function before a loop: each name with the variables
+/// of the function its body uses other than by a read the text shows (`reads.rs`).
+pub(crate) type Closures = HashMap<String, Vec<Ident>>;
+
 /// The variables of the enclosing function (`bound`) that `body` uses by name without a clause:
 /// the loop captures them by shared reference. Generated code asks at run time whether their
 /// types have interior mutability (`__private::interior`), which under MPI would make changes
 /// through them per rank, even from a helper function the macro cannot see into (issue 27 case
-/// 7). Names bound inside the body, the loop's pattern, clause variables and callees are left out.
+/// 7). Names bound inside the body, the loop's pattern, clause variables and callees are left out,
+/// and so are the variables the body visibly only reads (`reads::only_read`, issue 43 R4-2). A
+/// closure of `closures` the body calls or names brings the variables it captures (issue 43
+/// R4-1).
 pub(crate) fn captured(
     body: &Block,
     loop_pat: &Pat,
     clauses: &Clauses,
     bound: &HashSet<String>,
-) -> Vec<Ident> {
+    closures: &Closures,
+) -> Vec<Captured> {
     let mut locals = Bindings::default();
     locals.visit_block(body);
     locals.visit_pat(loop_pat);
@@ -561,17 +576,90 @@ pub(crate) fn captured(
         locals: &locals.names,
         bound,
         clauses,
+        closures,
         found: Vec::new(),
     };
     v.visit_block(body);
     v.found
+        .into_iter()
+        .filter(|c| c.via.is_some() || !crate::reads::only_read(body, &c.var))
+        .collect()
+}
+
+/// The variables of the enclosing function that `closure` captures and does not visibly only read
+/// (see [`captured`]); those of the closures of `closures` it uses count too.
+pub(crate) fn closure_captures(
+    closure: &syn::ExprClosure,
+    bound: &HashSet<String>,
+    closures: &Closures,
+) -> Vec<Ident> {
+    let mut locals = Bindings::default();
+    for input in &closure.inputs {
+        locals.visit_pat(input);
+    }
+    locals.visit_expr(&closure.body);
+    let clauses = Clauses::default();
+    let mut v = Captures {
+        locals: &locals.names,
+        bound,
+        clauses: &clauses,
+        closures,
+        found: Vec::new(),
+    };
+    v.visit_expr(&closure.body);
+    let body: Block = syn::parse_quote!({ #closure; });
+    let mut vars: Vec<Ident> = Vec::new();
+    for c in v.found {
+        if (c.via.is_some() || !crate::reads::only_read(&body, &c.var)) && !vars.contains(&c.var) {
+            vars.push(c.var);
+        }
+    }
+    vars
 }
 
 struct Captures<'a> {
     locals: &'a HashSet<String>,
     bound: &'a HashSet<String>,
     clauses: &'a Clauses,
-    found: Vec<Ident>,
+    closures: &'a Closures,
+    found: Vec<Captured>,
+}
+
+impl Captures<'_> {
+    fn add(&mut self, var: &Ident, via: Option<String>) {
+        let name = var.to_string();
+        if name.starts_with("__dls")
+            || !self.bound.contains(&name)
+            || self.locals.contains(&name)
+            || self.clauses.clause_of(var).is_some()
+        {
+            return;
+        }
+        if let Some(c) = self.found.iter_mut().find(|c| c.var == *var) {
+            // Reached through a closure too: probed whatever the body itself does with it.
+            if c.via.is_none() {
+                c.via = via;
+            }
+            return;
+        }
+        self.found.push(Captured {
+            var: var.clone(),
+            via,
+        });
+    }
+
+    /// A closure defined before the loop: the variables it captures.
+    fn through(&mut self, name: &Ident) {
+        let key = name.to_string();
+        if self.locals.contains(&key) {
+            return;
+        }
+        if let Some(vars) = self.closures.get(&key) {
+            for var in vars {
+                self.add(var, Some(key.clone()));
+            }
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for Captures<'_> {
@@ -583,22 +671,20 @@ impl<'ast> Visit<'ast> for Captures<'_> {
         if !seg.arguments.is_none() {
             return;
         }
-        let name = seg.ident.to_string();
-        if name.starts_with("__dls")
-            || !self.bound.contains(&name)
-            || self.locals.contains(&name)
-            || self.clauses.clause_of(&seg.ident).is_some()
-            || self.found.contains(&seg.ident)
-        {
-            return;
-        }
-        self.found.push(seg.ident.clone());
+        self.add(&seg.ident, None);
+        self.through(&seg.ident);
     }
 
     fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
-        // A callee named by a plain path is a function (or a closure the body calls): not probed.
-        if !matches!(&*e.func, Expr::Path(_)) {
-            self.visit_expr(&e.func);
+        // A callee named by a plain path is a function (or a closure the body calls): not probed,
+        // but a closure defined before the loop brings what it captures.
+        match &*e.func {
+            Expr::Path(p) => {
+                if let Some(name) = p.path.get_ident() {
+                    self.through(name);
+                }
+            }
+            func => self.visit_expr(func),
         }
         for arg in &e.args {
             self.visit_expr(arg);

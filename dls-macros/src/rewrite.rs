@@ -20,6 +20,7 @@ pub(crate) fn rewrite_block(block: &mut Block, names: mutation::Bindings) -> syn
         bound: names.names,
         errors: Errors::default(),
         inside_outer: false,
+        closures: mutation::Closures::new(),
     };
     r.visit_block_mut(block);
     r.errors.finish(())
@@ -32,6 +33,8 @@ struct Rewriter {
     errors: Errors,
     /// True while rewriting the body of a two-level outer loop (see `nested.rs`).
     inside_outer: bool,
+    /// The closures bound so far, with what they capture (`mutation::closure_captures`).
+    closures: mutation::Closures,
 }
 
 impl Rewriter {
@@ -84,7 +87,13 @@ impl Rewriter {
                 return Err(e);
             }
             let attrs = std::mem::take(&mut for_loop.attrs);
-            let captured = mutation::captured(&for_loop.body, &for_loop.pat, &clauses, &self.bound);
+            let captured = mutation::captured(
+                &for_loop.body,
+                &for_loop.pat,
+                &clauses,
+                &self.bound,
+                &self.closures,
+            );
             expand::expand(for_loop.clone(), &clauses, source?, attrs, kind, &captured)
         })();
         match result.and_then(syn::parse2::<Expr>) {
@@ -135,6 +144,19 @@ impl VisitMut for Rewriter {
             // before a loop makes `u`'s method calls reads), until the block ends.
             let mut names = mutation::Bindings::default();
             names.visit_pat(&local.pat);
+            let closure = match (&local.pat, local.init.as_ref().map(|i| &*i.expr)) {
+                (syn::Pat::Ident(p), Some(Expr::Closure(c))) => Some((
+                    p.ident.to_string(),
+                    mutation::closure_captures(c, &self.bound, &self.closures),
+                )),
+                _ => None,
+            };
+            for name in &names.names {
+                self.closures.remove(name);
+            }
+            if let Some((name, vars)) = closure {
+                self.closures.insert(name, vars);
+            }
             for name in names.names {
                 if names.mutable.contains(&name) {
                     self.mutable_outer.insert(name);
@@ -147,8 +169,10 @@ impl VisitMut for Rewriter {
 
     fn visit_block_mut(&mut self, block: &mut Block) {
         let before = self.mutable_outer.clone();
+        let closures = self.closures.clone();
         visit_mut::visit_block_mut(self, block);
         self.mutable_outer = before;
+        self.closures = closures;
     }
 }
 

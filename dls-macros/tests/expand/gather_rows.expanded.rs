@@ -23,31 +23,6 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                 )
                 .reads_in_place()
                 .exchanges_assigned_in_place();
-            ::dls::__private::interior(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                &[
-                    (
-                        ::core::stringify!(n),
-                        {
-                            #[allow(unused_imports)]
-                            use ::dls::__private::FoundInterior as _;
-                            #[allow(unused_imports)]
-                            use ::dls::__private::NoInterior as _;
-                            (&::dls::__private::Probe(&n)).interior()
-                        },
-                    ),
-                    (
-                        ::core::stringify!(u),
-                        {
-                            #[allow(unused_imports)]
-                            use ::dls::__private::FoundInterior as _;
-                            #[allow(unused_imports)]
-                            use ::dls::__private::NoInterior as _;
-                            (&::dls::__private::Probe(&u)).interior()
-                        },
-                    ),
-                ],
-            );
             ::dls::__private::gathers(&v);
             let __dls_rows_0 = {
                 let __dls_width: usize = n;

@@ -2,31 +2,6 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
     let mut hist = vec![0.0; bins];
     {
         let () = {
-            ::dls::__private::interior(
-                ::core::concat!(::core::file!(), ":", ::core::line!()),
-                &[
-                    (
-                        ::core::stringify!(v),
-                        {
-                            #[allow(unused_imports)]
-                            use ::dls::__private::FoundInterior as _;
-                            #[allow(unused_imports)]
-                            use ::dls::__private::NoInterior as _;
-                            (&::dls::__private::Probe(&v)).interior()
-                        },
-                    ),
-                    (
-                        ::core::stringify!(bins),
-                        {
-                            #[allow(unused_imports)]
-                            use ::dls::__private::FoundInterior as _;
-                            #[allow(unused_imports)]
-                            use ::dls::__private::NoInterior as _;
-                            (&::dls::__private::Probe(&bins)).interior()
-                        },
-                    ),
-                ],
-            );
             let __dls_ty_0 = ::dls::__private::type_of(&hist);
             ::dls::__private::starts_each_worker(__dls_ty_0);
             ::dls::__private::travels(&hist);
