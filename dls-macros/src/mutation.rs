@@ -78,6 +78,7 @@ pub(crate) fn check(
         _ => "j".to_string(),
     };
     let mut v = Mutations {
+        body,
         outer_index,
         locals: &locals.names,
         inner_loop_vars: &inner.names,
@@ -185,6 +186,8 @@ const SHARED_MUTATORS: &[&str] = &[
 ];
 
 struct Mutations<'a> {
+    /// The loop's body, for the reads it shows (`reads::only_read`).
+    body: &'a Block,
     /// The name of the loop's index (`j` when its pattern is no plain name), for advice.
     outer_index: String,
     locals: &'a HashSet<String>,
@@ -283,6 +286,13 @@ impl Mutations<'_> {
         }
         let shared_mutator = matches!(&change, Change::Method(m)
             if SHARED_MUTATORS.contains(&m.to_string().as_str()));
+        // `lock()` also reads (`log.lock().unwrap().len()`): not a change when every use of the
+        // variable in the body is a read the text shows (issue 43 R4-2).
+        let reading_lock = matches!(&change, Change::Method(m)
+            if crate::reads::READS.contains(&m.to_string().as_str()));
+        if shared_mutator && reading_lock && whole && crate::reads::only_read(self.body, var) {
+            return;
+        }
         let gathered = match self.clauses.clause_of(var) {
             Some("reduce") | Some("shared") => return,
             Some("gather") if !whole && !matches!(change, Change::Method(_)) => {
