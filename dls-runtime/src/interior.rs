@@ -223,3 +223,40 @@ pub fn interior(loop_name: &str, found: &[(&str, Option<&'static str>)]) {
     ));
     std::process::exit(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{FoundInterior as _, NoInterior as _, Probe};
+    use std::collections::{BTreeMap, HashMap};
+    use std::sync::atomic::AtomicU64;
+    use std::sync::{Arc, Mutex, RwLock};
+
+    #[test]
+    fn tuples_and_collections_of_interior_types_are_seen() {
+        let pair = (AtomicU64::new(0), 0_u64);
+        let map: HashMap<String, AtomicU64> = HashMap::new();
+        let tree: BTreeMap<u32, Vec<Arc<Mutex<u8>>>> = BTreeMap::new();
+        let twelve = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, RwLock::new(0));
+        assert!((&Probe(&pair)).interior().is_some());
+        assert!((&Probe(&map)).interior().is_some());
+        assert!((&Probe(&tree)).interior().is_some());
+        assert!((&Probe(&twelve)).interior().is_some());
+        assert!((&Probe(&&pair)).interior().is_some());
+    }
+
+    #[test]
+    fn plain_data_and_unknown_types_are_not() {
+        struct Own;
+        let plain = (1_u64, String::new(), vec![1.0_f64]);
+        let map: HashMap<String, Vec<u64>> = HashMap::new();
+        let own = (AtomicU64::new(0), Own);
+        let counter = AtomicU64::new(0);
+        let closure = || counter.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!((&Probe(&plain)).interior(), None);
+        assert_eq!((&Probe(&map)).interior(), None);
+        // A type of the program's own, or a closure, hides what it holds.
+        assert_eq!((&Probe(&own)).interior(), None);
+        assert_eq!((&Probe(&closure)).interior(), None);
+        let _ = (Own, closure());
+    }
+}
