@@ -157,11 +157,7 @@ impl<'ast> Visit<'ast> for Reads<'_> {
                 }
                 self.consume(&b.right);
             }
-            Expr::Unary(u) => {
-                if !matches!(u.op, UnOp::Deref(_)) || consumed {
-                    self.consume(&u.expr);
-                }
-            }
+            Expr::Unary(u) if !matches!(u.op, UnOp::Deref(_)) || consumed => self.consume(&u.expr),
             Expr::Paren(p) if consumed => self.consume(&p.expr),
             Expr::Group(g) if consumed => self.consume(&g.expr),
             Expr::Cast(c) => self.consume(&c.expr),

@@ -225,6 +225,8 @@ pub fn interior(loop_name: &str, found: &[(&str, Option<&'static str>)]) {
 }
 
 #[cfg(test)]
+// The `&` before `Probe` is the autoref specialisation, not a needless borrow.
+#[allow(clippy::needless_borrow)]
 mod tests {
     use super::{FoundInterior as _, NoInterior as _, Probe};
     use std::collections::{BTreeMap, HashMap};
