@@ -1115,7 +1115,9 @@ pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
 }
 
 #[cfg(feature = "ndarray")]
-pub use crate::nd::rows::{standard_shape as nd_shape, NdBlockAccess, NdBlockPlace};
+pub use crate::nd::rows::{
+    nd_with_row, standard_shape as nd_shape, NdBlockAccess, NdBlockPlace, NdBlockRow, NdBlockSet,
+};
 
 /// The array of `gather(a)` during the loop over `range`, where every use of `a` in the body is
 /// an element whose first index is the loop's (`a[[i, j]]`): `place` (its elements in row-major
