@@ -471,7 +471,11 @@ mod tests {
     fn nd_elements_of_the_own_row_become_the_rows_elements() {
         let text = nd_rewritten(parse_quote!(for i in 1..m {
             for j in 1..n - 1 {
-                ::dls::__private::NdBlockSet::set(&mut v, [i, j], 0.25 * (u[[i - 1, j]] + v[[i, j - 1]]));
+                ::dls::__private::NdBlockSet::set(
+                    &mut v,
+                    [i, j],
+                    0.25 * (u[[i - 1, j]] + v[[i, j - 1]]),
+                );
                 v[(i as usize, (j + 1) / 2)] += v[[(i), 0]];
                 let r = &mut v[[i, n - 1 - j]];
                 *r = 1.0;
@@ -479,7 +483,10 @@ mod tests {
             }
         }));
         assert_eq!(text.matches("v . row2 ()").count(), 6, "{text}");
-        assert!(text.contains("v . row2 () [j] = 0.25 * (u [[i - 1 , j]] + v . row2 () [j - 1])"), "{text}");
+        assert!(
+            text.contains("v . row2 () [j] = 0.25 * (u [[i - 1 , j]] + v . row2 () [j - 1])"),
+            "{text}"
+        );
         assert!(text.contains("v . row2 () [(j + 1) / 2] +="), "{text}");
         assert!(text.contains("v . row2 () [n - 1 - j]"), "{text}");
         assert!(text.contains("u [[i - 1 , j]]"), "{text}");
@@ -507,7 +514,10 @@ mod tests {
             parse_quote!(for i in 0..m {
                 v[[i, f(i)]] = 1.0;
                 v[[i, v.ncols() - 1]] = 1.0;
-                v[[i, { k += 1; k }]] = 1.0;
+                v[[i, {
+                    k += 1;
+                    k
+                }]] = 1.0;
                 ::dls::__private::NdBlockSet::set(&mut v, [i, next()], 1.0);
             }),
             parse_quote!(for i in 0..m {

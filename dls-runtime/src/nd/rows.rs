@@ -44,7 +44,9 @@ use std::ops::{Deref, Index, IndexMut, Range};
 use ndarray::{ArrayBase, Axis, Data, Dimension, IntoDimension};
 
 use super::layout::standard_elements;
-use crate::gather::{BlockAccess, BlockPlace, BlockRest, BlockRow, BlockSet, GatherBuf, Place, Rows};
+use crate::gather::{
+    BlockAccess, BlockPlace, BlockRest, BlockRow, BlockSet, GatherBuf, Place, Rows,
+};
 
 /// The shape of `a`, which must be in standard layout (else the panic of
 /// [`standard_elements`], which says how to convert it): taken before the loop borrows the
