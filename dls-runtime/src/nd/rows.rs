@@ -474,9 +474,11 @@ impl<'a, T, D: Dimension> NdBlockAccess<'a, T, D> {
 /// let mut v = vec![0_u8; 4];
 /// let mut log = GatherBuf::new();
 /// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
-/// let mut acc = NdBlockAccess::new(&rows, &mut log, 0, false);
-/// NdBlockSet::set(&mut acc, [0, 1], 5);
-/// NdBlockSet::set(&mut acc.split(), (0, 0), 4);
+/// {
+///     let mut acc = NdBlockAccess::new(&rows, &mut log, 0, false);
+///     NdBlockSet::set(&mut acc, [0, 1], 5);
+///     NdBlockSet::set(&mut acc.split(), (0, 0), 4);
+/// }
 /// assert_eq!(log.len(), 2);
 /// ```
 pub trait NdBlockSet<T> {
