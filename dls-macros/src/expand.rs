@@ -81,10 +81,14 @@ pub(crate) fn expand(
     let label = control::iterate_label();
     // Under `gather(v: rows(W))`, a copy of the body whose own rows' elements are the row
     // slices' (`in_rows.rs`), for the iterates that write their rows in place.
-    let row_body = (cx.runs && !p.rows.is_empty()).then(|| {
+    // Likewise for an ndarray array written in its own rows (`gather(a)`, `a[[i, j]]`).
+    let row_body = (cx.runs && !(p.rows.is_empty() && p.nd_rows.is_empty())).then(|| {
         let mut body = for_loop.body.clone();
         for (var, width) in &p.rows {
             crate::in_rows::rewrite_columns(&mut body, &for_loop.pat, var, width);
+        }
+        for var in &p.nd_rows {
+            crate::in_rows::rewrite_nd_columns(&mut body, &for_loop.pat, var);
         }
         if wrap_body {
             quote!(#label: #body)
@@ -405,28 +409,52 @@ fn closure(
     })
 }
 
-/// An iterate's body under `gather(v: rows(W))`: where every such vector's access writes in
-/// place, `row_body` runs inside `__private::with_row`, which hands it each row as a `&mut [T]`
+/// An iterate's body under `gather(v: rows(W))` or `gather(a)` of an ndarray array written in
+/// its own rows: where every such vector's and array's access writes in place, `row_body` runs
+/// inside `__private::with_row` (`nd_with_row`), which hands it each row as a `&mut [T]`
 /// parameter (so the compiler knows nothing else reaches the row, and keeps the body's other
-/// vectors in registers), the vector's name a `BlockRow` of the row and the access; otherwise
-/// `body`, on the accesses.
+/// vectors in registers), the vector's name a `BlockRow` (`NdBlockRow`) of the row and the
+/// access; otherwise `body`, on the accesses.
 fn in_rows(p: &Pieces, cx: &LoopCx, body: &TokenStream, row_body: &TokenStream) -> TokenStream {
     let private = &cx.private;
-    let vars: Vec<&Ident> = p.rows.iter().map(|(v, _)| v).collect();
+    // Each variable with its access type, its row type and its wrapper.
+    let vars: Vec<(&Ident, TokenStream, TokenStream, TokenStream)> = p
+        .rows
+        .iter()
+        .map(|(v, _)| {
+            (
+                v,
+                quote!(#private::BlockAccess),
+                quote!(#private::BlockRow),
+                quote!(#private::with_row),
+            )
+        })
+        .chain(p.nd_rows.iter().map(|v| {
+            (
+                v,
+                quote!(#private::NdBlockAccess),
+                quote!(#private::NdBlockRow),
+                quote!(#private::nd_with_row),
+            )
+        }))
+        .collect();
     let mut fast = quote!(let () = #row_body;);
-    for (k, var) in vars.iter().enumerate().rev() {
+    for (k, (var, access, row_ty, with_row)) in vars.iter().enumerate().rev() {
         let row = quote::format_ident!("__dls_row_{}", k);
         let rest = quote::format_ident!("__dls_rest_{}", k);
         fast = quote!(
-            #private::with_row(#private::BlockAccess::split(&mut #var), |#row, #rest| {
+            #with_row(#access::split(&mut #var), |#row, #rest| {
                 #[allow(unused_mut)]
-                let mut #var = #private::BlockRow::new(#row, #rest);
+                let mut #var = #row_ty::new(#row, #rest);
                 #fast
             });
         );
     }
+    let in_place = vars
+        .iter()
+        .map(|(var, access, _, _)| quote!(#access::in_place(&#var)));
     quote!(
-        if #(#private::BlockAccess::in_place(&#vars))&&* {
+        if #(#in_place)&&* {
             #fast
         } else {
             let () = #body;

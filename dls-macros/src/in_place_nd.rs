@@ -20,7 +20,7 @@
 //! outside its row still gets the serial result, through the log and its checks.
 //!
 //! Where every use of an element is a plain assignment `v[[i, …]] = …` whose value does not read
-//! the array, the assignments are rewritten to `NdBlockAccess::set`, and the first execution of
+//! the array, the assignments are rewritten to `NdBlockSet::set`, and the first execution of
 //! each iterate writes in place under re-execution too (a copy logs without reading its row).
 
 use syn::visit::{self, Visit};

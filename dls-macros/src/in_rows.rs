@@ -1,4 +1,6 @@
-//! The body of an iterate that writes its row in place under `gather(v: rows(W))` (issue 42).
+//! The body of an iterate that writes its row in place under `gather(v: rows(W))` (issue 42),
+//! or under `gather(a)` of an ndarray array written in its own rows (issue 45,
+//! [`rewrite_nd_columns`]: `a[[i, e]]` becomes `a.row2()[e]`).
 //! Where the iterate's access writes in place, the generated code runs the body inside
 //! `__private::with_row`, which hands it the row as a `&mut [T]` parameter (`noalias` to the
 //! compiler, as rayon's `par_chunks_mut` row is), and `v` names a `__private::BlockRow`.
@@ -294,6 +296,141 @@ impl VisitMut for Columns<'_> {
     }
 }
 
+/// Rewrites, in `body` (a copy of the loop's body that runs with the gathered ndarray array
+/// `var` an `NdBlockRow`, `crate::in_place_nd` having shown that every use of `var` is in the
+/// loop's own row and that the loop's index is never bound again), each element `var[[i, e]]`
+/// or `var[(i, e)]` of the own row to `var.row2()[e]`, both as an index and as the assignment
+/// `NdBlockSet::set(&mut var, [i, e], value)` the macro made of `var[[i, e]] = value`. Only
+/// indices of exactly two components whose first is the loop's index `i` (`i as usize` and
+/// parentheses allowed) and whose column `e` has no side effect ([`side_effect_free`]: the
+/// rewritten assignment evaluates the value before the column, the call the column first).
+/// `row2()` panics on an array of another number of axes, as ndarray's index does, and a
+/// column past the row panics as the slice's index.
+pub(crate) fn rewrite_nd_columns(body: &mut Block, pat: &Pat, var: &Ident) {
+    let Pat::Ident(p) = pat else {
+        return;
+    };
+    if p.by_ref.is_some() || p.mutability.is_some() || p.subpat.is_some() {
+        return;
+    }
+    NdColumns {
+        var,
+        index: &p.ident,
+    }
+    .visit_block_mut(body);
+}
+
+/// Whether evaluating `e` has no side effect (but a panic on overflow): names, integer
+/// literals, `+ - * / %`, casts and parentheses. `var` is none of the names (an index that
+/// names the array itself would borrow it beside its row).
+fn side_effect_free(e: &Expr, var: &Ident) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none() && !p.path.is_ident(var),
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_)),
+        Expr::Binary(b) => {
+            matches!(
+                b.op,
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_)
+            ) && side_effect_free(&b.left, var)
+                && side_effect_free(&b.right, var)
+        }
+        Expr::Cast(c) => side_effect_free(&c.expr, var),
+        Expr::Paren(p) => side_effect_free(&p.expr, var),
+        Expr::Group(g) => side_effect_free(&g.expr, var),
+        _ => false,
+    }
+}
+
+/// The rewrite of the own row's elements of an ndarray array.
+struct NdColumns<'a> {
+    var: &'a Ident,
+    index: &'a Ident,
+}
+
+impl NdColumns<'_> {
+    /// `e` is the loop's index, possibly `as usize` and in parentheses.
+    fn is_the_index(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) => p.qself.is_none() && p.path.is_ident(self.index),
+            Expr::Paren(p) => self.is_the_index(&p.expr),
+            Expr::Group(g) => self.is_the_index(&g.expr),
+            Expr::Cast(c) => {
+                matches!(&*c.ty, syn::Type::Path(t) if t.qself.is_none() && t.path.is_ident("usize"))
+                    && self.is_the_index(&c.expr)
+            }
+            _ => false,
+        }
+    }
+
+    /// The column `e` of an index `[i, e]` or `(i, e)`, if the rewrite applies to it.
+    fn column<'e>(&self, index: &'e Expr) -> Option<&'e Expr> {
+        let elems = match unparen(index) {
+            Expr::Array(a) => &a.elems,
+            Expr::Tuple(t) => &t.elems,
+            _ => return None,
+        };
+        if elems.len() != 2 || !self.is_the_index(&elems[0]) {
+            return None;
+        }
+        side_effect_free(&elems[1], self.var).then_some(&elems[1])
+    }
+
+    fn is_var(&self, e: &Expr) -> bool {
+        plain_name(e).is_some_and(|n| n == *self.var)
+    }
+
+    /// `NdBlockSet::set(&mut var, index, value)`: its index and value.
+    fn set_call<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+        let Expr::Call(c) = e else {
+            return None;
+        };
+        let Expr::Path(f) = &*c.func else {
+            return None;
+        };
+        let segs: Vec<String> = f
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if !segs.ends_with(&["NdBlockSet".to_string(), "set".to_string()]) || c.args.len() != 3 {
+            return None;
+        }
+        match &c.args[0] {
+            Expr::Reference(r) if r.mutability.is_some() && self.is_var(&r.expr) => {
+                Some((&c.args[1], &c.args[2]))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl VisitMut for NdColumns<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Some((index, value)) = self.set_call(e) {
+            if let Some(j) = self.column(index) {
+                let j = j.clone();
+                let mut value = value.clone();
+                self.visit_expr_mut(&mut value);
+                let var = self.var;
+                *e = syn::parse_quote!(#var.row2()[#j] = #value);
+                return;
+            }
+        }
+        if let Expr::Index(ix) = e {
+            if self.is_var(&ix.expr) {
+                if let Some(j) = self.column(&ix.index) {
+                    let j = j.clone();
+                    let var = self.var;
+                    *e = syn::parse_quote!(#var.row2()[#j]);
+                    return;
+                }
+            }
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,6 +458,85 @@ mod tests {
         assert_eq!(text.matches("v . row () [k]").count(), 1, "{text}");
         assert!(text.contains("u [i * n + j]"), "{text}");
         assert!(!text.contains("BlockSet"), "{text}");
+    }
+
+    fn nd_rewritten(for_loop: syn::ExprForLoop) -> String {
+        let mut body = for_loop.body;
+        let v: Ident = parse_quote!(v);
+        rewrite_nd_columns(&mut body, &for_loop.pat, &v);
+        quote::quote!(#body).to_string()
+    }
+
+    #[test]
+    fn nd_elements_of_the_own_row_become_the_rows_elements() {
+        let text = nd_rewritten(parse_quote!(for i in 1..m {
+            for j in 1..n - 1 {
+                ::dls::__private::NdBlockSet::set(
+                    &mut v,
+                    [i, j],
+                    0.25 * (u[[i - 1, j]] + v[[i, j - 1]]),
+                );
+                v[(i as usize, (j + 1) / 2)] += v[[(i), 0]];
+                let r = &mut v[[i, n - 1 - j]];
+                *r = 1.0;
+                v[[i, k as usize % 3]] = 2.0;
+            }
+        }));
+        assert_eq!(text.matches("v . row2 ()").count(), 6, "{text}");
+        assert!(
+            text.contains("v . row2 () [j] = 0.25 * (u [[i - 1 , j]] + v . row2 () [j - 1])"),
+            "{text}"
+        );
+        assert!(text.contains("v . row2 () [(j + 1) / 2] +="), "{text}");
+        assert!(text.contains("v . row2 () [n - 1 - j]"), "{text}");
+        assert!(text.contains("u [[i - 1 , j]]"), "{text}");
+        assert!(!text.contains("NdBlockSet"), "{text}");
+    }
+
+    #[test]
+    fn nd_elements_that_are_not_proven_stay_indices() {
+        for l in [
+            // Another row, three components, one component, the flat form.
+            parse_quote!(for i in 0..m {
+                v[[i + 1, 0]] = 1.0;
+            }),
+            parse_quote!(for i in 0..m {
+                v[[i, 0, 1]] = 1.0;
+                ::dls::__private::NdBlockSet::set(&mut v, [i, 0, 1], 1.0);
+            }),
+            parse_quote!(for i in 0..m {
+                v[[i]] = 1.0;
+            }),
+            parse_quote!(for i in 0..m {
+                v[i] = 1.0;
+            }),
+            // A column with side effects or that names the array.
+            parse_quote!(for i in 0..m {
+                v[[i, f(i)]] = 1.0;
+                v[[i, v.ncols() - 1]] = 1.0;
+                v[[i, {
+                    k += 1;
+                    k
+                }]] = 1.0;
+                ::dls::__private::NdBlockSet::set(&mut v, [i, next()], 1.0);
+            }),
+            parse_quote!(for i in 0..m {
+                v[[i, v]] = 1.0;
+            }),
+            // An index cast to another type, a `mut` index, a pattern.
+            parse_quote!(for i in 0..m {
+                v[[i as u32, 0]] = 1.0;
+            }),
+            parse_quote!(for mut i in 0..m {
+                v[[i, 0]] = 1.0;
+            }),
+            parse_quote!(for (i, x) in w {
+                v[[i, 0]] = x;
+            }),
+        ] {
+            let text = nd_rewritten(l);
+            assert!(!text.contains("row2"), "{text}");
+        }
     }
 
     #[test]

@@ -209,23 +209,27 @@ pub fn scatter_exchanged<G: GatherTarget + ?Sized>(
 /// every write was logged: on threads, where the forms that write in place would, the first run
 /// of each such loop says so once on stderr, with the number of writes logged and those forms.
 ///
+/// `nd_array`: the gathered variable is an ndarray array ([`is_nd_array`]), whose form that
+/// writes in place the message names.
+///
 /// ```
-/// use dls_runtime::__private::{scatter_logged, GatherBuf, GatherSlot};
+/// use dls_runtime::__private::{is_nd_array, scatter_logged, GatherBuf, GatherSlot};
 /// let mut out = vec![0_u8; 4];
 /// let mut log = GatherBuf::new();
 /// GatherSlot::new(&out, &mut log)[3] = 1;
-/// scatter_logged(log, &mut out[..], "out", "example");
+/// scatter_logged(log, is_nd_array(&out), &mut out[..], "out", "example");
 /// assert_eq!(out, [0, 0, 0, 1]);
 /// ```
 pub fn scatter_logged<G: GatherTarget + ?Sized>(
     log: GatherBuf<G::Item>,
+    nd_array: bool,
     target: &mut G,
     var: &str,
     name: &str,
 ) {
     let writes = log.len();
     if writes > 0 {
-        note_logged(writes, var, name);
+        note_logged(writes, var, name, nd_array);
     }
     scatter(log, target, var, name);
 }
@@ -234,9 +238,20 @@ pub fn scatter_logged<G: GatherTarget + ?Sized>(
 static NOTED: crate::runtime::annotate::sync::Mutex<Vec<(String, String)>> =
     crate::runtime::annotate::sync::Mutex::new(Vec::new());
 
-/// Says once per loop and variable, on threads, that `writes` writes of `var` were logged.
+/// Whether the gather target `target` is an ndarray array ([`GatherTarget::IS_ND_ARRAY`]).
+///
+/// ```
+/// use dls_runtime::__private::is_nd_array;
+/// assert!(!is_nd_array(&vec![1.0_f64]));
+/// ```
+pub fn is_nd_array<G: GatherTarget + ?Sized>(_target: &G) -> bool {
+    G::IS_ND_ARRAY
+}
+
+/// Says once per loop and variable, on threads, that `writes` writes of `var` were logged;
+/// `nd_array`: `var` is an ndarray array (the forms that write in place are its own).
 #[cold]
-fn note_logged(writes: usize, var: &str, name: &str) {
+fn note_logged(writes: usize, var: &str, name: &str, nd_array: bool) {
     let threads =
         crate::current().is_ok_and(|rt| matches!(rt.backend(), crate::Backend::Threads { .. }));
     if !threads {
@@ -250,14 +265,36 @@ fn note_logged(writes: usize, var: &str, name: &str) {
     }
     noted.push((name.to_string(), var.to_string()));
     drop(noted);
-    crate::runtime::loops::panic_ctx::say_line(&format!(
+    crate::runtime::loops::panic_ctx::say_line(&logged_note(writes, var, name, nd_array));
+}
+
+/// The message of [`note_logged`].
+fn logged_note(writes: usize, var: &str, name: &str, nd_array: bool) -> String {
+    let (where_, forms) = if nd_array {
+        (
+            "outside the row of axis 0 that the loop's index names",
+            format!(
+                "An iterate i that uses `{var}` only in its own row, `{var}[[i, ..]]` (the first \
+                 index the loop's name, as `{var}[[i, j]]` or `{var}[(i, j, k)]`), writes it in \
+                 place with gather({var})"
+            ),
+        )
+    } else {
+        (
+            "at elements other than the loop's index",
+            format!(
+                "An iterate that writes only row i of a grid w wide (`{var}[i * w + j]`) writes \
+                 in place with gather({var}: rows(w)); one that writes only `{var}[i]` does with \
+                 gather({var})"
+            ),
+        )
+    };
+    format!(
         "dls: loop {name}: gather({var}) logged {writes} writes (once for this loop): the body \
-         writes `{var}` at elements other than the loop's index, so each write is kept in a log \
-         and copied into `{var}` after the loop, which costs about {LOGGED_WRITE_COST} per \
-         write more than a write in place (BENCHMARKS.md, jacobi_flat). An \
-         iterate that writes only row i of a grid w wide (`{var}[i * w + j]`) writes in place \
-         with gather({var}: rows(w)); one that writes only `{var}[i]` does with gather({var})"
-    ));
+         writes `{var}` {where_}, so each write is kept in a log and copied into `{var}` after \
+         the loop, which costs about {LOGGED_WRITE_COST} per write more than a write in place \
+         (BENCHMARKS.md, jacobi_flat). {forms}"
+    )
 }
 
 /// What a logged write costs more than one in place (the Jacobi sweep's `gather(v)` against
@@ -1115,7 +1152,9 @@ pub fn block_iterate<I: TryInto<usize>>(index: I) -> usize {
 }
 
 #[cfg(feature = "ndarray")]
-pub use crate::nd::rows::{standard_shape as nd_shape, NdBlockAccess, NdBlockPlace};
+pub use crate::nd::rows::{
+    nd_with_row, standard_shape as nd_shape, NdBlockAccess, NdBlockPlace, NdBlockRow, NdBlockSet,
+};
 
 /// The array of `gather(a)` during the loop over `range`, where every use of `a` in the body is
 /// an element whose first index is the loop's (`a[[i, j]]`): `place` (its elements in row-major
@@ -1380,4 +1419,23 @@ impl<'a, C: Indexable + ?Sized> Borrowed<'a> for &'a C {
 /// ```
 pub fn borrowed<'a, B: Borrowed<'a>>(reference: B) -> &'a [B::Item] {
     reference.slice()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The message of a logged loop names the form that writes in place for the target's kind.
+    #[test]
+    fn the_logged_note_names_the_ndarray_form_for_an_array() {
+        let nd = super::logged_note(12, "a", "l", true);
+        assert!(
+            nd.contains("`a[[i, ..]]`") && nd.contains("with gather(a)"),
+            "{nd}"
+        );
+        assert!(!nd.contains("rows(w)"), "{nd}");
+        let flat = super::logged_note(12, "v", "l", false);
+        assert!(
+            flat.contains("gather(v: rows(w))") && !flat.contains("[["),
+            "{flat}"
+        );
+    }
 }

@@ -59,6 +59,16 @@ pub use blocks::{with_row, BlockAccess, BlockPlace, BlockRest, BlockRow, BlockSe
     note = "with dls's feature `ndarray`, an owned ndarray array (`Array1`, `Array2`, `ArrayD`, …) too; for an ndarray view, gather into an owned copy: `let mut a = view.as_standard_layout().into_owned();`"
 )]
 pub trait GatherTarget: Indexable {
+    /// Whether the target is an ndarray array (indexed `a[[i, j]]`): the message of a loop
+    /// whose writes were logged then names the ndarray form that writes in place.
+    ///
+    /// ```
+    /// use dls_runtime::gather::GatherTarget;
+    /// assert!(!<Vec<f64> as GatherTarget>::IS_ND_ARRAY);
+    /// assert!(!<&mut [u8] as GatherTarget>::IS_ND_ARRAY);
+    /// ```
+    const IS_ND_ARRAY: bool = false;
+
     /// The elements, writable.
     fn elements_mut(&mut self) -> &mut [Self::Item];
 }
@@ -88,6 +98,8 @@ impl<T> GatherTarget for Box<[T]> {
 }
 
 impl<C: GatherTarget + ?Sized> GatherTarget for &mut C {
+    const IS_ND_ARRAY: bool = C::IS_ND_ARRAY;
+
     fn elements_mut(&mut self) -> &mut [C::Item] {
         (**self).elements_mut()
     }

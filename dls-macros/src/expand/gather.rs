@@ -81,11 +81,6 @@ pub(super) fn gather(
     }
     // A vector written at other elements than the loop's index logs every write: the first
     // run says so (`__private::scatter_logged`).
-    let scatter = if logged {
-        quote_spanned!(var.span()=> scatter_logged)
-    } else {
-        quote_spanned!(var.span()=> scatter)
-    };
     p.combine
         .push(quote!(#outer_private::GatherBuf::merge(__dls_a.#idx, __dls_b.#idx)));
     p.results.push(res.clone());
@@ -97,9 +92,16 @@ pub(super) fn gather(
                 #var.scatter_elements()
             }, #exchange, ::core::stringify!(#var), #name);
         ),
+        // A logged loop's message names the ndarray form for an ndarray array.
+        None if logged => quote_spanned!(var.span()=>
+            #private::scatter_logged(#res, #private::is_nd_array(&#var), {
+                use #private::ScatterTarget as _;
+                #var.scatter_elements()
+            }, ::core::stringify!(#var), #name);
+        ),
         None => quote_spanned!(var.span()=>
             // Method syntax reborrows a `&mut [T]` parameter without needing `mut` on it.
-            #private::#scatter(#res, {
+            #private::scatter(#res, {
                 use #private::ScatterTarget as _;
                 #var.scatter_elements()
             }, ::core::stringify!(#var), #name);

@@ -12,7 +12,7 @@ use crate::in_place;
 
 /// Adds the place and the per-iterate access of the gathered array `var` (slot `slot`) to `p`;
 /// `assigned`: every use of an element is a plain assignment, rewritten to
-/// `NdBlockAccess::set` in `for_loop`'s body.
+/// `NdBlockSet::set` in `for_loop`'s body.
 pub(super) fn in_nd_rows(
     p: &mut Pieces,
     var: &Ident,
@@ -29,9 +29,12 @@ pub(super) fn in_nd_rows(
     p.any_blocks = true;
     // As for `gather(v: rows(w))`: re-execution of a body that reads its rows is off by default.
     p.reads_in_place = true;
+    p.nd_rows.push(var.clone());
     let when = if assigned {
         p.any_assigned = true;
-        let set: syn::Path = syn::parse_quote!(::dls::__private::NdBlockAccess::set);
+        // A trait's method: the body's copy that runs on an `NdBlockRow` (`in_rows.rs`) calls
+        // it too, where a column is not rewritten to the row slice.
+        let set: syn::Path = syn::parse_quote!(::dls::__private::NdBlockSet::set);
         in_place::rewrite_assignments_to(&mut for_loop.body, var, &set);
         quote!(__dls_assigned_in_place)
     } else {

@@ -47,6 +47,10 @@ pub(super) struct Pieces {
     /// access writes in place, each iterate's body runs with their rows as `&mut [T]`
     /// parameters (`in_rows.rs`).
     pub(super) rows: Vec<(Ident, syn::Expr)>,
+    /// The gathered ndarray arrays written in their own rows (`gather(a)`, `a[[i, ..]]`,
+    /// `gather_nd.rs`): likewise, their rows as `&mut [T]` parameters (`a[[i, j]]` of a
+    /// two-axis array becomes `a.row2()[j]`, `in_rows::rewrite_nd_columns`).
+    pub(super) nd_rows: Vec<Ident>,
 }
 
 impl Pieces {

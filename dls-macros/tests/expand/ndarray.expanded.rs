@@ -220,15 +220,33 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                                 ::dls::__private::block_iterate(__dls_index),
                                 __dls_copy,
                             );
-                            let () = {
-                                for j in 0..a.ncols() {
-                                    ::dls::__private::NdBlockAccess::set(
-                                        &mut b,
-                                        [i, j],
-                                        a[[i - 1, j]] + a[[i + 1, j]],
-                                    );
-                                }
-                            };
+                            if ::dls::__private::NdBlockAccess::in_place(&b) {
+                                ::dls::__private::nd_with_row(
+                                    ::dls::__private::NdBlockAccess::split(&mut b),
+                                    |__dls_row_0, __dls_rest_0| {
+                                        #[allow(unused_mut)]
+                                        let mut b = ::dls::__private::NdBlockRow::new(
+                                            __dls_row_0,
+                                            __dls_rest_0,
+                                        );
+                                        let () = {
+                                            for j in 0..a.ncols() {
+                                                b.row2()[j] = a[[i - 1, j]] + a[[i + 1, j]];
+                                            }
+                                        };
+                                    },
+                                );
+                            } else {
+                                let () = {
+                                    for j in 0..a.ncols() {
+                                        ::dls::__private::NdBlockSet::set(
+                                            &mut b,
+                                            [i, j],
+                                            a[[i - 1, j]] + a[[i + 1, j]],
+                                        );
+                                    }
+                                };
+                            }
                         }
                     },
                     |__dls_a, __dls_b| (

@@ -413,9 +413,11 @@ impl<T, B: Blocks> Rest<'_, T, B> {
         match self.mode {
             Own::Logged => &self.slot.original[index],
             Own::Copy if own => copy_reads(self.place.var, self.iterate),
-            // SAFETY: in bounds (`check`); outside every block of the loop's iterates, which no
-            // accessor writes in place (writes there are logged), so nothing writes it while
-            // the place lives. (An in-place access's own block is read in `index`.)
+            Own::InPlace if own => not_the_row(self.place.var, self.iterate),
+            // SAFETY: in bounds (`check`); outside every block of the loop's iterates (the own
+            // block of an in-place access is refused just above: its elements are reached
+            // through the access's fast path or its row slice alone), which no accessor writes
+            // in place (writes there are logged), so nothing writes it while the place lives.
             _ => unsafe { &*self.ptr.add(index) },
         }
     }
@@ -436,6 +438,7 @@ impl<T, B: Blocks> Rest<'_, T, B> {
             }
             Own::Logged => &self.slot.original[index],
             Own::Copy if own => copy_reads(self.place.var, self.iterate),
+            Own::InPlace if own => not_the_row(self.place.var, self.iterate),
             // SAFETY: as in `read_logged`.
             _ => unsafe { &*self.ptr.add(index) },
         };
@@ -705,6 +708,18 @@ impl<T: Clone, B: Blocks> IndexMut<usize> for BlockRow<'_, '_, T, B> {
             None => self.rest.write_logged(index),
         }
     }
+}
+
+/// The panic of an in-place access's own element reached through the rest of a [`BlockRow`]
+/// made with a row slice that is not the access's own (its row is where the elements are: the
+/// rest never reaches them while the row slice may live, so that no two paths alias).
+#[cold]
+#[inline(never)]
+fn not_the_row(var: &str, iterate: usize) -> ! {
+    panic!(
+        "iterate {iterate} reached its own row of `{var}` through the rest of a row made \
+         with another slice (BlockRow::new must be given the row of BlockRow::parts)"
+    )
 }
 
 /// The panic of a copy of an iterate that reads its block (the macro gives a copy only bodies

@@ -56,6 +56,8 @@ impl<S: Data, D: Dimension> Indexable for ArrayBase<S, D> {
 }
 
 impl<T, D: Dimension> GatherTarget for Array<T, D> {
+    const IS_ND_ARRAY: bool = true;
+
     fn elements_mut(&mut self) -> &mut [T] {
         if !self.is_standard_layout() {
             panic!("{FIX}");

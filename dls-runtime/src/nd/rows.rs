@@ -39,12 +39,14 @@
 //! assert_eq!(a, ndarray::array![[101, 1], [111, 11], [121, 21]]);
 //! ```
 
-use std::ops::{Index, IndexMut, Range};
+use std::ops::{Deref, Index, IndexMut, Range};
 
 use ndarray::{ArrayBase, Axis, Data, Dimension, IntoDimension};
 
 use super::layout::standard_elements;
-use crate::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
+use crate::gather::{
+    BlockAccess, BlockPlace, BlockRest, BlockRow, BlockSet, GatherBuf, Place, Rows,
+};
 
 /// The shape of `a`, which must be in standard layout (else the panic of
 /// [`standard_elements`], which says how to convert it): taken before the loop borrows the
@@ -155,66 +157,36 @@ impl<'a, T, D: Dimension> NdBlockPlace<'a, T, D> {
     }
 }
 
-/// One iterate's view of an [`NdBlockPlace`] (what the array's name means in the body): indexed
-/// as the array (`a[[i, j]]`, `a[(i, j)]`, `a[&[i, j, k][..]]`), its own row in place where the
-/// place writes in place and the run is no copy, else logged; its shape readable
-/// ([`NdBlockAccess::shape`] and the like). See the module.
+/// The shape of a gathered array during a loop, and the questions about it a body may ask
+/// (`a.shape()`, `a.nrows()`, …, as ndarray answers them): what [`NdBlockAccess`] and
+/// [`NdBlockRow`] dereference to. Kept by value, so that it stays in registers across the
+/// loop's in-place writes, which the compiler cannot prove leave a shared shape untouched.
 ///
 /// ```
-/// use dls_runtime::gather::{GatherBuf, Place};
-/// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
-/// let mut a = ndarray::Array2::<i64>::ones((2, 2));
-/// let mut log = GatherBuf::new();
-/// {
-///     let rows = NdBlockPlace::new(Place::logged(a.as_slice_mut().unwrap()), ndarray::Ix2(2, 2), 0..2, "a");
-///     let mut r = NdBlockAccess::new(&rows, &mut log, 1, false);
-///     r[[1, 0]] += 5; // logged: the place logs
-///     assert_eq!((r[[1, 0]], r.nrows()), (6, 2));
-/// }
-/// log.scatter_into(a.as_slice_mut().unwrap()).unwrap();
-/// assert_eq!(a, ndarray::array![[1, 1], [6, 1]]);
+/// use dls_runtime::nd::rows::NdShape;
+/// let s = NdShape::new(ndarray::Ix2(2, 3));
+/// assert_eq!((s.shape(), s.dim(), s.len()), (&[2, 3][..], (2, 3), 6));
 /// ```
-pub struct NdBlockAccess<'a, T, D> {
-    flat: BlockAccess<'a, T, Rows>,
-    /// The shape, by value: a copy the access owns stays in registers across the loop's
-    /// in-place writes, which the compiler cannot prove leave a shared shape untouched.
+#[derive(Clone, PartialEq, Eq)]
+pub struct NdShape<D> {
     shape: D,
 }
 
-impl<T, D: Dimension> std::fmt::Debug for NdBlockAccess<'_, T, D> {
+impl<D: Dimension> std::fmt::Debug for NdShape<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NdBlockAccess")
-            .field("shape", &self.shape.slice())
-            .field("flat", &self.flat)
-            .finish()
+        f.debug_tuple("NdShape").field(&self.shape.slice()).finish()
     }
 }
 
-impl<'a, T, D: Dimension> NdBlockAccess<'a, T, D> {
-    /// Iterate `iterate`'s access to `place`, logging into `log`; `copy`: the run is a copy of
-    /// iterates another worker may be running (re-execution), which logs its row's writes and
-    /// must not read its row ([`NdBlockAccess::set`] only). As [`BlockAccess::new`].
+impl<D: Dimension> NdShape<D> {
+    /// The shape `shape`.
     ///
     /// ```
-    /// use dls_runtime::gather::{GatherBuf, Place};
-    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
-    /// let mut v = vec![0_u8; 4];
-    /// let mut log = GatherBuf::new();
-    /// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
-    /// NdBlockAccess::new(&rows, &mut log, 0, true).set([0, 1], 3);
-    /// assert_eq!(log.len(), 1);
+    /// let s = dls_runtime::nd::rows::NdShape::new(ndarray::Ix3(1, 2, 3));
+    /// assert_eq!(s.ndim(), 3);
     /// ```
-    #[inline]
-    pub fn new(
-        place: &'a NdBlockPlace<'a, T, D>,
-        log: &'a mut GatherBuf<T>,
-        iterate: usize,
-        copy: bool,
-    ) -> Self {
-        NdBlockAccess {
-            flat: BlockAccess::new(&place.block, log, iterate, copy),
-            shape: place.shape.clone(),
-        }
+    pub fn new(shape: D) -> Self {
+        NdShape { shape }
     }
 
     /// The row-major position of the element at `index`, or the panic ndarray gives for an
@@ -236,29 +208,6 @@ impl<'a, T, D: Dimension> NdBlockAccess<'a, T, D> {
             at = at * n + k;
         }
         at
-    }
-
-    /// `a[index] = value`, without reading the element: in place in the iterate's own row (where
-    /// the access writes in place), else logged.
-    ///
-    /// ```
-    /// use dls_runtime::gather::{GatherBuf, Place};
-    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
-    /// let mut v = vec![0_u8; 4];
-    /// let mut log = GatherBuf::new();
-    /// {
-    ///     // SAFETY: the one access of iterate 1 reaches row 1 alone.
-    ///     let place = unsafe { Place::new(&mut v, true) };
-    ///     let rows = NdBlockPlace::new(place, ndarray::Ix2(2, 2), 0..2, "a");
-    ///     NdBlockAccess::new(&rows, &mut log, 1, false).set([1, 1], 9);
-    /// }
-    /// assert_eq!((v[3], log.len()), (9, 0));
-    /// ```
-    #[inline]
-    #[track_caller]
-    pub fn set<I: IntoDimension>(&mut self, index: I, value: T) {
-        let at = self.position(index);
-        self.flat.set(at, value);
     }
 
     /// The array's shape (as before the loop: the loop writes elements, never the shape).
@@ -375,6 +324,367 @@ impl<'a, T, D: Dimension> NdBlockAccess<'a, T, D> {
     }
 }
 
+/// One iterate's view of an [`NdBlockPlace`] (what the array's name means in the body): indexed
+/// as the array (`a[[i, j]]`, `a[(i, j)]`, `a[&[i, j, k][..]]`), its own row in place where the
+/// place writes in place and the run is no copy, else logged; its shape readable (it
+/// dereferences to its [`NdShape`]: `a.shape()`, `a.nrows()` and the like). See the module.
+///
+/// ```
+/// use dls_runtime::gather::{GatherBuf, Place};
+/// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
+/// let mut a = ndarray::Array2::<i64>::ones((2, 2));
+/// let mut log = GatherBuf::new();
+/// {
+///     let rows = NdBlockPlace::new(Place::logged(a.as_slice_mut().unwrap()), ndarray::Ix2(2, 2), 0..2, "a");
+///     let mut r = NdBlockAccess::new(&rows, &mut log, 1, false);
+///     r[[1, 0]] += 5; // logged: the place logs
+///     assert_eq!((r[[1, 0]], r.nrows()), (6, 2));
+/// }
+/// log.scatter_into(a.as_slice_mut().unwrap()).unwrap();
+/// assert_eq!(a, ndarray::array![[1, 1], [6, 1]]);
+/// ```
+pub struct NdBlockAccess<'a, T, D> {
+    flat: BlockAccess<'a, T, Rows>,
+    shape: NdShape<D>,
+}
+
+impl<T, D: Dimension> std::fmt::Debug for NdBlockAccess<'_, T, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NdBlockAccess")
+            .field("shape", &self.shape.shape())
+            .field("flat", &self.flat)
+            .finish()
+    }
+}
+
+impl<T, D> Deref for NdBlockAccess<'_, T, D> {
+    type Target = NdShape<D>;
+    #[inline(always)]
+    fn deref(&self) -> &NdShape<D> {
+        &self.shape
+    }
+}
+
+impl<'a, T, D: Dimension> NdBlockAccess<'a, T, D> {
+    /// Iterate `iterate`'s access to `place`, logging into `log`; `copy`: the run is a copy of
+    /// iterates another worker may be running (re-execution), which logs its row's writes and
+    /// must not read its row ([`NdBlockAccess::set`] only). As [`BlockAccess::new`].
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, Place};
+    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
+    /// NdBlockAccess::new(&rows, &mut log, 0, true).set([0, 1], 3);
+    /// assert_eq!(log.len(), 1);
+    /// ```
+    #[inline]
+    pub fn new(
+        place: &'a NdBlockPlace<'a, T, D>,
+        log: &'a mut GatherBuf<T>,
+        iterate: usize,
+        copy: bool,
+    ) -> Self {
+        NdBlockAccess {
+            flat: BlockAccess::new(&place.block, log, iterate, copy),
+            shape: NdShape::new(place.shape.clone()),
+        }
+    }
+
+    /// `a[index] = value`, without reading the element: in place in the iterate's own row (where
+    /// the access writes in place), else logged.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, Place};
+    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     // SAFETY: the one access of iterate 1 reaches row 1 alone.
+    ///     let place = unsafe { Place::new(&mut v, true) };
+    ///     let rows = NdBlockPlace::new(place, ndarray::Ix2(2, 2), 0..2, "a");
+    ///     NdBlockAccess::new(&rows, &mut log, 1, false).set([1, 1], 9);
+    /// }
+    /// assert_eq!((v[3], log.len()), (9, 0));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn set<I: IntoDimension>(&mut self, index: I, value: T) {
+        let at = self.shape.position(index);
+        self.flat.set(at, value);
+    }
+
+    /// Whether this access writes its own row in place (the place writes in place and the run
+    /// is no copy): then [`NdBlockAccess::split`] hands the row out as a slice.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, Place};
+    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
+    /// assert!(!NdBlockAccess::new(&rows, &mut log, 0, false).in_place());
+    /// ```
+    #[inline]
+    pub fn in_place(&self) -> bool {
+        self.flat.in_place()
+    }
+
+    /// The iterate's own row (its elements within the array) as a `&mut [T]`, with the access
+    /// for every other element: an [`NdBlockRow`]. Where the access does not write in place the
+    /// slice is empty and every element goes through the access (logged). As
+    /// [`BlockAccess::split`], which says why the generated code hands the slice to the body
+    /// as a closure's parameter ([`nd_with_row`]).
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, Place};
+    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
+    /// let mut a = ndarray::Array2::<u8>::zeros((3, 2));
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     // SAFETY: the one access of iterate 1 reaches row 1, and row 0 through the log.
+    ///     let place = unsafe { Place::new(a.as_slice_mut().unwrap(), true) };
+    ///     let rows = NdBlockPlace::new(place, ndarray::Ix2(3, 2), 1..3, "a");
+    ///     let mut acc = NdBlockAccess::new(&rows, &mut log, 1, false);
+    ///     let mut r = acc.split();
+    ///     r.row2()[1] = 7; // a[[1, 1]], in place
+    ///     r[[1, 0]] = 6; // the row, by the array's index
+    ///     r[[0, 0]] = 1; // row 0, no iterate's: logged
+    /// }
+    /// assert_eq!((a[[1, 0]], a[[1, 1]], log.len()), (6, 7, 1));
+    /// ```
+    #[inline]
+    pub fn split(&mut self) -> NdBlockRow<'_, 'a, T, D> {
+        NdBlockRow {
+            flat: self.flat.split(),
+            shape: self.shape.clone(),
+        }
+    }
+}
+
+/// `a[index] = value` without reading the element, on what a gathered array's name means in
+/// the body of a loop that writes its rows in place: an [`NdBlockAccess`], or an
+/// [`NdBlockRow`] where the iterate's row is handed out as a slice. The macro rewrites a body's
+/// plain assignments `a[[i, j]] = x` to it.
+///
+/// ```
+/// use dls_runtime::gather::{GatherBuf, Place};
+/// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace, NdBlockSet};
+/// let mut v = vec![0_u8; 4];
+/// let mut log = GatherBuf::new();
+/// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
+/// {
+///     let mut acc = NdBlockAccess::new(&rows, &mut log, 0, false);
+///     NdBlockSet::set(&mut acc, [0, 1], 5);
+///     NdBlockSet::set(&mut acc.split(), (0, 0), 4);
+/// }
+/// assert_eq!(log.len(), 2);
+/// ```
+pub trait NdBlockSet<T> {
+    /// Writes `value` at `index`.
+    fn set<I: IntoDimension>(&mut self, index: I, value: T);
+}
+
+impl<T, D: Dimension> NdBlockSet<T> for NdBlockAccess<'_, T, D> {
+    #[inline]
+    #[track_caller]
+    fn set<I: IntoDimension>(&mut self, index: I, value: T) {
+        NdBlockAccess::set(self, index, value)
+    }
+}
+
+/// An iterate's own row as a `&mut [T]` ([`NdBlockRow::row2`]: `a[[i, j]]` is `row2()[j]`),
+/// with its access to every other element of the array ([`NdBlockAccess`]'s rules: logged, or
+/// refused in another iterate's row). Indexing by the array's index, `r[[i, j]]`, reaches the
+/// row in place where the index is in it. Made by [`NdBlockAccess::split`]; dereferences to the
+/// array's [`NdShape`].
+///
+/// ```
+/// use dls_runtime::gather::{GatherBuf, Place};
+/// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace, NdBlockSet};
+/// let mut v = vec![0_i32; 4];
+/// let mut log = GatherBuf::new();
+/// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
+/// let mut acc = NdBlockAccess::new(&rows, &mut log, 1, false);
+/// let mut r = acc.split();
+/// assert!(r.row2().is_empty(), "a logged access hands out no row");
+/// r.set([1, 1], 4);
+/// assert_eq!((r[[1, 1]], r.ncols()), (4, 2));
+/// ```
+pub struct NdBlockRow<'r, 'a, T, D> {
+    flat: BlockRow<'r, 'a, T, Rows>,
+    shape: NdShape<D>,
+}
+
+impl<T, D: Dimension> std::fmt::Debug for NdBlockRow<'_, '_, T, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NdBlockRow")
+            .field("shape", &self.shape.shape())
+            .field("flat", &self.flat)
+            .finish()
+    }
+}
+
+impl<T, D> Deref for NdBlockRow<'_, '_, T, D> {
+    type Target = NdShape<D>;
+    #[inline(always)]
+    fn deref(&self) -> &NdShape<D> {
+        &self.shape
+    }
+}
+
+impl<'r, 'a, T, D: Dimension> NdBlockRow<'r, 'a, T, D> {
+    /// The iterate's own row of a two-axis array, in place: element `j` is `a[[i, j]]` (empty
+    /// where the access logs). An array of another number of axes panics, as ndarray does on an
+    /// index `[i, j]` of it.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, Place};
+    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace};
+    /// let mut v = vec![0_u8; 6];
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     // SAFETY: the one access of iterate 2 reaches row 2 alone.
+    ///     let place = unsafe { Place::new(&mut v, true) };
+    ///     let rows = NdBlockPlace::new(place, ndarray::Ix2(3, 2), 0..3, "a");
+    ///     NdBlockAccess::new(&rows, &mut log, 2, false).split().row2().fill(9);
+    /// }
+    /// assert_eq!(v, [0, 0, 0, 0, 9, 9]);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn row2(&mut self) -> &mut [T] {
+        if self.shape.shape.ndim() != 2 {
+            not_two_axes(self.shape.shape());
+        }
+        self.flat.row()
+    }
+
+    /// The row and the rest, apart: what [`nd_with_row`] hands its body.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, Place};
+    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace, NdBlockRow};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
+    /// let mut acc = NdBlockAccess::new(&rows, &mut log, 0, false);
+    /// let (row, rest) = acc.split().parts();
+    /// assert_eq!(NdBlockRow::new(row, rest)[[0, 1]], 0);
+    /// ```
+    #[inline(always)]
+    pub fn parts(self) -> (&'r mut [T], NdBlockRest<'r, 'a, T, D>) {
+        let (row, flat) = self.flat.parts();
+        (
+            row,
+            NdBlockRest {
+                flat,
+                shape: self.shape,
+            },
+        )
+    }
+
+    /// The row and the rest together again ([`NdBlockRow::parts`]). A `row` that is not the
+    /// one `parts` gave is never read instead of the array's row: the rest refuses with a panic
+    /// to reach the iterate's own elements.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{GatherBuf, Place};
+    /// use dls_runtime::nd::rows::{NdBlockAccess, NdBlockPlace, NdBlockRow};
+    /// let mut v = vec![0_u8; 4];
+    /// let mut log = GatherBuf::new();
+    /// let rows = NdBlockPlace::new(Place::logged(&mut v), ndarray::Ix2(2, 2), 0..2, "a");
+    /// let mut acc = NdBlockAccess::new(&rows, &mut log, 1, false);
+    /// let (row, rest) = acc.split().parts();
+    /// assert_eq!(NdBlockRow::new(row, rest)[(1, 0)], 0);
+    /// ```
+    #[inline(always)]
+    pub fn new(row: &'r mut [T], rest: NdBlockRest<'r, 'a, T, D>) -> Self {
+        NdBlockRow {
+            flat: BlockRow::new(row, rest.flat),
+            shape: rest.shape,
+        }
+    }
+}
+
+/// An [`NdBlockRow`] without its row ([`NdBlockRow::parts`]): the access to every other element,
+/// and the shape.
+pub struct NdBlockRest<'r, 'a, T, D> {
+    flat: BlockRest<'r, 'a, T, Rows>,
+    shape: NdShape<D>,
+}
+
+impl<T, D: Dimension> std::fmt::Debug for NdBlockRest<'_, '_, T, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NdBlockRest")
+            .field("shape", &self.shape.shape())
+            .field("flat", &self.flat)
+            .finish()
+    }
+}
+
+/// Runs `body` on `row`'s parts: the row as a `&mut [T]` parameter of the body (which the
+/// compiler then knows no other pointer reaches, see [`BlockAccess::split`]) and the rest. What
+/// the generated code of a loop that writes an ndarray array's rows in place (`gather(a)`, the
+/// body writing `a[[i, ..]]` only) runs each iterate's body in, where the iterate writes its
+/// row in place; the body's elements `a[[i, j]]` are then `a.row2()[j]`.
+///
+/// ```
+/// use dls_runtime::gather::{GatherBuf, Place};
+/// use dls_runtime::nd::rows::{nd_with_row, NdBlockAccess, NdBlockPlace, NdBlockRow};
+/// let mut a = ndarray::Array2::<u8>::zeros((2, 2));
+/// let mut log = GatherBuf::new();
+/// {
+///     // SAFETY: the one access of iterate 1 reaches row 1 alone.
+///     let place = unsafe { Place::new(a.as_slice_mut().unwrap(), true) };
+///     let rows = NdBlockPlace::new(place, ndarray::Ix2(2, 2), 0..2, "a");
+///     let mut acc = NdBlockAccess::new(&rows, &mut log, 1, false);
+///     nd_with_row(acc.split(), |row, rest| {
+///         let mut a = NdBlockRow::new(row, rest);
+///         a.row2()[0] = 5;
+///     });
+/// }
+/// assert_eq!(a, ndarray::array![[0, 0], [5, 0]]);
+/// ```
+#[inline(always)]
+pub fn nd_with_row<'r, 'a, T, D, R, F>(row: NdBlockRow<'r, 'a, T, D>, body: F) -> R
+where
+    D: Dimension,
+    F: FnOnce(&'r mut [T], NdBlockRest<'r, 'a, T, D>) -> R,
+{
+    let (row, rest) = row.parts();
+    body(row, rest)
+}
+
+impl<T, D: Dimension> NdBlockSet<T> for NdBlockRow<'_, '_, T, D> {
+    #[inline]
+    #[track_caller]
+    fn set<I: IntoDimension>(&mut self, index: I, value: T) {
+        let at = self.shape.position(index);
+        BlockSet::set(&mut self.flat, at, value);
+    }
+}
+
+impl<T, D: Dimension, I: IntoDimension> Index<I> for NdBlockRow<'_, '_, T, D> {
+    type Output = T;
+    #[inline]
+    #[track_caller]
+    fn index(&self, index: I) -> &T {
+        let at = self.shape.position(index);
+        &self.flat[at]
+    }
+}
+
+impl<T: Clone, D: Dimension, I: IntoDimension> IndexMut<I> for NdBlockRow<'_, '_, T, D> {
+    #[inline]
+    #[track_caller]
+    fn index_mut(&mut self, index: I) -> &mut T {
+        let at = self.shape.position(index);
+        &mut self.flat[at]
+    }
+}
+
 /// The panic of an index out of bounds, as ndarray words it.
 #[cold]
 #[inline(never)]
@@ -383,12 +693,24 @@ fn out_of_bounds(ix: &[usize], shape: &[usize]) -> ! {
     panic!("ndarray: index {ix:?} is out of bounds for an array of shape {shape:?}")
 }
 
+/// The panic of a two-component index `a[[i, j]]` of an array that has not two axes.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn not_two_axes(shape: &[usize]) -> ! {
+    panic!(
+        "ndarray: an index of 2 components is out of bounds for an array of shape {shape:?} \
+         ({} axes)",
+        shape.len()
+    )
+}
+
 impl<T, D: Dimension, I: IntoDimension> Index<I> for NdBlockAccess<'_, T, D> {
     type Output = T;
     #[inline]
     #[track_caller]
     fn index(&self, index: I) -> &T {
-        let at = self.position(index);
+        let at = self.shape.position(index);
         &self.flat[at]
     }
 }
@@ -397,7 +719,7 @@ impl<T: Clone, D: Dimension, I: IntoDimension> IndexMut<I> for NdBlockAccess<'_,
     #[inline]
     #[track_caller]
     fn index_mut(&mut self, index: I) -> &mut T {
-        let at = self.position(index);
+        let at = self.shape.position(index);
         &mut self.flat[at]
     }
 }
@@ -445,6 +767,76 @@ mod tests {
             log.scatter_into(a.as_slice_mut().unwrap()).unwrap();
             assert_eq!(a, serial, "in place {in_place}, copy {copy}");
         }
+    }
+
+    /// Through the row slice of `split` (the fast body), every write gives the serial array;
+    /// the rest reaches the other rows as the access does.
+    #[test]
+    fn the_row_slice_and_the_rest_equal_serial() {
+        let serial = Array2::from_shape_fn((4, 3), |(i, j)| match i {
+            0 => 100 + j as u64,
+            1..=2 => (10 * i + j) as u64 + 1,
+            _ => 0,
+        });
+        for in_place in [true, false] {
+            let mut a = Array2::<u64>::zeros((4, 3));
+            let shape = standard_shape(&a);
+            let mut log = GatherBuf::new();
+            {
+                // SAFETY: one access per iterate, on this thread, one after the other.
+                let place = unsafe { Place::new(a.as_slice_mut().unwrap(), in_place) };
+                let rows = NdBlockPlace::new(place, shape, 1..3, "a");
+                for i in 1..3 {
+                    let mut acc = NdBlockAccess::new(&rows, &mut log, i, false);
+                    assert_eq!(acc.in_place(), in_place);
+                    nd_with_row(acc.split(), |row, rest| {
+                        let mut r = NdBlockRow::new(row, rest);
+                        assert_eq!(r.row2().len(), if in_place { 3 } else { 0 });
+                        for j in 0..3 {
+                            if in_place {
+                                r.row2()[j] = (10 * i + j) as u64;
+                            } else {
+                                NdBlockSet::set(&mut r, [i, j], (10 * i + j) as u64);
+                            }
+                            r[(i, j)] += 1;
+                            if i == 1 {
+                                r.set([0, j], 100 + j as u64);
+                            }
+                        }
+                    });
+                }
+            }
+            assert_eq!(log.len(), if in_place { 3 } else { 9 });
+            log.scatter_into(a.as_slice_mut().unwrap()).unwrap();
+            assert_eq!(a, serial, "in place {in_place}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "through the rest of a row made with another slice")]
+    fn a_row_made_with_another_slice_never_reaches_the_own_row() {
+        let mut a = Array2::<u8>::zeros((2, 2));
+        let mut log = GatherBuf::new();
+        // SAFETY: one access, on this thread.
+        let place = unsafe { Place::new(a.as_slice_mut().unwrap(), true) };
+        let rows = NdBlockPlace::new(place, ndarray::Ix2(2, 2), 0..2, "a");
+        let mut acc = NdBlockAccess::new(&rows, &mut log, 1, false);
+        let (row, rest) = acc.split().parts();
+        let mut other = [0_u8; 1];
+        let r = NdBlockRow::new(&mut other, rest);
+        row[1] = 1;
+        let _ = r[[1, 1]];
+    }
+
+    #[test]
+    #[should_panic(expected = "(3 axes)")]
+    fn row2_of_a_three_axis_array_panics() {
+        let mut a = Array3::<u8>::zeros((2, 2, 2));
+        let mut log = GatherBuf::new();
+        // SAFETY: one access, on this thread.
+        let place = unsafe { Place::new(a.as_slice_mut().unwrap(), true) };
+        let rows = NdBlockPlace::new(place, ndarray::Ix3(2, 2, 2), 0..2, "a");
+        NdBlockAccess::new(&rows, &mut log, 1, false).split().row2()[0] = 1;
     }
 
     #[test]
