@@ -8,6 +8,7 @@
 //! builder chain's methods for `reduction`, `shared`, ordered merges, `check` and `group` in
 //! [`chain`]); [`expand`] assembles them into the loop's call.
 
+mod captured;
 mod gather;
 mod gather_nd;
 mod pieces;
@@ -79,6 +80,8 @@ pub(crate) fn expand(
     let (range, bind) = bind_source(&mut p, source, &for_loop.pat, &cx.private);
 
     let label = control::iterate_label();
+    // A run of iterates is handed the captured variables as parameters (`expand/captured.rs`).
+    let hand_captured = cx.runs && !captured.is_empty() && captured.len() <= captured::MOST;
     // Under `gather(v: rows(W))`, a copy of the body whose own rows' elements are the row
     // slices' (`in_rows.rs`), for the iterates that write their rows in place.
     let row_body = (cx.runs && !p.rows.is_empty()).then(|| {
@@ -86,12 +89,18 @@ pub(crate) fn expand(
         for (var, width) in &p.rows {
             crate::in_rows::rewrite_columns(&mut body, &for_loop.pat, var, width);
         }
+        if hand_captured {
+            captured::rewrite(&mut body, captured);
+        }
         if wrap_body {
             quote!(#label: #body)
         } else {
             quote!(#body)
         }
     });
+    if hand_captured {
+        captured::rewrite(&mut for_loop.body, captured);
+    }
     let body = &for_loop.body;
     let body = if wrap_body {
         quote!(#label: #body)
@@ -134,7 +143,8 @@ pub(crate) fn expand(
         Some(row_body) => in_rows(&p, &cx, &body, row_body),
         None => quote!(let () = #body;),
     };
-    let closure = closure(&p, &cx, clauses, &bind, &body, &extra_param);
+    let handed = if hand_captured { captured } else { &[] };
+    let closure = closure(&p, &cx, clauses, &bind, &body, &extra_param, handed);
     let Pieces {
         setup,
         results,
@@ -350,6 +360,7 @@ fn closure(
     bind: &TokenStream,
     body: &TokenStream,
     extra_param: &TokenStream,
+    handed: &[Ident],
 ) -> TokenStream {
     let Pieces {
         take,
@@ -364,7 +375,7 @@ fn closure(
         } else {
             quote!()
         };
-        return quote!(|__dls_iterates, #acc| {
+        let run = quote!(
             #copy
             #(#take)*
             for __dls_index in __dls_iterates {
@@ -373,7 +384,15 @@ fn closure(
                 #body
             }
             #(#put_back)*
-        });
+        );
+        // The whole run inside the closure that takes the captured variables as parameters,
+        // its partial results and locals its own.
+        let run = if handed.is_empty() {
+            run
+        } else {
+            captured::wrap(&cx.private, handed, run)
+        };
+        return quote!(|__dls_iterates, #acc| { #run });
     }
     let (y_init, y_return) = match &clauses.check {
         Some(_) => (
