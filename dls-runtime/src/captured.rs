@@ -248,6 +248,8 @@ mod tests {
     /// The probe hands a shared reference as itself and anything else by reference: the
     /// expression `*p.get()` has the variable's own type in both cases.
     #[test]
+    // The probe's form, as the generated code writes it: the borrows choose the impl.
+    #[allow(clippy::needless_borrow, clippy::explicit_auto_deref)]
     fn the_probe_keeps_the_variables_type() {
         let v = vec![1_u32, 2, 3];
         let r: &Vec<u32> = &v;
