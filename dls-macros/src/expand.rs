@@ -8,6 +8,7 @@
 //! builder chain's methods for `reduction`, `shared`, ordered merges, `check` and `group` in
 //! [`chain`]); [`expand`] assembles them into the loop's call.
 
+mod captured;
 mod gather;
 mod gather_nd;
 mod pieces;
@@ -53,9 +54,17 @@ pub(crate) fn expand(
     };
 
     let mut p = Pieces::default();
-    if !captured.is_empty() {
-        p.setup.push(interior_probe(captured, &name, span));
+    let probed: Vec<&crate::mutation::Captured> = captured.iter().filter(|c| c.probed()).collect();
+    if !probed.is_empty() {
+        p.setup.push(interior_probe(&probed, &name, span));
     }
+    // The variables the body names itself, which its runs may take as parameters.
+    let captured: Vec<Ident> = captured
+        .iter()
+        .filter(|c| c.direct)
+        .map(|c| c.var.clone())
+        .collect();
+    let captured = &captured[..];
     let cx = LoopCx {
         private,
         name,
@@ -79,6 +88,8 @@ pub(crate) fn expand(
     let (range, bind) = bind_source(&mut p, source, &for_loop.pat, &cx.private);
 
     let label = control::iterate_label();
+    // A run of iterates is handed the captured variables as parameters (`expand/captured.rs`).
+    let hand_captured = cx.runs && !captured.is_empty() && captured.len() <= captured::MOST;
     // Under `gather(v: rows(W))`, a copy of the body whose own rows' elements are the row
     // slices' (`in_rows.rs`), for the iterates that write their rows in place.
     // Likewise for an ndarray array written in its own rows (`gather(a)`, `a[[i, j]]`).
@@ -90,12 +101,18 @@ pub(crate) fn expand(
         for var in &p.nd_rows {
             crate::in_rows::rewrite_nd_columns(&mut body, &for_loop.pat, var);
         }
+        if hand_captured {
+            captured::rewrite(&mut body, captured);
+        }
         if wrap_body {
             quote!(#label: #body)
         } else {
             quote!(#body)
         }
     });
+    if hand_captured {
+        captured::rewrite(&mut for_loop.body, captured);
+    }
     let body = &for_loop.body;
     let body = if wrap_body {
         quote!(#label: #body)
@@ -138,7 +155,8 @@ pub(crate) fn expand(
         Some(row_body) => in_rows(&p, &cx, &body, row_body),
         None => quote!(let () = #body;),
     };
-    let closure = closure(&p, &cx, clauses, &bind, &body, &extra_param);
+    let handed = if hand_captured { captured } else { &[] };
+    let closure = closure(&p, &cx, clauses, &bind, &body, &extra_param, handed);
     let Pieces {
         setup,
         results,
@@ -194,7 +212,7 @@ fn observe_checked(for_loop: &mut ExprForLoop, check: &CheckClause) {
 /// Mutex, a Cell, ...) would be changed per rank under MPI (`__private::interior`). One reached
 /// through a closure is labelled `var@closure`.
 fn interior_probe(
-    captured: &[crate::mutation::Captured],
+    captured: &[&crate::mutation::Captured],
     name: &TokenStream,
     span: Span,
 ) -> TokenStream {
@@ -366,6 +384,7 @@ fn closure(
     bind: &TokenStream,
     body: &TokenStream,
     extra_param: &TokenStream,
+    handed: &[Ident],
 ) -> TokenStream {
     let Pieces {
         take,
@@ -380,7 +399,7 @@ fn closure(
         } else {
             quote!()
         };
-        return quote!(|__dls_iterates, #acc| {
+        let run = quote!(
             #copy
             #(#take)*
             for __dls_index in __dls_iterates {
@@ -389,7 +408,15 @@ fn closure(
                 #body
             }
             #(#put_back)*
-        });
+        );
+        // The whole run inside the closure that takes the captured variables as parameters,
+        // its partial results and locals its own.
+        let run = if handed.is_empty() {
+            run
+        } else {
+            captured::wrap(&cx.private, handed, run)
+        };
+        return quote!(|__dls_iterates, #acc| { #run });
     }
     let (y_init, y_return) = match &clauses.check {
         Some(_) => (

@@ -553,11 +553,25 @@ fn is_compound(op: &BinOp) -> bool {
     )
 }
 
-/// A variable a loop's body captures, to be probed: `via` names the closure (defined before the
-/// loop) through which the body reaches it, if it does not use it itself.
+/// A variable a loop's body captures: `via` names the closure (defined before the loop) through
+/// which the body reaches it, if it does not use it itself; `direct`: the body names it itself;
+/// `only_read`: the body visibly only reads it (`reads::only_read`). Probed for interior
+/// mutability unless it is only read and reached through no closure
+/// ([`Captured::probed`]); handed to the body's runs as a parameter where `direct`
+/// (`expand/captured.rs`).
 pub(crate) struct Captured {
     pub var: Ident,
     pub via: Option<String>,
+    pub direct: bool,
+    pub only_read: bool,
+}
+
+impl Captured {
+    /// Whether the interior-mutability probe asks about it: not where the body visibly only
+    /// reads it and reaches it through no closure (issue 43 R4-2).
+    pub(crate) fn probed(&self) -> bool {
+        self.via.is_some() || !self.only_read
+    }
 }
 
 /// Closures bound by `let` in the enclosing function before a loop: each name with the variables
@@ -590,10 +604,10 @@ pub(crate) fn captured(
         found: Vec::new(),
     };
     v.visit_block(body);
+    for c in &mut v.found {
+        c.only_read = crate::reads::only_read(body, &c.var);
+    }
     v.found
-        .into_iter()
-        .filter(|c| c.via.is_some() || !crate::reads::only_read(body, &c.var))
-        .collect()
 }
 
 /// The variables of the enclosing function that `closure` captures and does not visibly only read
@@ -647,14 +661,18 @@ impl Captures<'_> {
         }
         if let Some(c) = self.found.iter_mut().find(|c| c.var == *var) {
             // Reached through a closure too: probed whatever the body itself does with it.
-            if c.via.is_none() {
+            if via.is_none() {
+                c.direct = true;
+            } else if c.via.is_none() {
                 c.via = via;
             }
             return;
         }
         self.found.push(Captured {
             var: var.clone(),
+            direct: via.is_none(),
             via,
+            only_read: false,
         });
     }
 

@@ -37,6 +37,10 @@ use crate::runtime::loops::reduction::Reduction;
 pub use crate::runtime::Iterates;
 use crate::{DlsError, LoopRange, Runtime, Technique, Wire};
 
+pub use crate::captured::{
+    with_captured_1, with_captured_2, with_captured_3, with_captured_4, with_captured_5,
+    with_captured_6, with_captured_7, with_captured_8, CaptureOfAny, CaptureOfRef, Captured,
+};
 pub use crate::default_start::default_start_note;
 pub use crate::gather::{
     with_row, BlockAccess, BlockPlace, BlockRest, BlockRow, BlockSet, GatherAccess, GatherBuf,

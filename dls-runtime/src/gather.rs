@@ -982,7 +982,7 @@ impl<'a, T> GatherWriter<'a, T> {
     #[inline]
     fn log_or_record(&mut self, index: usize, value: T) {
         match &mut self.mode {
-            WriterMode::Logs => log_write(self.len, self.log, index, value),
+            WriterMode::Logs => log_write_out_of_line(self.len, self.log, index, value),
             WriterMode::InPlace => out_of_bounds(index, self.len),
             WriterMode::Records { first, end, .. } => {
                 if index >= self.len {
@@ -1034,6 +1034,16 @@ impl<T> Drop for GatherWriter<'_, T> {
     fn drop(&mut self) {
         self.record();
     }
+}
+
+/// [`log_write`] out of line, for [`GatherWriter::set`]: inlined, the log's growth (a call)
+/// came between the loop's value and its use, and the compiler then kept the value on the stack
+/// across the whole iterate, also where it writes in place (the sum `s` of a CSR SpMV row,
+/// `y[i] = s`, was loaded and stored at every nonzero: issue 42). Out of line, the value is only
+/// an argument of the call.
+#[inline(never)]
+fn log_write_out_of_line<T>(len: usize, buf: &mut GatherBuf<T>, index: usize, value: T) {
+    log_write(len, buf, index, value)
 }
 
 /// Logs `value` as the write of element `index` of a vector of `len`. Each iterate writes only

@@ -8,6 +8,7 @@
 
 #[doc(hidden)]
 pub mod __private;
+pub mod captured;
 pub mod clause_types;
 pub mod collection;
 pub mod default_start;

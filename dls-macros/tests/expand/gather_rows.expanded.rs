@@ -51,44 +51,65 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                     __dls_range,
                     || (::dls::__private::GatherBuf::new(),),
                     |__dls_iterates, __dls_acc| {
-                        let __dls_copy = __dls_iterates.is_copy();
-                        for __dls_index in __dls_iterates {
-                            let i = __dls_index;
-                            #[allow(unused_mut)]
-                            let mut v = ::dls::__private::BlockAccess::new(
-                                &__dls_place_0,
-                                &mut __dls_acc.0,
-                                ::dls::__private::block_iterate(__dls_index),
-                                __dls_copy,
-                            );
-                            if ::dls::__private::BlockAccess::in_place(&v) {
-                                ::dls::__private::with_row(
-                                    ::dls::__private::BlockAccess::split(&mut v),
-                                    |__dls_row_0, __dls_rest_0| {
-                                        #[allow(unused_mut)]
-                                        let mut v = ::dls::__private::BlockRow::new(
-                                            __dls_row_0,
-                                            __dls_rest_0,
+                        ::dls::__private::with_captured_2(
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&n)).__dls_capture()
+                            },
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&u)).__dls_capture()
+                            },
+                            |__dls_cap_0, __dls_cap_1| {
+                                let __dls_copy = __dls_iterates.is_copy();
+                                for __dls_index in __dls_iterates {
+                                    let i = __dls_index;
+                                    #[allow(unused_mut)]
+                                    let mut v = ::dls::__private::BlockAccess::new(
+                                        &__dls_place_0,
+                                        &mut __dls_acc.0,
+                                        ::dls::__private::block_iterate(__dls_index),
+                                        __dls_copy,
+                                    );
+                                    if ::dls::__private::BlockAccess::in_place(&v) {
+                                        ::dls::__private::with_row(
+                                            ::dls::__private::BlockAccess::split(&mut v),
+                                            |__dls_row_0, __dls_rest_0| {
+                                                #[allow(unused_mut)]
+                                                let mut v = ::dls::__private::BlockRow::new(
+                                                    __dls_row_0,
+                                                    __dls_rest_0,
+                                                );
+                                                let () = {
+                                                    for j in 1..(*__dls_cap_0.get()) - 1 {
+                                                        v.row()[j] = (*__dls_cap_1
+                                                            .get())[i * (*__dls_cap_0.get()) + j - 1]
+                                                            + (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j + 1];
+                                                    }
+                                                };
+                                            },
                                         );
+                                    } else {
                                         let () = {
-                                            for j in 1..n - 1 {
-                                                v.row()[j] = u[i * n + j - 1] + u[i * n + j + 1];
+                                            for j in 1..(*__dls_cap_0.get()) - 1 {
+                                                ::dls::__private::BlockSet::set(
+                                                    &mut v,
+                                                    i * (*__dls_cap_0.get()) + j,
+                                                    (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j - 1]
+                                                        + (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j + 1],
+                                                );
                                             }
                                         };
-                                    },
-                                );
-                            } else {
-                                let () = {
-                                    for j in 1..n - 1 {
-                                        ::dls::__private::BlockSet::set(
-                                            &mut v,
-                                            i * n + j,
-                                            u[i * n + j - 1] + u[i * n + j + 1],
-                                        );
                                     }
-                                };
-                            }
-                        }
+                                }
+                            },
+                        )
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),
@@ -156,40 +177,51 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                     __dls_range,
                     || (::dls::__private::GatherBuf::new(),),
                     |__dls_iterates, __dls_acc| {
-                        let __dls_copy = __dls_iterates.is_copy();
-                        for __dls_index in __dls_iterates {
-                            let i = __dls_index;
-                            #[allow(unused_mut)]
-                            let mut v = ::dls::__private::BlockAccess::new(
-                                &__dls_place_0,
-                                &mut __dls_acc.0,
-                                ::dls::__private::block_iterate(__dls_index),
-                                __dls_copy,
-                            );
-                            if ::dls::__private::BlockAccess::in_place(&v) {
-                                ::dls::__private::with_row(
-                                    ::dls::__private::BlockAccess::split(&mut v),
-                                    |__dls_row_0, __dls_rest_0| {
-                                        #[allow(unused_mut)]
-                                        let mut v = ::dls::__private::BlockRow::new(
-                                            __dls_row_0,
-                                            __dls_rest_0,
+                        ::dls::__private::with_captured_1(
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&n)).__dls_capture()
+                            },
+                            |__dls_cap_0| {
+                                let __dls_copy = __dls_iterates.is_copy();
+                                for __dls_index in __dls_iterates {
+                                    let i = __dls_index;
+                                    #[allow(unused_mut)]
+                                    let mut v = ::dls::__private::BlockAccess::new(
+                                        &__dls_place_0,
+                                        &mut __dls_acc.0,
+                                        ::dls::__private::block_iterate(__dls_index),
+                                        __dls_copy,
+                                    );
+                                    if ::dls::__private::BlockAccess::in_place(&v) {
+                                        ::dls::__private::with_row(
+                                            ::dls::__private::BlockAccess::split(&mut v),
+                                            |__dls_row_0, __dls_rest_0| {
+                                                #[allow(unused_mut)]
+                                                let mut v = ::dls::__private::BlockRow::new(
+                                                    __dls_row_0,
+                                                    __dls_rest_0,
+                                                );
+                                                let () = {
+                                                    for j in 0..(*__dls_cap_0.get()) {
+                                                        v.row()[j] *= 0.5;
+                                                    }
+                                                };
+                                            },
                                         );
+                                    } else {
                                         let () = {
-                                            for j in 0..n {
-                                                v.row()[j] *= 0.5;
+                                            for j in 0..(*__dls_cap_0.get()) {
+                                                v[i * (*__dls_cap_0.get()) + j] *= 0.5;
                                             }
                                         };
-                                    },
-                                );
-                            } else {
-                                let () = {
-                                    for j in 0..n {
-                                        v[i * n + j] *= 0.5;
                                     }
-                                };
-                            }
-                        }
+                                }
+                            },
+                        )
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),

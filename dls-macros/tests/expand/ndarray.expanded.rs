@@ -210,44 +210,57 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                     __dls_range,
                     || (::dls::__private::GatherBuf::new(),),
                     |__dls_iterates, __dls_acc| {
-                        let __dls_copy = __dls_iterates.is_copy();
-                        for __dls_index in __dls_iterates {
-                            let i = __dls_index;
-                            #[allow(unused_mut)]
-                            let mut b = ::dls::__private::NdBlockAccess::new(
-                                &__dls_place_0,
-                                &mut __dls_acc.0,
-                                ::dls::__private::block_iterate(__dls_index),
-                                __dls_copy,
-                            );
-                            if ::dls::__private::NdBlockAccess::in_place(&b) {
-                                ::dls::__private::nd_with_row(
-                                    ::dls::__private::NdBlockAccess::split(&mut b),
-                                    |__dls_row_0, __dls_rest_0| {
-                                        #[allow(unused_mut)]
-                                        let mut b = ::dls::__private::NdBlockRow::new(
-                                            __dls_row_0,
-                                            __dls_rest_0,
+                        ::dls::__private::with_captured_1(
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&a)).__dls_capture()
+                            },
+                            |__dls_cap_0| {
+                                let __dls_copy = __dls_iterates.is_copy();
+                                for __dls_index in __dls_iterates {
+                                    let i = __dls_index;
+                                    #[allow(unused_mut)]
+                                    let mut b = ::dls::__private::NdBlockAccess::new(
+                                        &__dls_place_0,
+                                        &mut __dls_acc.0,
+                                        ::dls::__private::block_iterate(__dls_index),
+                                        __dls_copy,
+                                    );
+                                    if ::dls::__private::NdBlockAccess::in_place(&b) {
+                                        ::dls::__private::nd_with_row(
+                                            ::dls::__private::NdBlockAccess::split(&mut b),
+                                            |__dls_row_0, __dls_rest_0| {
+                                                #[allow(unused_mut)]
+                                                let mut b = ::dls::__private::NdBlockRow::new(
+                                                    __dls_row_0,
+                                                    __dls_rest_0,
+                                                );
+                                                let () = {
+                                                    for j in 0..(*__dls_cap_0.get()).ncols() {
+                                                        b.row2()[j] = (*__dls_cap_0.get())[[i - 1, j]]
+                                                            + (*__dls_cap_0.get())[[i + 1, j]];
+                                                    }
+                                                };
+                                            },
                                         );
+                                    } else {
                                         let () = {
-                                            for j in 0..a.ncols() {
-                                                b.row2()[j] = a[[i - 1, j]] + a[[i + 1, j]];
+                                            for j in 0..(*__dls_cap_0.get()).ncols() {
+                                                ::dls::__private::NdBlockSet::set(
+                                                    &mut b,
+                                                    [i, j],
+                                                    (*__dls_cap_0.get())[[i - 1, j]]
+                                                        + (*__dls_cap_0.get())[[i + 1, j]],
+                                                );
                                             }
                                         };
-                                    },
-                                );
-                            } else {
-                                let () = {
-                                    for j in 0..a.ncols() {
-                                        ::dls::__private::NdBlockSet::set(
-                                            &mut b,
-                                            [i, j],
-                                            a[[i - 1, j]] + a[[i + 1, j]],
-                                        );
                                     }
-                                };
-                            }
-                        }
+                                }
+                            },
+                        )
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),

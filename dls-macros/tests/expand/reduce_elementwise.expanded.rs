@@ -80,29 +80,48 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
                         ::dls::__private::identity_like(&__dls_op_1, &best),
                     ),
                     |__dls_iterates, __dls_acc| {
-                        #[allow(unused_mut)]
-                        let mut forces = ::core::mem::take(&mut __dls_acc.0);
-                        let __dls_note_0 = ::dls::__private::default_start_note(
-                            &__dls_op_0,
-                            &forces,
-                            ::core::stringify!(forces),
-                        );
-                        #[allow(unused_mut)]
-                        let mut best = ::core::mem::take(&mut __dls_acc.1);
-                        for __dls_index in __dls_iterates {
-                            let i = __dls_index;
-                            let () = {
-                                for j in (i + 1)..n {
-                                    let f = 1.0 / (x[j] - x[i]);
-                                    forces[i] += f;
-                                    forces[j] -= f;
+                        ::dls::__private::with_captured_2(
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&n)).__dls_capture()
+                            },
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&x)).__dls_capture()
+                            },
+                            |__dls_cap_0, __dls_cap_1| {
+                                #[allow(unused_mut)]
+                                let mut forces = ::core::mem::take(&mut __dls_acc.0);
+                                let __dls_note_0 = ::dls::__private::default_start_note(
+                                    &__dls_op_0,
+                                    &forces,
+                                    ::core::stringify!(forces),
+                                );
+                                #[allow(unused_mut)]
+                                let mut best = ::core::mem::take(&mut __dls_acc.1);
+                                for __dls_index in __dls_iterates {
+                                    let i = __dls_index;
+                                    let () = {
+                                        for j in (i + 1)..(*__dls_cap_0.get()) {
+                                            let f = 1.0
+                                                / ((*__dls_cap_1.get())[j] - (*__dls_cap_1.get())[i]);
+                                            forces[i] += f;
+                                            forces[j] -= f;
+                                        }
+                                        let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
+                                        *b = b.max((*__dls_cap_1.get())[i]);
+                                    };
                                 }
-                                let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
-                                *b = b.max(x[i]);
-                            };
-                        }
-                        __dls_acc.0 = forces;
-                        __dls_acc.1 = best;
+                                __dls_acc.0 = forces;
+                                __dls_acc.1 = best;
+                            },
+                        )
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::Operator::combine(

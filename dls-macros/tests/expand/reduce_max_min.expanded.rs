@@ -72,23 +72,34 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
                         ::dls::__private::identity_like(&__dls_op_2, &lo),
                     ),
                     |__dls_iterates, __dls_acc| {
-                        #[allow(unused_mut)]
-                        let mut hi = ::core::mem::take(&mut __dls_acc.0);
-                        #[allow(unused_mut)]
-                        let mut hi2 = ::core::mem::take(&mut __dls_acc.1);
-                        #[allow(unused_mut)]
-                        let mut lo = ::core::mem::take(&mut __dls_acc.2);
-                        for __dls_index in __dls_iterates {
-                            let i = __dls_index;
-                            let () = {
-                                hi = hi.max(v[i]);
-                                hi2 = hi2.max(2.0 * v[i]);
-                                lo = lo.min(v[i]);
-                            };
-                        }
-                        __dls_acc.0 = hi;
-                        __dls_acc.1 = hi2;
-                        __dls_acc.2 = lo;
+                        ::dls::__private::with_captured_1(
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&v)).__dls_capture()
+                            },
+                            |__dls_cap_0| {
+                                #[allow(unused_mut)]
+                                let mut hi = ::core::mem::take(&mut __dls_acc.0);
+                                #[allow(unused_mut)]
+                                let mut hi2 = ::core::mem::take(&mut __dls_acc.1);
+                                #[allow(unused_mut)]
+                                let mut lo = ::core::mem::take(&mut __dls_acc.2);
+                                for __dls_index in __dls_iterates {
+                                    let i = __dls_index;
+                                    let () = {
+                                        hi = hi.max((*__dls_cap_0.get())[i]);
+                                        hi2 = hi2.max(2.0 * (*__dls_cap_0.get())[i]);
+                                        lo = lo.min((*__dls_cap_0.get())[i]);
+                                    };
+                                }
+                                __dls_acc.0 = hi;
+                                __dls_acc.1 = hi2;
+                                __dls_acc.2 = lo;
+                            },
+                        )
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::Operator::combine(

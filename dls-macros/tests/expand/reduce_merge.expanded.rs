@@ -30,20 +30,31 @@ fn histogram(v: &[u8]) -> Vec<u64> {
                     0..v.len(),
                     || (::dls::__private::identity(&__dls_op_0, __dls_ty_0),),
                     |__dls_iterates, __dls_acc| {
-                        #[allow(unused_mut)]
-                        let mut counts = ::core::mem::take(&mut __dls_acc.0);
-                        let __dls_note_0 = ::dls::__private::default_start_note(
-                            &__dls_op_0,
-                            &counts,
-                            ::core::stringify!(counts),
-                        );
-                        for __dls_index in __dls_iterates {
-                            let i = __dls_index;
-                            let () = {
-                                counts = support::one(v[i]);
-                            };
-                        }
-                        __dls_acc.0 = counts;
+                        ::dls::__private::with_captured_1(
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&v)).__dls_capture()
+                            },
+                            |__dls_cap_0| {
+                                #[allow(unused_mut)]
+                                let mut counts = ::core::mem::take(&mut __dls_acc.0);
+                                let __dls_note_0 = ::dls::__private::default_start_note(
+                                    &__dls_op_0,
+                                    &counts,
+                                    ::core::stringify!(counts),
+                                );
+                                for __dls_index in __dls_iterates {
+                                    let i = __dls_index;
+                                    let () = {
+                                        counts = support::one((*__dls_cap_0.get())[i]);
+                                    };
+                                }
+                                __dls_acc.0 = counts;
+                            },
+                        )
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::Operator::combine(

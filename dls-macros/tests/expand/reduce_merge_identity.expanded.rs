@@ -23,15 +23,35 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
                         ),
                     ),
                     |__dls_iterates, __dls_acc| {
-                        #[allow(unused_mut)]
-                        let mut hist = ::dls::__private::take_partial(&mut __dls_acc.0);
-                        for __dls_index in __dls_iterates {
-                            let i = __dls_index;
-                            let () = {
-                                hist[v[i] % bins] += 1.0;
-                            };
-                        }
-                        __dls_acc.0 = ::core::option::Option::Some(hist);
+                        ::dls::__private::with_captured_2(
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&v)).__dls_capture()
+                            },
+                            {
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfRef as _;
+                                #[allow(unused_imports)]
+                                use ::dls::__private::CaptureOfAny as _;
+                                (&&::dls::__private::Captured(&bins)).__dls_capture()
+                            },
+                            |__dls_cap_0, __dls_cap_1| {
+                                #[allow(unused_mut)]
+                                let mut hist = ::dls::__private::take_partial(
+                                    &mut __dls_acc.0,
+                                );
+                                for __dls_index in __dls_iterates {
+                                    let i = __dls_index;
+                                    let () = {
+                                        hist[(*__dls_cap_0.get())[i] % (*__dls_cap_1.get())] += 1.0;
+                                    };
+                                }
+                                __dls_acc.0 = ::core::option::Option::Some(hist);
+                            },
+                        )
                     },
                     |__dls_a, __dls_b| (
                         ::dls::__private::combine_partials(
