@@ -54,17 +54,7 @@ pub(crate) fn expand(
     };
 
     let mut p = Pieces::default();
-    let probed: Vec<&crate::mutation::Captured> = captured.iter().filter(|c| c.probed()).collect();
-    if !probed.is_empty() {
-        p.setup.push(interior_probe(&probed, &name, span));
-    }
-    // The variables the body names itself, which its runs may take as parameters.
-    let captured: Vec<Ident> = captured
-        .iter()
-        .filter(|c| c.direct)
-        .map(|c| c.var.clone())
-        .collect();
-    let captured = &captured[..];
+    let captured = probe_captured(&mut p, captured, &name, span);
     let cx = LoopCx {
         private,
         name,
@@ -87,38 +77,10 @@ pub(crate) fn expand(
     }
     let (range, bind) = bind_source(&mut p, source, &for_loop.pat, &cx.private);
 
-    let label = control::iterate_label();
     // A run of iterates is handed the captured variables as parameters (`expand/captured.rs`).
     let hand_captured = cx.runs && !captured.is_empty() && captured.len() <= captured::MOST;
-    // Under `gather(v: rows(W))`, a copy of the body whose own rows' elements are the row
-    // slices' (`in_rows.rs`), for the iterates that write their rows in place.
-    // Likewise for an ndarray array written in its own rows (`gather(a)`, `a[[i, j]]`).
-    let row_body = (cx.runs && !(p.rows.is_empty() && p.nd_rows.is_empty())).then(|| {
-        let mut body = for_loop.body.clone();
-        for (var, width) in &p.rows {
-            crate::in_rows::rewrite_columns(&mut body, &for_loop.pat, var, width);
-        }
-        for var in &p.nd_rows {
-            crate::in_rows::rewrite_nd_columns(&mut body, &for_loop.pat, var);
-        }
-        if hand_captured {
-            captured::rewrite(&mut body, captured);
-        }
-        if wrap_body {
-            quote!(#label: #body)
-        } else {
-            quote!(#body)
-        }
-    });
-    if hand_captured {
-        captured::rewrite(&mut for_loop.body, captured);
-    }
-    let body = &for_loop.body;
-    let body = if wrap_body {
-        quote!(#label: #body)
-    } else {
-        quote!(#body)
-    };
+    let handed = if hand_captured { &captured[..] } else { &[] };
+    let (body, row_body) = bodies(&p, &cx, &mut for_loop, wrap_body, handed);
 
     let identities = &p.identities;
     let identity = quote!(|| (#(#identities,)*));
@@ -155,7 +117,6 @@ pub(crate) fn expand(
         Some(row_body) => in_rows(&p, &cx, &body, row_body),
         None => quote!(let () = #body;),
     };
-    let handed = if hand_captured { captured } else { &[] };
     let closure = closure(&p, &cx, clauses, &bind, &body, &extra_param, handed);
     let Pieces {
         setup,
@@ -206,6 +167,60 @@ fn observe_checked(for_loop: &mut ExprForLoop, check: &CheckClause) {
         .push(syn::parse_quote_spanned!(var.span()=>
             __dls_y = ::core::option::Option::Some(#observation);
         ));
+}
+
+/// Adds to `p` the interior-mutability probe of the captured variables that need one
+/// (`Captured::probed`), and returns the variables the body names itself, which its runs may
+/// take as parameters.
+fn probe_captured(
+    p: &mut Pieces,
+    captured: &[crate::mutation::Captured],
+    name: &TokenStream,
+    span: Span,
+) -> Vec<Ident> {
+    let probed: Vec<&crate::mutation::Captured> = captured.iter().filter(|c| c.probed()).collect();
+    if !probed.is_empty() {
+        p.setup.push(interior_probe(&probed, name, span));
+    }
+    captured
+        .iter()
+        .filter(|c| c.direct)
+        .map(|c| c.var.clone())
+        .collect()
+}
+
+/// The iterate's body (labelled where `wrap_body`), and under `gather(v: rows(W))` or an ndarray
+/// array written in its own rows (`gather(a)`, `a[[i, j]]`) a copy of it whose own rows'
+/// elements are the row slices' (`in_rows.rs`), for the iterates that write their rows in place.
+/// In both, the variables of `handed` become the run's parameters (`expand/captured.rs`).
+fn bodies(
+    p: &Pieces,
+    cx: &LoopCx,
+    for_loop: &mut ExprForLoop,
+    wrap_body: bool,
+    handed: &[Ident],
+) -> (TokenStream, Option<TokenStream>) {
+    let label = control::iterate_label();
+    let labelled = |body: &syn::Block| {
+        if wrap_body {
+            quote!(#label: #body)
+        } else {
+            quote!(#body)
+        }
+    };
+    let row_body = (cx.runs && !(p.rows.is_empty() && p.nd_rows.is_empty())).then(|| {
+        let mut body = for_loop.body.clone();
+        for (var, width) in &p.rows {
+            crate::in_rows::rewrite_columns(&mut body, &for_loop.pat, var, width);
+        }
+        for var in &p.nd_rows {
+            crate::in_rows::rewrite_nd_columns(&mut body, &for_loop.pat, var);
+        }
+        captured::rewrite(&mut body, handed);
+        labelled(&body)
+    });
+    captured::rewrite(&mut for_loop.body, handed);
+    (labelled(&for_loop.body), row_body)
 }
 
 /// Variables the body uses without a clause: a type with interior mutability (an atomic, a
