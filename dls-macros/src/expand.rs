@@ -202,10 +202,22 @@ fn bodies(
 ) -> (TokenStream, Option<TokenStream>) {
     let label = control::iterate_label();
     let labelled = |body: &syn::Block| {
-        if wrap_body {
+        let body = if wrap_body {
             quote!(#label: #body)
         } else {
             quote!(#body)
+        };
+        if handed.is_empty() {
+            body
+        } else {
+            // The parameters replace some of the body's names (`x[d]` becomes
+            // `(*__dls_cap_0.get())[d]`), so clippy would read a user's `for d in 0..3` that
+            // indexes several arrays as indexing one alone and ask for an iterator: the lint is
+            // about code the user did not write.
+            quote!({
+                #[allow(clippy::needless_range_loop)]
+                let () = #body;
+            })
         }
     };
     let row_body = (cx.runs && !(p.rows.is_empty() && p.nd_rows.is_empty())).then(|| {

@@ -87,24 +87,30 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                                                     __dls_rest_0,
                                                 );
                                                 let () = {
-                                                    for j in 1..(*__dls_cap_0.get()) - 1 {
-                                                        v.row()[j] = (*__dls_cap_1
-                                                            .get())[i * (*__dls_cap_0.get()) + j - 1]
-                                                            + (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j + 1];
-                                                    }
+                                                    #[allow(clippy::needless_range_loop)]
+                                                    let () = {
+                                                        for j in 1..(*__dls_cap_0.get()) - 1 {
+                                                            v.row()[j] = (*__dls_cap_1
+                                                                .get())[i * (*__dls_cap_0.get()) + j - 1]
+                                                                + (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j + 1];
+                                                        }
+                                                    };
                                                 };
                                             },
                                         );
                                     } else {
                                         let () = {
-                                            for j in 1..(*__dls_cap_0.get()) - 1 {
-                                                ::dls::__private::BlockSet::set(
-                                                    &mut v,
-                                                    i * (*__dls_cap_0.get()) + j,
-                                                    (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j - 1]
-                                                        + (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j + 1],
-                                                );
-                                            }
+                                            #[allow(clippy::needless_range_loop)]
+                                            let () = {
+                                                for j in 1..(*__dls_cap_0.get()) - 1 {
+                                                    ::dls::__private::BlockSet::set(
+                                                        &mut v,
+                                                        i * (*__dls_cap_0.get()) + j,
+                                                        (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j - 1]
+                                                            + (*__dls_cap_1.get())[i * (*__dls_cap_0.get()) + j + 1],
+                                                    );
+                                                }
+                                            };
                                         };
                                     }
                                 }
@@ -206,17 +212,23 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                                                     __dls_rest_0,
                                                 );
                                                 let () = {
-                                                    for j in 0..(*__dls_cap_0.get()) {
-                                                        v.row()[j] *= 0.5;
-                                                    }
+                                                    #[allow(clippy::needless_range_loop)]
+                                                    let () = {
+                                                        for j in 0..(*__dls_cap_0.get()) {
+                                                            v.row()[j] *= 0.5;
+                                                        }
+                                                    };
                                                 };
                                             },
                                         );
                                     } else {
                                         let () = {
-                                            for j in 0..(*__dls_cap_0.get()) {
-                                                v[i * (*__dls_cap_0.get()) + j] *= 0.5;
-                                            }
+                                            #[allow(clippy::needless_range_loop)]
+                                            let () = {
+                                                for j in 0..(*__dls_cap_0.get()) {
+                                                    v[i * (*__dls_cap_0.get()) + j] *= 0.5;
+                                                }
+                                            };
                                         };
                                     }
                                 }

@@ -239,23 +239,29 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                                                     __dls_rest_0,
                                                 );
                                                 let () = {
-                                                    for j in 0..(*__dls_cap_0.get()).ncols() {
-                                                        b.row2()[j] = (*__dls_cap_0.get())[[i - 1, j]]
-                                                            + (*__dls_cap_0.get())[[i + 1, j]];
-                                                    }
+                                                    #[allow(clippy::needless_range_loop)]
+                                                    let () = {
+                                                        for j in 0..(*__dls_cap_0.get()).ncols() {
+                                                            b.row2()[j] = (*__dls_cap_0.get())[[i - 1, j]]
+                                                                + (*__dls_cap_0.get())[[i + 1, j]];
+                                                        }
+                                                    };
                                                 };
                                             },
                                         );
                                     } else {
                                         let () = {
-                                            for j in 0..(*__dls_cap_0.get()).ncols() {
-                                                ::dls::__private::NdBlockSet::set(
-                                                    &mut b,
-                                                    [i, j],
-                                                    (*__dls_cap_0.get())[[i - 1, j]]
-                                                        + (*__dls_cap_0.get())[[i + 1, j]],
-                                                );
-                                            }
+                                            #[allow(clippy::needless_range_loop)]
+                                            let () = {
+                                                for j in 0..(*__dls_cap_0.get()).ncols() {
+                                                    ::dls::__private::NdBlockSet::set(
+                                                        &mut b,
+                                                        [i, j],
+                                                        (*__dls_cap_0.get())[[i - 1, j]]
+                                                            + (*__dls_cap_0.get())[[i + 1, j]],
+                                                    );
+                                                }
+                                            };
                                         };
                                     }
                                 }

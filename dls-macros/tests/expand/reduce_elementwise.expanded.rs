@@ -108,14 +108,17 @@ fn nbody(x: &[f64]) -> (Vec<f64>, std::collections::BTreeMap<u8, f64>) {
                                 for __dls_index in __dls_iterates {
                                     let i = __dls_index;
                                     let () = {
-                                        for j in (i + 1)..(*__dls_cap_0.get()) {
-                                            let f = 1.0
-                                                / ((*__dls_cap_1.get())[j] - (*__dls_cap_1.get())[i]);
-                                            forces[i] += f;
-                                            forces[j] -= f;
-                                        }
-                                        let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
-                                        *b = b.max((*__dls_cap_1.get())[i]);
+                                        #[allow(clippy::needless_range_loop)]
+                                        let () = {
+                                            for j in (i + 1)..(*__dls_cap_0.get()) {
+                                                let f = 1.0
+                                                    / ((*__dls_cap_1.get())[j] - (*__dls_cap_1.get())[i]);
+                                                forces[i] += f;
+                                                forces[j] -= f;
+                                            }
+                                            let b = best.entry((i % 2) as u8).or_insert(f64::MIN);
+                                            *b = b.max((*__dls_cap_1.get())[i]);
+                                        };
                                     };
                                 }
                                 __dls_acc.0 = forces;

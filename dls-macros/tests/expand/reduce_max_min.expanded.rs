@@ -90,9 +90,12 @@ fn extremes(v: &[f64]) -> (f64, f64, f64) {
                                 for __dls_index in __dls_iterates {
                                     let i = __dls_index;
                                     let () = {
-                                        hi = hi.max((*__dls_cap_0.get())[i]);
-                                        hi2 = hi2.max(2.0 * (*__dls_cap_0.get())[i]);
-                                        lo = lo.min((*__dls_cap_0.get())[i]);
+                                        #[allow(clippy::needless_range_loop)]
+                                        let () = {
+                                            hi = hi.max((*__dls_cap_0.get())[i]);
+                                            hi2 = hi2.max(2.0 * (*__dls_cap_0.get())[i]);
+                                            lo = lo.min((*__dls_cap_0.get())[i]);
+                                        };
                                     };
                                 }
                                 __dls_acc.0 = hi;

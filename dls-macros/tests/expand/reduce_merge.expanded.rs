@@ -49,7 +49,10 @@ fn histogram(v: &[u8]) -> Vec<u64> {
                                 for __dls_index in __dls_iterates {
                                     let i = __dls_index;
                                     let () = {
-                                        counts = support::one((*__dls_cap_0.get())[i]);
+                                        #[allow(clippy::needless_range_loop)]
+                                        let () = {
+                                            counts = support::one((*__dls_cap_0.get())[i]);
+                                        };
                                     };
                                 }
                                 __dls_acc.0 = counts;

@@ -46,7 +46,10 @@ fn histogram(v: &[usize], bins: usize) -> Vec<f64> {
                                 for __dls_index in __dls_iterates {
                                     let i = __dls_index;
                                     let () = {
-                                        hist[(*__dls_cap_0.get())[i] % (*__dls_cap_1.get())] += 1.0;
+                                        #[allow(clippy::needless_range_loop)]
+                                        let () = {
+                                            hist[(*__dls_cap_0.get())[i] % (*__dls_cap_1.get())] += 1.0;
+                                        };
                                     };
                                 }
                                 __dls_acc.0 = ::core::option::Option::Some(hist);
