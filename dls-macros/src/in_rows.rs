@@ -210,27 +210,32 @@ impl Columns<'_> {
 
     /// `BlockSet::set(&mut var, index, value)`: its index and value.
     fn set_call<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
-        let Expr::Call(c) = e else {
-            return None;
-        };
-        let Expr::Path(f) = &*c.func else {
-            return None;
-        };
-        let segs: Vec<String> = f
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
-        if !segs.ends_with(&["BlockSet".to_string(), "set".to_string()]) || c.args.len() != 3 {
-            return None;
+        set_call(e, "BlockSet", self.var)
+    }
+}
+
+/// `…::Trait::set(&mut var, index, value)` (the assignment the macro made of `var[…] = value`,
+/// with `trait_name` `BlockSet` or `NdBlockSet`): its index and value.
+fn set_call<'e>(e: &'e Expr, trait_name: &str, var: &Ident) -> Option<(&'e Expr, &'e Expr)> {
+    let Expr::Call(c) = e else {
+        return None;
+    };
+    let Expr::Path(f) = &*c.func else {
+        return None;
+    };
+    let mut segs = f.path.segments.iter().rev();
+    let is_set = segs.next().is_some_and(|s| s.ident == "set")
+        && segs.next().is_some_and(|s| s.ident == trait_name);
+    if !is_set || c.args.len() != 3 {
+        return None;
+    }
+    match &c.args[0] {
+        Expr::Reference(r)
+            if r.mutability.is_some() && plain_name(&r.expr).is_some_and(|n| n == *var) =>
+        {
+            Some((&c.args[1], &c.args[2]))
         }
-        match &c.args[0] {
-            Expr::Reference(r) if r.mutability.is_some() && self.is_var(&r.expr) => {
-                Some((&c.args[1], &c.args[2]))
-            }
-            _ => None,
-        }
+        _ => None,
     }
 }
 
@@ -381,27 +386,7 @@ impl NdColumns<'_> {
 
     /// `NdBlockSet::set(&mut var, index, value)`: its index and value.
     fn set_call<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
-        let Expr::Call(c) = e else {
-            return None;
-        };
-        let Expr::Path(f) = &*c.func else {
-            return None;
-        };
-        let segs: Vec<String> = f
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
-        if !segs.ends_with(&["NdBlockSet".to_string(), "set".to_string()]) || c.args.len() != 3 {
-            return None;
-        }
-        match &c.args[0] {
-            Expr::Reference(r) if r.mutability.is_some() && self.is_var(&r.expr) => {
-                Some((&c.args[1], &c.args[2]))
-            }
-            _ => None,
-        }
+        set_call(e, "NdBlockSet", self.var)
     }
 }
 

@@ -537,7 +537,8 @@ impl<'ast> Visit<'ast> for Mutations<'_> {
     fn visit_item(&mut self, _item: &'ast syn::Item) {}
 }
 
-fn is_compound(op: &BinOp) -> bool {
+/// The compound assignments (`a += b`; `a = b` is `Expr::Assign`).
+pub(crate) fn is_compound(op: &BinOp) -> bool {
     matches!(
         op,
         BinOp::AddAssign(_)
