@@ -519,7 +519,7 @@ impl<'ast> Visit<'ast> for Mutations<'_> {
                 };
                 self.report(&a.left, change);
             }
-            Expr::Binary(b) if is_compound(&b.op) => {
+            Expr::Binary(b) if crate::reads::is_compound(&b.op) => {
                 let change = if matches!(&*b.left, Expr::Index(_)) {
                     Change::CompoundIndex(&b.op)
                 } else {
@@ -535,23 +535,6 @@ impl<'ast> Visit<'ast> for Mutations<'_> {
     }
 
     fn visit_item(&mut self, _item: &'ast syn::Item) {}
-}
-
-/// The compound assignments (`a += b`; `a = b` is `Expr::Assign`).
-pub(crate) fn is_compound(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }
 
 /// A variable a loop's body captures: `via` names the closure (defined before the loop) through

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
-use syn::{Block, Expr, Ident, Stmt, Token, UnOp};
+use syn::{BinOp, Block, Expr, Ident, Stmt, Token, UnOp};
 
 use crate::in_place::{is_reading_macro, mentions};
 
@@ -152,7 +152,7 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         }
         match e {
             Expr::Binary(b) => {
-                if !crate::mutation::is_compound(&b.op) {
+                if !is_compound(&b.op) {
                     self.consume(&b.left);
                 }
                 self.consume(&b.right);
@@ -192,6 +192,23 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             self.visit_expr(a);
         }
     }
+}
+
+/// The compound assignments (`a += b`; `a = b` is `Expr::Assign`).
+pub(crate) fn is_compound(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
 }
 
 #[cfg(test)]
