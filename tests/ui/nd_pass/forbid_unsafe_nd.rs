@@ -4,7 +4,7 @@
 use dls::ndarray::{Array1, Array2};
 
 #[dls::parallel]
-fn run(a: &Array2<f64>) -> (Array2<f64>, Array1<f64>) {
+fn run(a: &Array2<f64>) -> (Array2<f64>, Array1<f64>, Array1<f64>) {
     let mut b = a.clone();
     #[par_doall(gather(b))]
     for i in 0..a.nrows() {
@@ -24,12 +24,13 @@ fn run(a: &Array2<f64>) -> (Array2<f64>, Array1<f64>) {
     for (i, sub) in a.outer_iter().enumerate() {
         m[i] = sub.sum();
     }
-    (b, h)
+    (b, h, m)
 }
 
 fn main() {
     let a = Array2::from_shape_fn((4, 3), |(i, j)| (i * 3 + j) as f64);
-    let (b, h) = run(&a);
+    let (b, h, m) = run(&a);
     assert_eq!(b, &a * 2.0);
     assert_eq!(h, a.sum_axis(dls::ndarray::Axis(0)));
+    assert_eq!(m, a.sum_axis(dls::ndarray::Axis(1)));
 }
