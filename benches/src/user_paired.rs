@@ -5,6 +5,11 @@
 //! function on a runtime of 2 threads; on a runtime of 1 thread; rayon on a pool of 2 threads.
 //! Each round's ratios are paired (same round), and the medians over rounds are printed, with
 //! every result checked against the serial one.
+//!
+//! Under `mpirun` (built with `--features mpi`) a round runs the serial function and the dls
+//! function on the job's ranks (each with `DLS_THREADS` threads, 1 by default), every rank
+//! checking the result against its own serial run; rank 0 prints the medians and serial/dls.
+//! rayon has no cluster form, so it has no column there.
 
 use std::time::Instant;
 
@@ -67,6 +72,9 @@ pub(crate) fn compare(
     rayon: Run,
     reexecute_pair: bool,
 ) {
+    if let Some(rt) = under_mpirun() {
+        return compare_ranks(&rt, program, rounds, tol, serial, dls);
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
@@ -139,6 +147,49 @@ pub(crate) fn compare(
         println!(
             "{program}: dls2 re-execution on / off {:.3} (paired; target <= 1.03)",
             ratio(1, 4)
+        );
+    }
+}
+
+/// The job's runtime where this process is a rank of an MPI job of more than one rank; `None` on
+/// threads (the runtime made to find out is dropped: each measurement makes its own).
+fn under_mpirun() -> Option<dls::Runtime> {
+    let rt = dls::init().expect("a dls runtime");
+    match rt.backend() {
+        dls::Backend::Mpi { .. } => Some(rt),
+        _ => None,
+    }
+}
+
+/// Paired rounds of the serial and the dls function on the job's ranks (module documentation).
+fn compare_ranks(rt: &dls::Runtime, program: &str, rounds: usize, tol: f64, serial: Run, dls: Run) {
+    let (mut ts, mut td) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let ((t_s, c_s), (t_d, c_d)) = if round % 2 == 0 {
+            let s = time(serial);
+            (s, time(dls))
+        } else {
+            let d = time(dls);
+            (time(serial), d)
+        };
+        assert!(
+            close(c_d, c_s, tol),
+            "{program}: rank {} of dls gave {c_d}, the serial program {c_s}",
+            rt.rank()
+        );
+        ts.push(t_s);
+        td.push(t_d);
+    }
+    if rt.rank() == 0 {
+        let r: Vec<f64> = ts.iter().zip(&td).map(|(s, d)| s / d).collect();
+        println!(
+            "{program} under mpirun: {} ranks, {} workers, {rounds} rounds: serial {:.4} s, dls \
+             {:.4} s, serial/dls {:.2}x (paired)",
+            rt.size(),
+            rt.workers(),
+            median(ts),
+            median(td),
+            median(r)
         );
     }
 }
