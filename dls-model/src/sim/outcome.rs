@@ -83,50 +83,12 @@ impl SimOutcome {
             1.0
         }
     }
-}
 
-impl fmt::Display for SimOutcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The report's lines on the schedulers: the tree's shape, each level's busy time and
+    /// utilisation (busy / makespan), and the limit one scheduler (the top) sets.
+    fn write_schedulers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let r = &self.report;
         let secs = |s: f64| format!("{s:.6} s");
-        writeln!(
-            f,
-            "technique {}, n = {}, p = {}, iterate time {}, overhead h = {} ({} service), \
-             latency = {}, seed {}",
-            r.technique,
-            r.n,
-            r.p,
-            self.iterate_time,
-            format_duration(self.overhead_s),
-            self.service,
-            format_duration(self.latency_s),
-            self.seed
-        )?;
-        if let super::HandOut::Hierarchical(h) = self.hand_out {
-            writeln!(
-                f,
-                "hand-out         {} ranks x {} threads (batch requests; one more chunk {}, a \
-                 pop {})",
-                r.p / h.threads.max(1),
-                h.threads,
-                format_duration(h.chunk_cost_s),
-                format_duration(h.pop_cost_s)
-            )?;
-        }
-        writeln!(f, "makespan         {}", secs(r.parallel_time_s))?;
-        writeln!(
-            f,
-            "lower bound      {}  (makespan / lower bound = {:.4})",
-            secs(r.lower_bound_s),
-            self.makespan_over_lower_bound()
-        )?;
-        writeln!(
-            f,
-            "efficiency       {:.4}  (total work {} / (p x makespan))",
-            r.efficiency,
-            secs(r.sequential_cost_s)
-        )?;
-        writeln!(f, "chunks           {}", r.chunks)?;
         let tree = match self.hand_out {
             super::HandOut::Tree(t) => Some(t),
             _ => None,
@@ -189,6 +151,53 @@ impl fmt::Display for SimOutcome {
                 r.sequential_cost_s / r.p as f64 / (self.requests as f64 * self.overhead_s)
             )?;
         }
+        Ok(())
+    }
+}
+
+impl fmt::Display for SimOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = &self.report;
+        let secs = |s: f64| format!("{s:.6} s");
+        writeln!(
+            f,
+            "technique {}, n = {}, p = {}, iterate time {}, overhead h = {} ({} service), \
+             latency = {}, seed {}",
+            r.technique,
+            r.n,
+            r.p,
+            self.iterate_time,
+            format_duration(self.overhead_s),
+            self.service,
+            format_duration(self.latency_s),
+            self.seed
+        )?;
+        if let super::HandOut::Hierarchical(h) = self.hand_out {
+            writeln!(
+                f,
+                "hand-out         {} ranks x {} threads (batch requests; one more chunk {}, a \
+                 pop {})",
+                r.p / h.threads.max(1),
+                h.threads,
+                format_duration(h.chunk_cost_s),
+                format_duration(h.pop_cost_s)
+            )?;
+        }
+        writeln!(f, "makespan         {}", secs(r.parallel_time_s))?;
+        writeln!(
+            f,
+            "lower bound      {}  (makespan / lower bound = {:.4})",
+            secs(r.lower_bound_s),
+            self.makespan_over_lower_bound()
+        )?;
+        writeln!(
+            f,
+            "efficiency       {:.4}  (total work {} / (p x makespan))",
+            r.efficiency,
+            secs(r.sequential_cost_s)
+        )?;
+        writeln!(f, "chunks           {}", r.chunks)?;
+        self.write_schedulers(f)?;
         writeln!(f, "work imbalance   aad = {:.4}", r.aad)?;
         if r.ranks.len() <= MAX_LISTED_RANKS {
             writeln!(
