@@ -48,7 +48,8 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Chunks(chunks::ChunksArgs),
-    Simulate(simulate::SimulateArgs),
+    // Boxed: the simulator's settings are the largest (clippy::large_enum_variant).
+    Simulate(Box<simulate::SimulateArgs>),
     Compare(compare::CompareArgs),
     Hsf(hsf::HsfArgs),
     Predict(predict::PredictArgs),

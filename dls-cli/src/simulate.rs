@@ -14,10 +14,11 @@ use crate::plot::{write_charts, Format};
 ///
 /// Model: rank 0 also computes; a progress thread on rank 0 serves chunk requests one at a time,
 /// each in --overhead; messages between rank 0 and the others take --latency each way. Adaptive
-/// techniques learn from the timing each rank reports with its next request.
+/// techniques learn from the timing each rank reports with its next request. --hand-out tree:F
+/// puts a scheduler tree in place of the one scheduler.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  dls simulate --technique fac2 --n 100000 --p 4 --iterate-time exp:1ms --speeds 1,1,1,3 --overhead 5us\n  dls simulate --technique af --n 100000 --p 8 --iterate-time gamma:0.5:2ms --slowdown 2@0.5x4 --json\n  dls simulate --technique ss --n 1000 --p 4 --iterate-time file:times.txt --latency 2us\n  dls simulate --technique gss --n 10000 --p 4 --iterate-time exp:1ms --plot plots --plot-format png\n\nThe report gives the makespan, its lower bound max(total work / total speed, longest iterate), the efficiency total work / (p x makespan), the number of chunks, and per rank the iterates, chunks, work time and idle time. --json prints the same as a LoopReport (the runtime's field names: parallel_time_s, lower_bound_s, efficiency, ranks[].iterates, ranks[].work_time_s, ...)."
+    after_help = "Examples:\n  dls simulate --technique fac2 --n 100000 --p 4 --iterate-time exp:1ms --speeds 1,1,1,3 --overhead 5us\n  dls simulate --technique af --n 100000 --p 8 --iterate-time gamma:0.5:2ms --slowdown 2@0.5x4 --json\n  dls simulate --technique ss --n 1000 --p 4 --iterate-time file:times.txt --latency 2us\n  dls simulate --technique gss --n 10000 --p 4 --iterate-time exp:1ms --plot plots --plot-format png\n  dls simulate --technique fac2 --n 100000000 --p 100000 --iterate-time exp:100us --overhead 2us --latency 2us --hand-out tree:316\n\nThe report gives the makespan, its lower bound max(total work / total speed, longest iterate), the efficiency total work / (p x makespan), the number of chunks, and per rank the iterates, chunks, work time and idle time. --json prints the same as a LoopReport (the runtime's field names: parallel_time_s, lower_bound_s, efficiency, ranks[].iterates, ranks[].work_time_s, ...)."
 )]
 pub(crate) struct SimulateArgs {
     /// The technique and its parameters, as "name,key=value,...". Unless given, FSC, FAC and TAP
@@ -29,6 +30,20 @@ pub(crate) struct SimulateArgs {
 
     #[command(flatten)]
     pub simulated: LoopArgs,
+
+    /// Who hands out the chunks. central (default): every rank asks rank 0. threads:K: ranks of
+    /// K threads, each rank asking rank 0 for up to K chunks at once (--p counts ranks).
+    /// tree:F: a scheduler tree: rank 0's top scheduler hands batches to sub-schedulers, one
+    /// per group of F consecutive ranks on the group's first rank (which also computes, its
+    /// requests served by a progress thread in --overhead each; messages in the group take
+    /// --latency); a sub-scheduler asks for its next batch when half its batch is handed out.
+    /// Across levels a technique sizes batches over the groups (GSS: remaining / groups;
+    /// FAC2: half the remaining over the groups) and chunks of a batch over the group's ranks;
+    /// adaptive techniques learn per group at the top, per rank in the group. SS, FSC and mFSC
+    /// take blocks of whole chunks (the left over 2 x groups) and hand their own chunk size.
+    /// --service applies to every scheduler. Example: --hand-out tree:32
+    #[arg(long, value_name = "MODE", default_value = "central")]
+    pub hand_out: dls_model::sim::HandOut,
 
     /// Print the report as JSON (a LoopReport) instead of text.
     #[arg(long)]
@@ -54,6 +69,7 @@ pub(crate) struct SimulateArgs {
 pub(crate) fn run(a: &SimulateArgs) -> Result<(), CliError> {
     let mut config = a.simulated.config(a.technique.clone());
     config.chunk_map = a.chunk_map || a.plot.is_some();
+    config.hand_out = a.hand_out;
     let note = config.fill_technique_params();
     let outcome = simulate(&config)?;
     let charts = match &a.plot {

@@ -175,6 +175,48 @@ fn simulate_prints_a_readable_report() {
 }
 
 #[test]
+fn simulate_takes_a_scheduler_tree() {
+    let base = [
+        "simulate",
+        "-t",
+        "fac2",
+        "--n",
+        "200000",
+        "--p",
+        "200",
+        "--iterate-time",
+        "exp:10us",
+        "--overhead",
+        "2us",
+        "--latency",
+        "2us",
+    ];
+    let o = dls(&[&base[..], &["--hand-out", "tree:20"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    for line in [
+        "scheduler tree: top on rank 0, 10 sub-schedulers of up to 20 ranks",
+        "top scheduler busy",
+        "utilisation busy / makespan",
+        "sub-schedulers ",
+        "top scheduler    limits the loop below",
+    ] {
+        assert!(s.contains(line), "missing {line}: {s}");
+    }
+    let o = dls(&base);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("one scheduler    limits the loop below"), "{s}");
+    assert!(
+        s.contains("scheduler busy") && s.contains("utilisation"),
+        "{s}"
+    );
+    let o = dls(&[&base[..], &["--hand-out", "tree:0"]].concat());
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("tree:F"), "{}", stderr(&o));
+}
+
+#[test]
 fn simulate_json_is_a_loop_report() {
     let o = dls(&[
         "simulate",

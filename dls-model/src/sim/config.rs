@@ -78,7 +78,8 @@ pub struct SimConfig {
     /// Whether requests are served one at a time by the scheduler (default) or each on its own.
     pub service: ServiceModel,
     /// Who asks the scheduler for chunks: every worker for itself ([`HandOut::Central`], the
-    /// default) or each rank for a batch for its threads ([`HandOut::Hierarchical`]).
+    /// default), each rank for a batch for its threads ([`HandOut::Hierarchical`]), or each
+    /// rank its group's sub-scheduler, which asks rank 0 for batches ([`HandOut::Tree`]).
     ///
     /// ```
     /// use dls_model::sim::{simulate, HandOut, SimConfig};
@@ -218,21 +219,38 @@ impl SimConfig {
                 ));
             }
         }
+        if let HandOut::Tree(tree) = self.hand_out {
+            // Rank requests, batch requests and batch replies share the event queue's 20 bits.
+            let ids = self.p.saturating_add(2 * tree.groups(self.p));
+            if tree.fan_out == 0 || ids > MAX_RANKS {
+                return Err(SimError::new(format!(
+                    "--hand-out: a tree of fan-out {} on {} ranks; the simulator takes a fan-out \
+                     of at least 1 and 1 to {MAX_RANKS} for p + 2 x groups",
+                    tree.fan_out, self.p
+                )));
+            }
+            if self.split != super::SplitModel::Off {
+                return Err(SimError::new(
+                    "--split: splitting chunks in progress is not modelled under a scheduler \
+                     tree (--hand-out tree:F); use --hand-out central",
+                ));
+            }
+        }
         let workers = self.workers();
         if !self.start_s.is_empty() && self.start_s.len() != workers {
             return Err(SimError::new(format!(
                 "--starts: {} start times for {} {}; give one per {} (e.g. 0,5ms)",
                 self.start_s.len(),
                 workers,
-                if self.hand_out == HandOut::Central {
-                    "ranks"
-                } else {
+                if matches!(self.hand_out, HandOut::Hierarchical(_)) {
                     "workers (ranks x threads)"
-                },
-                if self.hand_out == HandOut::Central {
-                    "rank"
                 } else {
+                    "ranks"
+                },
+                if matches!(self.hand_out, HandOut::Hierarchical(_)) {
                     "worker"
+                } else {
+                    "rank"
                 }
             )));
         }

@@ -132,6 +132,9 @@ pub fn simulate(config: &SimConfig) -> Result<SimOutcome, SimError> {
     if let HandOut::Hierarchical(hierarchy) = config.hand_out {
         return super::hierarchy::simulate(config, hierarchy, speeds);
     }
+    if let HandOut::Tree(tree) = config.hand_out {
+        return super::tree::simulate(config, tree, speeds);
+    }
     Ok(Central::new(config, speeds)?.run())
 }
 

@@ -1,6 +1,7 @@
-//! How chunks reach the workers: every worker asks rank 0 for its own chunk (central), or a rank
+//! How chunks reach the workers: every worker asks rank 0 for its own chunk (central), a rank
 //! of several threads asks rank 0 for up to one chunk per thread at once (SS, FSC and mFSC: for a
-//! block of whole chunks), and its threads take them from a local queue (hierarchical).
+//! block of whole chunks), and its threads take them from a local queue (hierarchical), or rank
+//! 0 hands batches to sub-schedulers that serve groups of ranks (a scheduler tree).
 
 use std::fmt;
 use std::str::FromStr;
@@ -13,7 +14,7 @@ use super::error::SimError;
 ///
 /// Text form: `central`, `threads:K`, or `threads:K:C:L` with the cost `C` of computing one more
 /// chunk of a batch and the cost `L` of a thread's pop from its rank's queue (durations, default
-/// 100ns each).
+/// 100ns each), or `tree:F` for a scheduler tree of fan-out F.
 ///
 /// ```
 /// use dls_model::sim::{HandOut, Hierarchy};
@@ -24,6 +25,9 @@ use super::error::SimError;
 /// assert_eq!(h.to_string(), "threads:16:200ns:50ns");
 /// assert_eq!(HandOut::threads(8).to_string(), "threads:8");
 /// assert!("threads:0".parse::<HandOut>().unwrap_err().to_string().contains("--hand-out"));
+/// assert_eq!("tree:32".parse::<HandOut>().unwrap(), HandOut::tree(32));
+/// assert_eq!(HandOut::tree(32).to_string(), "tree:32");
+/// assert!("tree:0".parse::<HandOut>().is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
@@ -37,6 +41,35 @@ pub enum HandOut {
     /// and mFSC: for a block of whole chunks), when and as many as the runtime's rank does (by
     /// its measured chunk time and round trip), and its threads take them from a local queue.
     Hierarchical(Hierarchy),
+    /// A scheduler tree for one-level loops: rank 0's top scheduler hands batches of iterates
+    /// to sub-schedulers, one per group of F consecutive ranks, each on its group's first rank,
+    /// which hand the group's ranks chunks of their batches (the [tree](super::tree) module
+    /// documentation gives the model and what each technique means on each level).
+    Tree(Tree),
+}
+
+/// The shape of a scheduler tree (see [`HandOut::Tree`]).
+///
+/// ```
+/// let t = dls_model::sim::Tree { fan_out: 100 };
+/// assert_eq!(t.groups(1000), 10);
+/// assert_eq!(t.groups(1001), 11);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tree {
+    /// F, ranks per group (the last group may have fewer); at least 1. F ≥ P is one group.
+    pub fan_out: usize,
+}
+
+impl Tree {
+    /// G, the groups (sub-schedulers) of `p` ranks: ⌈p / F⌉.
+    ///
+    /// ```
+    /// assert_eq!(dls_model::sim::Tree { fan_out: 8 }.groups(4), 1);
+    /// ```
+    pub fn groups(&self, p: usize) -> usize {
+        p.div_ceil(self.fan_out.clamp(1, p.max(1)))
+    }
 }
 
 impl HandOut {
@@ -51,14 +84,24 @@ impl HandOut {
         HandOut::Hierarchical(Hierarchy::new(threads))
     }
 
-    /// Workers per rank: 1 under central hand-out, k under hierarchical.
+    /// A scheduler tree of fan-out `fan_out` ([`HandOut::Tree`]).
+    ///
+    /// ```
+    /// let t = dls_model::sim::HandOut::tree(16);
+    /// assert_eq!(t.threads_per_rank(), 1);
+    /// ```
+    pub fn tree(fan_out: usize) -> HandOut {
+        HandOut::Tree(Tree { fan_out })
+    }
+
+    /// Workers per rank: 1 under central hand-out and a tree, k under hierarchical.
     ///
     /// ```
     /// assert_eq!(dls_model::sim::HandOut::Central.threads_per_rank(), 1);
     /// ```
     pub fn threads_per_rank(&self) -> usize {
         match self {
-            HandOut::Central => 1,
+            HandOut::Central | HandOut::Tree(_) => 1,
             HandOut::Hierarchical(h) => h.threads,
         }
     }
@@ -70,7 +113,8 @@ impl HandOut {
     /// ```
     pub const SYNTAX: &'static str =
         "central, threads:K or threads:K:C:L (K threads per rank; C the cost of one more chunk \
-         of a batch, L of a pop from the rank's queue, default 100ns each; e.g. threads:64)";
+         of a batch, L of a pop from the rank's queue, default 100ns each; e.g. threads:64), or \
+         tree:F (a scheduler tree: sub-schedulers for groups of F ranks; e.g. tree:32)";
 }
 
 /// The threads of one rank and what their hand-out costs (see [`HandOut::Hierarchical`]).
@@ -126,6 +170,15 @@ impl FromStr for HandOut {
                 HandOut::SYNTAX
             ))
         };
+        if let Some(f) = t.strip_prefix("tree:") {
+            return f
+                .trim()
+                .parse()
+                .ok()
+                .filter(|&f: &usize| f >= 1)
+                .map(HandOut::tree)
+                .ok_or_else(bad);
+        }
         let mut parts = t.split(':');
         if parts.next() != Some("threads") {
             return Err(bad());
@@ -153,6 +206,7 @@ impl fmt::Display for HandOut {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HandOut::Central => f.write_str("central"),
+            HandOut::Tree(t) => write!(f, "tree:{}", t.fan_out),
             HandOut::Hierarchical(h) => {
                 write!(f, "threads:{}", h.threads)?;
                 if h.chunk_cost_s != Hierarchy::DEFAULT_COST_S

@@ -33,7 +33,7 @@ const MIN_ROUND_TRIP_S: f64 = 1e-6;
 /// are not handed out yet, as the runtime's `Blocks::block`: whole chunks of `c` iterates, at
 /// most the iterates left over twice the `ranks` (rounded up to whole chunks), at most `left`;
 /// 0 (an empty reply) when none is left.
-fn block_size(want: u64, left: u64, c: u64, ranks: usize) -> u64 {
+pub(super) fn block_size(want: u64, left: u64, c: u64, ranks: usize) -> u64 {
     let whole = |x: u64| x.div_ceil(c) * c;
     whole(want)
         .min(whole(left.div_ceil(2 * ranks as u64)))

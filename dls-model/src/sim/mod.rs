@@ -8,7 +8,8 @@
 //! bound of the makespan. `experiment` (feature `analysis`) reproduces Hummel, Schonberg & Flynn's comparison.
 //! [`HandOut`] chooses whether every worker asks the scheduler for its own chunks (the default) or
 //! ranks of k threads ask for up to k chunks at a time (threads inside ranks; SS, FSC and mFSC:
-//! blocks of whole chunks).
+//! blocks of whole chunks), or a scheduler tree hands batches to sub-schedulers of groups of
+//! ranks ([`tree`]).
 //!
 //! ```
 //! use dls_model::sim::{simulate, SimConfig};
@@ -39,6 +40,7 @@ mod service;
 mod speed;
 mod split;
 mod state;
+pub mod tree;
 
 pub use config::{SimConfig, MAX_RANKS};
 pub use duration::{format_duration, parse_duration};
@@ -46,7 +48,7 @@ pub use engine::simulate;
 pub use error::SimError;
 #[cfg(feature = "analysis")]
 pub use experiment::{HsfGrid, HsfTable};
-pub use hand_out::{HandOut, Hierarchy};
+pub use hand_out::{HandOut, Hierarchy, Tree};
 pub use iterate_time::{IterateSampler, IterateTimeModel};
 #[cfg(feature = "analysis")]
 pub use measured::{measured_iterate_times, MeasuredTimes};

@@ -42,6 +42,23 @@ pub struct SimOutcome {
     /// Seconds spent serving requests (`requests × h`; spread over the ranks under parallel
     /// service).
     pub scheduler_busy_s: f64,
+    /// Under a scheduler tree ([`HandOut::Tree`](super::HandOut::Tree)): requests served by the
+    /// sub-schedulers, all together (ranks' chunk requests and final requests); 0 otherwise.
+    /// `requests` and `scheduler_busy_s` are then the top scheduler's batch requests.
+    ///
+    /// ```
+    /// use dls_model::sim::{simulate, HandOut, SimConfig};
+    /// let mut c = SimConfig::new("fac2".parse().unwrap(), 10_000, 8);
+    /// c.overhead_s = 1e-6;
+    /// c.hand_out = HandOut::tree(4);
+    /// let o = simulate(&c).unwrap();
+    /// assert_eq!(o.sub_requests, o.report.chunks + 8);
+    /// assert!(o.sub_busy_max_s > 0.0 && o.requests < o.sub_requests);
+    /// ```
+    pub sub_requests: u64,
+    /// Under a scheduler tree: the busy time of the busiest sub-scheduler (its requests × h); 0
+    /// otherwise.
+    pub sub_busy_max_s: f64,
     /// Chunks in progress split for an idle rank ([`SplitModel`](super::SplitModel)).
     pub splits: u64,
     /// Who asked for chunks: each worker, or each rank for its threads
@@ -65,6 +82,76 @@ impl SimOutcome {
         } else {
             1.0
         }
+    }
+
+    /// The report's lines on the schedulers: the tree's shape, each level's busy time and
+    /// utilisation (busy / makespan), and the limit one scheduler (the top) sets.
+    fn write_schedulers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = &self.report;
+        let secs = |s: f64| format!("{s:.6} s");
+        let tree = match self.hand_out {
+            super::HandOut::Tree(t) => Some(t),
+            _ => None,
+        };
+        if let Some(t) = tree {
+            writeln!(
+                f,
+                "hand-out         scheduler tree: top on rank 0, {} sub-schedulers of up to {} \
+                 ranks",
+                t.groups(r.p),
+                t.fan_out.min(r.p)
+            )?;
+        }
+        let utilisation = |busy: f64| {
+            if r.parallel_time_s > 0.0 {
+                100.0 * busy / r.parallel_time_s
+            } else {
+                0.0
+            }
+        };
+        let who = if tree.is_some() {
+            "top scheduler"
+        } else {
+            "scheduler"
+        };
+        writeln!(
+            f,
+            "{:<16} {}  ({} {}requests; utilisation busy / makespan = {:.2}%)",
+            format!("{who} busy"),
+            secs(self.scheduler_busy_s),
+            self.requests,
+            if tree.is_some() { "batch " } else { "" },
+            utilisation(self.scheduler_busy_s)
+        )?;
+        if tree.is_some() {
+            writeln!(
+                f,
+                "sub-schedulers   {} requests in all; the busiest {} busy (utilisation {:.2}%)",
+                self.sub_requests,
+                secs(self.sub_busy_max_s),
+                utilisation(self.sub_busy_max_s)
+            )?;
+        }
+        if self.overhead_s > 0.0 && r.p > 0 {
+            // The scheduler serves every request of the loop in turn: a loop cannot end before
+            // it has, so below this time per worker one scheduler is the limit. Under a tree,
+            // the top scheduler's batch requests.
+            writeln!(
+                f,
+                "{:<16} limits the loop below {} of work per worker ({} requests x h); \
+                 here {} per worker ({:.2}x that)",
+                if tree.is_some() {
+                    "top scheduler"
+                } else {
+                    "one scheduler"
+                },
+                secs(self.requests as f64 * self.overhead_s),
+                self.requests,
+                secs(r.sequential_cost_s / r.p as f64),
+                r.sequential_cost_s / r.p as f64 / (self.requests as f64 * self.overhead_s)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -110,30 +197,7 @@ impl fmt::Display for SimOutcome {
             secs(r.sequential_cost_s)
         )?;
         writeln!(f, "chunks           {}", r.chunks)?;
-        writeln!(
-            f,
-            "scheduler busy   {}  ({} requests, {:.2}% of the makespan)",
-            secs(self.scheduler_busy_s),
-            self.requests,
-            if r.parallel_time_s > 0.0 {
-                100.0 * self.scheduler_busy_s / r.parallel_time_s
-            } else {
-                0.0
-            }
-        )?;
-        if self.overhead_s > 0.0 && r.p > 0 {
-            // The scheduler serves every request of the loop in turn: a loop cannot end before
-            // it has, so below this time per worker one scheduler is the limit.
-            writeln!(
-                f,
-                "one scheduler    limits the loop below {} of work per worker ({} requests x h); \
-                 here {} per worker ({:.2}x that)",
-                secs(self.requests as f64 * self.overhead_s),
-                self.requests,
-                secs(r.sequential_cost_s / r.p as f64),
-                r.sequential_cost_s / r.p as f64 / (self.requests as f64 * self.overhead_s)
-            )?;
-        }
+        self.write_schedulers(f)?;
         writeln!(f, "work imbalance   aad = {:.4}", r.aad)?;
         if r.ranks.len() <= MAX_LISTED_RANKS {
             writeln!(

@@ -183,6 +183,8 @@ impl Tally {
             longest_iterate_s: self.longest,
             requests: server.requests,
             scheduler_busy_s,
+            sub_requests: 0,
+            sub_busy_max_s: 0.0,
             splits: self.splits,
             hand_out: config.hand_out,
         }
