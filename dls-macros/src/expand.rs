@@ -9,6 +9,7 @@
 //! [`chain`]); [`expand`] assembles them into the loop's call.
 
 mod captured;
+mod exchanged;
 mod gather;
 mod gather_nd;
 mod pieces;

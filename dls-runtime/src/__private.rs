@@ -508,8 +508,10 @@ impl<'a> Loop<'a> {
     }
 
     /// Where this loop's gathered vectors of plain elements that its body only assigns to at the
-    /// loop's index (`out[i] = …`) are written in place by each MPI rank and exchanged between
-    /// the ranks after the loop ([`Place::exchanged`], [`scatter_exchanged`]): this process's
+    /// loop's index (`out[i] = …`, or in the iterate's row: `gather(v: rows(w))`'s
+    /// `v[i * w + j] = …`, an ndarray array's `a[[i, j]] = …`) are written in place by each MPI
+    /// rank and exchanged between the ranks after the loop ([`Place::exchanged`],
+    /// [`scatter_exchanged`]; a row travels whole): this process's
     /// rank. That is under MPI, for a loop over every rank (not nested in an iterate), without
     /// checkpoints (`DLS_CHECKPOINT`) or a check; a copy of unfinished iterates (re-execution)
     /// logs its writes, as on threads ([`Loop::writes_assigned_in_place`]).

@@ -255,6 +255,16 @@ impl<T> GatherBuf<T> {
         a
     }
 
+    /// Records that MPI rank `rank` wrote the `count` elements from `first` in place, for the
+    /// exchange after the loop ([`Place::exchanged`]): appended to the last range recorded where
+    /// it continues it (a chunk's iterates, or rows, make one range).
+    pub(crate) fn record_placed(&mut self, rank: u32, first: u64, count: u64) {
+        match self.placed.last_mut() {
+            Some((r, f, c)) if *r == rank && *f + *c == first => *c += count,
+            _ => self.placed.push((rank, first, count)),
+        }
+    }
+
     /// Writes every recorded value into `target` at its index, after checking that no element
     /// was written by two iterates or read by one and written by another ([`GatherConflict`]:
     /// then nothing is written). Indices were bounds-checked against a vector of the same length
@@ -711,9 +721,12 @@ impl<'a, T> Place<'a, T> {
     /// `rank` is `Some`: its [`GatherWriter`]s that write in place record the ranges of
     /// elements they write, into the worker's log, so that after the loop every other rank
     /// receives those elements' bytes straight into its vector (`__private::scatter_exchanged`:
-    /// no value is copied into the log). The macro asks for it for plain elements
-    /// ([`crate::plain::Pod`]) that the body only assigns to at the loop's index, under MPI
-    /// (`__private::Loop::exchanges_assigned_in_place`). `None` leaves the place as it is.
+    /// no value is copied into the log). The block accesses of a [`BlockPlace`] made from it
+    /// record their whole block where they write it in place ([`BlockAccess::new`]). The macro
+    /// asks for it for plain elements ([`crate::plain::Pod`]) that the body only assigns to at
+    /// the loop's index, in the iterate's row (`gather(v: rows(w))`) or in an ndarray array's
+    /// row, under MPI (`__private::Loop::exchanges_assigned_in_place`). `None` leaves the place
+    /// as it is.
     ///
     /// ```
     /// use dls_runtime::gather::{GatherBuf, GatherWriter, Place};
@@ -1019,11 +1032,8 @@ impl<'a, T> GatherWriter<'a, T> {
             return;
         };
         if *end > *first {
-            let (first, count) = (*first as u64, (*end - *first) as u64);
-            match self.log.placed.last_mut() {
-                Some((r, f, c)) if *r == *rank && *f + *c == first => *c += count,
-                _ => self.log.placed.push((*rank, first, count)),
-            }
+            self.log
+                .record_placed(*rank, *first as u64, (*end - *first) as u64);
         }
         *first = *end;
     }

@@ -7,6 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ExprForLoop, Ident};
 
+use super::exchanged::{exchanged_place, Exchanged};
 use super::pieces::{LoopCx, Pieces};
 use crate::in_place;
 use crate::in_place_nd;
@@ -34,18 +35,18 @@ pub(super) fn gather(
     p.identities.push(quote!(#outer_private::GatherBuf::new()));
     let ranged = matches!(source, LoopSource::Range(_));
     let mut logged = false;
-    // A vector only assigned to at the loop's index: how its elements written in place on MPI
-    // ranks travel (`at_the_index`).
+    // A vector only assigned to at the loop's index (its element, or its row): how its elements
+    // written in place on MPI ranks travel (`exchanged_place`).
     let mut exchange = None;
     if let (Some(width), true, true) = (rows, cx.runs, ranged) {
-        in_rows(p, var, width, cx, slot, for_loop)?;
+        exchange = in_rows(p, var, width, cx, slot, for_loop)?;
     } else if let (None, true, Some(assigned)) = (
         rows,
         cx.runs,
         in_place_nd::writes_own_rows(source, &for_loop.pat, &for_loop.body, var),
     ) {
         // An ndarray array written only in the loop's own rows, `a[[i, ..]]` (issue 45).
-        super::gather_nd::in_nd_rows(p, var, cx, slot, for_loop, assigned);
+        exchange = super::gather_nd::in_nd_rows(p, var, cx, slot, for_loop, assigned);
     } else if cx.kind == LoopKind::OneLevel
         && in_place::writes_at_the_index(source, &for_loop.pat, &for_loop.body, var)
     {
@@ -112,8 +113,9 @@ pub(super) fn gather(
 
 /// `gather(var: rows(width))` in a one-level loop over a range: iterate `i` writes row `i` in
 /// place where the loop runs each iterate once on this process's threads (or, for a body that
-/// only assigns to the vector, in each iterate's first execution), anything else logged
-/// (`__private::BlockAccess`).
+/// only assigns to the vector, in each iterate's first execution, and on MPI ranks for plain
+/// elements, whose rows are exchanged after the loop: returns the name of the exchange then),
+/// anything else logged (`__private::BlockAccess`).
 fn in_rows(
     p: &mut Pieces,
     var: &Ident,
@@ -121,7 +123,7 @@ fn in_rows(
     cx: &LoopCx,
     slot: usize,
     for_loop: &mut ExprForLoop,
-) -> syn::Result<()> {
+) -> syn::Result<Option<Ident>> {
     let private = quote_spanned!(var.span()=> ::dls::__private);
     let idx = syn::Index::from(slot);
     let acc = &cx.acc;
@@ -152,17 +154,27 @@ fn in_rows(
     // re-execution logs, and only bodies that never read the vector run copies beside an
     // in-place first execution), and elements outside the loop's rows only read (writes there
     // are logged). As for `gather(v)`, the block holds that call alone.
+    // Under MPI (an assigned body, plain elements) each rank's accesses write their rows in
+    // its own memory: one worker thread per rank runs its iterates one after the other, and
+    // with threads inside a rank a copy logs, so the contract holds there as on threads.
+    let Exchanged {
+        exchange,
+        setup: exchanging,
+        when,
+        mark,
+    } = exchanged_place(var, slot, assigned, when);
     let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
     let width = quote_spanned!(width.span()=> { let __dls_width: usize = #width; __dls_width });
     p.setup.push(quote_spanned!(var.span()=>
         #private::gathers(&#var);
         let #rows = #width;
+        #exchanging
         let #target = {
             use #private::ScatterTarget as _;
             #var.scatter_elements()
         };
         let #place = #private::block_place(
-            #make_place, #rows, &__dls_range, ::core::stringify!(#var), #name);
+            #make_place #mark, #rows, &__dls_range, ::core::stringify!(#var), #name);
     ));
     p.witnesses
         .push(quote_spanned!(var.span()=> #private::block_partial(&#place)));
@@ -171,7 +183,7 @@ fn in_rows(
         let mut #var = #private::BlockAccess::new(
             &#place, &mut #acc.#idx, #private::block_iterate(__dls_index), __dls_copy);
     ));
-    Ok(())
+    Ok(exchange)
 }
 
 /// A vector used only at the loop's index, in slot `slot`: written in place where the loop runs
@@ -221,41 +233,22 @@ fn at_the_index(
     // the macro's span (`quote!`, not the variable's), so that a crate under
     // `#![forbid(unsafe_code)]` can still use `gather`: rustc does not report the lint in code
     // from an external proc macro (`tests/ui/pass/forbid_unsafe_gather.rs`).
+    let Exchanged {
+        exchange,
+        setup: exchanging,
+        when,
+        mark,
+    } = exchanged_place(var, slot, assigned, when);
     let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
-    let exchange = assigned.then(|| format_ident!("__dls_exchange_{}", slot));
-    if let Some(exchange) = &exchange {
-        // Under MPI, plain elements are written in place by each rank's first executions too,
-        // their ranges recorded (`Place::exchanged`) and exchanged after the loop.
-        let owner = format_ident!("__dls_owner_{}", slot);
-        let when = format_ident!("__dls_when_{}", slot);
-        let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
-        p.setup.push(quote_spanned!(var.span()=>
-            #private::gathers(&#var);
-            let #exchange = {
-                #[allow(unused_imports)]
-                use #private::GatherOfPlain as _;
-                #[allow(unused_imports)]
-                use #private::GatherOfAny as _;
-                (&&#private::gather_of(&#var)).__dls_exchange()
-            };
-            let #owner = #exchange.owner(__dls_assigned_exchanged);
-            let #when = __dls_assigned_in_place || #owner.is_some();
-            let #target = {
-                use #private::ScatterTarget as _;
-                #var.scatter_elements()
-            };
-            let #place = #make_place.exchanged(#owner);
-        ));
-    } else {
-        p.setup.push(quote_spanned!(var.span()=>
-            #private::gathers(&#var);
-            let #target = {
-                use #private::ScatterTarget as _;
-                #var.scatter_elements()
-            };
-            let #place = #make_place;
-        ));
-    }
+    p.setup.push(quote_spanned!(var.span()=>
+        #private::gathers(&#var);
+        #exchanging
+        let #target = {
+            use #private::ScatterTarget as _;
+            #var.scatter_elements()
+        };
+        let #place = #make_place #mark;
+    ));
     p.witnesses.push(quote_spanned!(var.span()=> {
         #[allow(unused_imports)]
         use #private::GatherOfPlain as _;

@@ -1,18 +1,22 @@
 //! The pieces of `gather(a)` on an ndarray array whose iterate `i` uses it only in its own row
 //! `a[[i, ..]]` (`crate::in_place_nd`): the array's elements written through the runtime's
 //! `NdBlockPlace`, row `i` in place where the loop runs each iterate once on this process's
-//! threads, anything else logged (`dls-runtime/src/nd/rows.rs`). The log, its merge and its
+//! threads (and, for a body that only assigns plain elements, on each MPI rank, the rows then
+//! exchanged after the loop), anything else logged (`dls-runtime/src/nd/rows.rs`). The log, its merge and its
 //! scatter after the loop are those of every gathered vector (`super::gather`).
 
 use quote::{format_ident, quote, quote_spanned};
 use syn::{ExprForLoop, Ident};
 
+use super::exchanged::{exchanged_place, Exchanged};
 use super::pieces::{LoopCx, Pieces};
 use crate::in_place;
 
 /// Adds the place and the per-iterate access of the gathered array `var` (slot `slot`) to `p`;
 /// `assigned`: every use of an element is a plain assignment, rewritten to
-/// `NdBlockSet::set` in `for_loop`'s body.
+/// `NdBlockSet::set` in `for_loop`'s body. An assigned array of plain elements is written in
+/// place on MPI ranks too, its rows exchanged after the loop: returns the name of the exchange
+/// (`__private::Exchanger`) where `assigned`.
 pub(super) fn in_nd_rows(
     p: &mut Pieces,
     var: &Ident,
@@ -20,7 +24,7 @@ pub(super) fn in_nd_rows(
     slot: usize,
     for_loop: &mut ExprForLoop,
     assigned: bool,
-) {
+) -> Option<Ident> {
     let private = quote_spanned!(var.span()=> ::dls::__private);
     let idx = syn::Index::from(slot);
     let acc = &cx.acc;
@@ -51,18 +55,29 @@ pub(super) fn in_nd_rows(
     // in-place first execution); the runtime checks every index axis by axis, so no index
     // reaches another row. The block holds that call alone, with the macro's span (see
     // `super::gather::at_the_index`).
+    // Under MPI (an assigned body, plain elements) each rank's accesses write their rows in its
+    // own memory, one after the other on a rank of one worker thread (with threads inside a
+    // rank a copy logs): the contract holds there as on threads, and the rows travel after the
+    // loop (`super::exchanged`).
+    let Exchanged {
+        exchange,
+        setup: exchanging,
+        when,
+        mark,
+    } = exchanged_place(var, slot, assigned, when);
     let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
     p.setup.push(quote_spanned!(var.span()=>
         #private::gathers(&#var);
         // The shape first (and the refusal of an array not in standard layout, with the fix),
         // before the elements are borrowed to be written.
         let #shape = #private::nd_shape(&#var);
+        #exchanging
         let #target = {
             use #private::ScatterTarget as _;
             #var.scatter_elements()
         };
         let #place = #private::nd_block_place(
-            #make_place, #shape, &__dls_range, ::core::stringify!(#var), #name);
+            #make_place #mark, #shape, &__dls_range, ::core::stringify!(#var), #name);
     ));
     // Plain elements travel as bytes (`gather_of`'s autoref choice).
     p.witnesses.push(quote_spanned!(var.span()=> {
@@ -77,4 +92,5 @@ pub(super) fn in_nd_rows(
         let mut #var = #private::NdBlockAccess::new(
             &#place, &mut #acc.#idx, #private::block_iterate(__dls_index), __dls_copy);
     ));
+    exchange
 }

@@ -28,14 +28,22 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                 let __dls_width: usize = n;
                 __dls_width
             };
+            let __dls_exchange_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfPlain as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfAny as _;
+                (&&::dls::__private::gather_of(&v)).__dls_exchange()
+            };
+            let __dls_owner_0 = __dls_exchange_0.owner(__dls_assigned_exchanged);
+            let __dls_when_0 = __dls_assigned_in_place || __dls_owner_0.is_some();
             let __dls_target_0 = {
                 use ::dls::__private::ScatterTarget as _;
                 v.scatter_elements()
             };
             let __dls_place_0 = ::dls::__private::block_place(
-                unsafe {
-                    ::dls::__private::Place::new(__dls_target_0, __dls_assigned_in_place)
-                },
+                unsafe { ::dls::__private::Place::new(__dls_target_0, __dls_when_0) }
+                    .exchanged(__dls_owner_0),
                 __dls_rows_0,
                 &__dls_range,
                 ::core::stringify!(v),
@@ -121,12 +129,13 @@ fn sweep(u: &[f64], n: usize) -> Vec<f64> {
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),
                     ),
                 );
-            ::dls::__private::scatter(
+            ::dls::__private::scatter_exchanged(
                 __dls_result_0,
                 {
                     use ::dls::__private::ScatterTarget as _;
                     v.scatter_elements()
                 },
+                __dls_exchange_0,
                 ::core::stringify!(v),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
             );

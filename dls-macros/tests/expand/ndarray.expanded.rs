@@ -178,14 +178,22 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
             );
             ::dls::__private::gathers(&b);
             let __dls_shape_0 = ::dls::__private::nd_shape(&b);
+            let __dls_exchange_0 = {
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfPlain as _;
+                #[allow(unused_imports)]
+                use ::dls::__private::GatherOfAny as _;
+                (&&::dls::__private::gather_of(&b)).__dls_exchange()
+            };
+            let __dls_owner_0 = __dls_exchange_0.owner(__dls_assigned_exchanged);
+            let __dls_when_0 = __dls_assigned_in_place || __dls_owner_0.is_some();
             let __dls_target_0 = {
                 use ::dls::__private::ScatterTarget as _;
                 b.scatter_elements()
             };
             let __dls_place_0 = ::dls::__private::nd_block_place(
-                unsafe {
-                    ::dls::__private::Place::new(__dls_target_0, __dls_assigned_in_place)
-                },
+                unsafe { ::dls::__private::Place::new(__dls_target_0, __dls_when_0) }
+                    .exchanged(__dls_owner_0),
                 __dls_shape_0,
                 &__dls_range,
                 ::core::stringify!(b),
@@ -272,12 +280,13 @@ fn stencil(a: &Array2<f64>) -> Array2<f64> {
                         ::dls::__private::GatherBuf::merge(__dls_a.0, __dls_b.0),
                     ),
                 );
-            ::dls::__private::scatter(
+            ::dls::__private::scatter_exchanged(
                 __dls_result_0,
                 {
                     use ::dls::__private::ScatterTarget as _;
                     b.scatter_elements()
                 },
+                __dls_exchange_0,
                 ::core::stringify!(b),
                 ::core::concat!(::core::file!(), ":", ::core::line!()),
             );

@@ -10,13 +10,23 @@
 //! [`BlockAccess`] is one iterate's view of it:
 //!
 //! - an element of its own block: in place (one comparison, then the element), or logged where
-//!   the place logs (MPI, checkpoints, re-execution of a body that reads the vector) or where
-//!   the run is a copy of another worker's iterates (re-execution);
+//!   the place logs (checkpoints, re-execution of a body that reads the vector, MPI for a body
+//!   that reads it or elements that are not plain) or where the run is a copy of another
+//!   worker's iterates (re-execution on a process of several worker threads);
 //! - an element of no iterate's block (a grid's boundary rows, outside the loop's range): read as
 //!   it was before the loop, written to the log and scattered after the loop, with the checks of
 //!   [`GatherBuf::scatter_into`] (two iterates writing it, or one reading what another writes);
 //! - an element of another iterate's block: refused with a panic naming both iterates (that
 //!   iterate may be writing it in place at the same moment), on every backend alike.
+//!
+//! Under MPI, a body that only assigns to plain elements writes its own block in place on each
+//! rank too, where the place is [`Place::exchanged`]: each access that writes in place records
+//! its whole block (within the vector) as written by its rank, and after the loop the ranks send
+//! each other those blocks' bytes (`__private::scatter_exchanged`). The whole block travels,
+//! since the row's writes (through a `&mut [T]`, [`BlockAccess::split`]) are not seen one by
+//! one: an element of an iterate's row that the iterate left alone takes the value it had on
+//! the rank that ran the iterate, which is every rank's own where the ranks hold the same vector
+//! before the loop.
 //!
 //! ```
 //! use dls_runtime::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
@@ -264,7 +274,26 @@ impl<T, B> std::fmt::Debug for BlockAccess<'_, T, B> {
 impl<'a, T, B: Blocks> BlockAccess<'a, T, B> {
     /// Iterate `iterate`'s access to `place`, logging into `log`; `copy`: the run is a copy of
     /// iterates another worker may be running (re-execution), which logs its block's writes
-    /// and must not read its block ([`BlockAccess::set`] only).
+    /// and must not read its block ([`BlockAccess::set`] only). An access that writes its block
+    /// in place on a place [`Place::exchanged`] by an MPI rank records the block into `log` as
+    /// written by that rank, for the exchange after the loop.
+    ///
+    /// ```
+    /// use dls_runtime::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
+    /// let mut v = vec![0_u8; 6];
+    /// let mut log = GatherBuf::new();
+    /// {
+    ///     // SAFETY: the accesses of iterates 1 and 2 are made one after the other, on this
+    ///     // thread, each reaching its own row.
+    ///     let place = unsafe { Place::new(&mut v, true) }.exchanged(Some(1));
+    ///     let rows = BlockPlace::new(place, Rows::new(2), 1..3, "v");
+    ///     for i in 1..3 {
+    ///         BlockAccess::new(&rows, &mut log, i, false).set(2 * i, 7);
+    ///     }
+    /// }
+    /// // Written in place, rows 1 and 2 (elements 2..6) recorded for the other ranks.
+    /// assert_eq!((v[2], v[4], log.len(), log.is_empty()), (7, 7, 0, false));
+    /// ```
     ///
     /// ```
     /// use dls_runtime::gather::{BlockAccess, BlockPlace, GatherBuf, Place, Rows};
@@ -295,6 +324,11 @@ impl<'a, T, B: Blocks> BlockAccess<'a, T, B> {
         } else {
             0
         };
+        if let (Some(rank), true) = (p.owner, fast > 0) {
+            // Under MPI the block travels whole to the other ranks after the loop
+            // (`Place::exchanged`): the row slice's writes are not seen one by one.
+            log.record_placed(rank, own.start as u64, fast as u64);
+        }
         BlockAccess {
             ptr: p.ptr,
             lo: own.start,

@@ -7,8 +7,10 @@
 //! ([`BlockPlace`] with [`Rows`], `dls-runtime/src/gather/blocks.rs`) carries it: an index is
 //! turned into its row-major position (checked axis by axis, as ndarray checks it), and the
 //! position is written in place where it lies in the iterate's own row and the place writes in
-//! place (threads, each iterate run once), else logged and checked after the loop (MPI,
-//! checkpoints, a copy under re-execution).
+//! place (threads, each iterate run once; under MPI a body that only assigns plain elements, on
+//! each rank, the rows then exchanged after the loop: [`Place::exchanged`]), else logged and
+//! checked after the loop (MPI for a body that reads its row, checkpoints, a copy under
+//! re-execution on a process of several worker threads).
 //!
 //! The macro chooses this form from the body's syntax (`dls-macros/src/in_place_nd.rs`): every
 //! use of the array is an element at an index whose first component is the loop's name, or a
