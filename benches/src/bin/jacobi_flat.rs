@@ -8,8 +8,8 @@
 //! mpirun -np 2 --oversubscribe target/release/jacobi_flat [rounds] [n] [sweeps]
 //! ```
 //!
-//! Under mpirun (the `mpi` feature) it runs `serial` and `dls` in turn on every rank (every rank
-//! runs the loop; rank 0 prints the medians and the median of the rounds' serial/dls ratios).
+//! Under mpirun (the `mpi` feature) the harness runs `serial` and `dls` in turn on every rank
+//! (`user_paired.rs`; rank 0 prints the medians and the median of the rounds' serial/dls ratios).
 
 // Written as a user writes the serial loop, index by index (the form the attribute converts).
 #![allow(clippy::needless_range_loop)]
@@ -127,9 +127,6 @@ fn main() {
             .unwrap_or(d)
     };
     let (n, sweeps) = (arg(2, 1024), arg(3, 200));
-    if under_mpirun(rounds, n, sweeps) {
-        return;
-    }
     if std::env::var_os("JACOBI_LOGGED").is_some() {
         // The cost of a logged write: gather(v) against gather(v: rows(n)), 1 thread, paired.
         let writes = ((n - 2) * (n - 2) * sweeps) as f64;
@@ -159,43 +156,4 @@ fn main() {
         &|| with_rayon(n, sweeps),
         true,
     );
-}
-
-/// Under a launcher (Open MPI's or Hydra's environment): `rounds` rounds of the serial program
-/// and the dls one in turn, on every rank; rank 0 prints the medians. False, doing nothing,
-/// without a launcher.
-fn under_mpirun(rounds: usize, n: usize, sweeps: usize) -> bool {
-    let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
-        .iter()
-        .any(|k| std::env::var_os(k).is_some());
-    if !launched {
-        return false;
-    }
-    let rt = dls::init().expect("a dls runtime");
-    let (mut ts, mut td, mut ratios) = (vec![], vec![], vec![]);
-    for _ in 0..rounds {
-        let t = std::time::Instant::now();
-        let s = serial(n, sweeps);
-        ts.push(t.elapsed().as_secs_f64());
-        let t = std::time::Instant::now();
-        let d = with_dls(n, sweeps);
-        td.push(t.elapsed().as_secs_f64());
-        assert_eq!(s, d, "dls differs from the serial grid");
-        ratios.push(ts[ts.len() - 1] / td[td.len() - 1]);
-    }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    if rt.rank() == 0 {
-        println!(
-            "jacobi_flat under mpirun: {} ranks, {n}x{n}, {sweeps} sweeps, {rounds} rounds: serial \
-             {:.3} s, dls {:.3} s, serial/dls {:.3}",
-            rt.size(),
-            median(ts),
-            median(td),
-            median(ratios)
-        );
-    }
-    true
 }
