@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .unwrap_or_else(|| "af".into())
         .parse()?;
-    let rt = dls::init()?; // DLS_Setup
+    let rt = dls::init()?.with_statistics(true); // DLS_Setup
     println!(
         "rank {} of {}: backend {:?}",
         rt.rank(),

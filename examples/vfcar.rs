@@ -320,7 +320,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let spec = GroupSpec::new(arg(&args, "--min", 1)?, arg(&args, "--max", 4)?);
 
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let mut groups = rt.group_setup(spec)?;
     let root = rt.rank() == 0;
     let inner_tech: Technique = "fac2".parse()?;

@@ -96,7 +96,7 @@ fn tiny_loops_run_alone_and_dear_ones_are_shared() {
     );
 
     // A loop whose report is read is always shared: its report says so.
-    let rt = dls::current().unwrap();
+    let rt = dls::current().unwrap().with_statistics(true);
     for r in 0..5 {
         let (total, stats) = rt
             .doall_reduce(

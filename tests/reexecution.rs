@@ -50,7 +50,9 @@ fn serial(n: u64) -> (u64, u64) {
 #[test]
 fn every_iterate_counts_once_with_stalls_for_every_technique() {
     for p in [1usize, 2, 3, 4] {
-        let rt = Runtime::threads(p, Settings::default()).unwrap();
+        let rt = Runtime::threads(p, Settings::default())
+            .unwrap()
+            .with_statistics(true);
         for kind in Kind::ALL {
             for n in [0u64, 1, 13, 600] {
                 let stall = (n >= 13).then_some(n / 3);
@@ -111,7 +113,9 @@ fn stuck_sum(
 /// copy counts, and the stuck worker's work is discarded when it comes back.
 #[test]
 fn a_stuck_worker_is_covered_by_a_copy_and_its_work_discarded() {
-    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let rt = Runtime::threads(3, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let n = 3_000u64;
     let pause = Duration::from_millis(600);
     let started = Instant::now();
@@ -141,7 +145,9 @@ fn a_stuck_worker_is_covered_by_a_copy_and_its_work_discarded() {
 /// the loop's tail, is copied by the others and its own run discarded.
 #[test]
 fn a_stuck_claimed_chunk_is_covered_by_a_copy_and_its_work_discarded() {
-    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let rt = Runtime::threads(3, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let n = 2_000u64;
     let (v, stats) = stuck_sum(&rt, "stuck ss", "ss", n, Duration::from_millis(500));
     assert_eq!(v, n * (n - 1) / 2);
@@ -166,7 +172,7 @@ fn a_stuck_claimed_chunk_is_covered_by_a_copy_and_its_work_discarded() {
 #[test]
 fn off_and_doall_make_no_copies() {
     let off = Settings::from_lookup(|k| (k == "DLS_REEXECUTE").then(|| "off".into())).unwrap();
-    let rt = Runtime::threads(2, off).unwrap();
+    let rt = Runtime::threads(2, off).unwrap().with_statistics(true);
     let (v, report) = stalled_sum(
         &rt,
         "ss".parse().unwrap(),
@@ -177,7 +183,9 @@ fn off_and_doall_make_no_copies() {
     assert_eq!(v, serial(50));
     assert!(report.reexecution.is_none());
 
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let ran = Mutex::new(Vec::new());
     let first = AtomicBool::new(true);
     let stats = rt
@@ -200,7 +208,7 @@ fn off_and_doall_make_no_copies() {
 #[test]
 fn a_worker_that_turns_slow_is_not_waited_for() {
     fn run(settings: Settings) -> (u64, f64) {
-        let rt = Runtime::threads(3, settings).unwrap();
+        let rt = Runtime::threads(3, settings).unwrap().with_statistics(true);
         let started = Instant::now();
         let (sum, _) = rt
             .doall_reduce(
@@ -241,7 +249,9 @@ fn a_worker_that_turns_slow_is_not_waited_for() {
 /// 20% to a copy that ran to its end after the original had finished.)
 #[test]
 fn a_redundant_chunk_of_dear_iterates_stops_at_once() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let n = 2_000u64;
     let pause = Duration::from_millis(300);
     let first = AtomicBool::new(true);

@@ -56,7 +56,7 @@ fn child() {
         return;
     };
     let rt = match dls::init() {
-        Ok(rt) => rt,
+        Ok(rt) => rt.with_statistics(true),
         Err(e) => {
             println!("INIT ERR {e}");
             return;

@@ -32,7 +32,7 @@ fn the_macros_resolve_through_the_facade() {
 fn the_runtime_entry_points_resolve_through_the_facade() {
     let init: fn() -> Result<dls::Runtime, dls::DlsError> = dls::init;
     let current: fn() -> Result<dls::Runtime, dls::DlsError> = dls::current;
-    let rt: dls::Runtime = init().expect("a threads runtime");
+    let rt: dls::Runtime = init().expect("a threads runtime").with_statistics(true);
     assert!(current().is_ok());
     assert!(dls::is_root());
     let technique: dls::Technique = "gss".parse().unwrap();
@@ -73,7 +73,7 @@ fn serde_resolves_through_the_facade() {
 /// merge with a check.
 #[test]
 fn the_engine_and_its_options_resolve_through_the_facade() {
-    let rt = dls::init().unwrap();
+    let rt = dls::init().unwrap().with_statistics(true);
     let options = dls::LoopOptions::new("words", "ss".parse().unwrap())
         .ordered()
         .check(dls::Check::default());

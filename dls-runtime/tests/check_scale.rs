@@ -26,7 +26,9 @@ fn run_with(
         check: Some(mode),
         ..Settings::default()
     };
-    let rt = Runtime::threads(workers, settings).unwrap();
+    let rt = Runtime::threads(workers, settings)
+        .unwrap()
+        .with_statistics(true);
     let n = 100 * workers as u64;
     let options = LoopOptions::new("scale", "static".parse().unwrap()).check(Check {
         alpha,
@@ -100,7 +102,9 @@ fn a_shifted_worker_0_is_repaired_by_the_others() {
 #[test]
 fn values_near_1e300_and_1e_minus_300_are_tested() {
     for scale in [1e300, 1e-300, 1.0] {
-        let rt = Runtime::threads(4, Settings::default()).unwrap();
+        let rt = Runtime::threads(4, Settings::default())
+            .unwrap()
+            .with_statistics(true);
         let options = LoopOptions::new("magnitude", "static".parse().unwrap())
             .reexecute(false)
             .check(Check::default());

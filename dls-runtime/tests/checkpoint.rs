@@ -26,7 +26,7 @@ fn runtime(dir: &Path, every_ms: u64) -> Runtime {
         checkpoint_every: Some(Duration::from_millis(every_ms)),
         ..Settings::default()
     };
-    Runtime::threads(3, settings).unwrap()
+    Runtime::threads(3, settings).unwrap().with_statistics(true)
 }
 
 const N: u64 = 4_000;
@@ -230,7 +230,7 @@ fn sigusr1_checkpoints_at_once_and_a_restart_may_have_other_workers() {
             checkpoint_every: Some(Duration::from_secs(3600)),
             ..Settings::default()
         };
-        Runtime::threads(threads, s).unwrap()
+        Runtime::threads(threads, s).unwrap().with_statistics(true)
     };
     let signalled = std::sync::atomic::AtomicBool::new(false);
     // Kept alive: a run killed after its loop (one that ended would retire its checkpoints).

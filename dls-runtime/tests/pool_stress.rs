@@ -179,7 +179,9 @@ fn stress_every_index_claimed_exactly_once() {
     while counted < target {
         rounds += 1;
         let workers = 1 + rng.below(4) as usize;
-        let rt = Runtime::threads(workers, Settings::default()).unwrap();
+        let rt = Runtime::threads(workers, Settings::default())
+            .unwrap()
+            .with_statistics(true);
         let starters = 1 + rng.below(8) as usize;
         starters_seen[starters] += 1;
         let plans: Vec<Vec<Plan>> = (0..starters)

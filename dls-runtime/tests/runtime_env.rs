@@ -52,7 +52,10 @@ fn child() {
                 rt.backend(),
                 rt.workers()
             );
-            match rt.doall(0..10u32, "fac2".parse().unwrap(), |_| {}) {
+            match rt
+                .with_statistics(true)
+                .doall(0..10u32, "fac2".parse().unwrap(), |_| {})
+            {
                 Ok(s) => println!("LOOP technique={}", s.report.technique),
                 Err(e) => println!("LOOP ERR {e}"),
             }

@@ -60,7 +60,9 @@ fn check_times(r: &LoopReport) {
 #[test]
 fn every_iterate_exactly_once_for_every_technique() {
     for p in [1usize, 2, 3, 4, 8] {
-        let rt = Runtime::threads(p, Settings::default()).unwrap();
+        let rt = Runtime::threads(p, Settings::default())
+            .unwrap()
+            .with_statistics(true);
         assert_eq!(rt.workers(), p);
         for kind in Kind::ALL {
             for n in [0u64, 1, p as u64 - 1, p as u64, p as u64 + 1, 1000] {
@@ -85,7 +87,9 @@ fn every_iterate_exactly_once_for_every_technique() {
 
 #[test]
 fn explicit_loop_pulled_by_several_threads() {
-    let rt = Runtime::threads(4, Settings::default()).unwrap();
+    let rt = Runtime::threads(4, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     for kind in [Kind::Ss, Kind::Gss, Kind::Fac2, Kind::AwfB, Kind::Af] {
         let n = 5000u64;
         let lp = rt.start_loop(0..n, Technique::new(kind)).unwrap();
@@ -115,7 +119,9 @@ fn explicit_loop_pulled_by_several_threads() {
 
 #[test]
 fn index_types_at_their_limits() {
-    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let rt = Runtime::threads(3, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let t: Technique = "gss".parse().unwrap();
     let sum = |a: i128, b: i128| a + b;
     let (s, _) = rt
@@ -191,7 +197,9 @@ fn index_types_at_their_limits() {
 
 #[test]
 fn reductions_reach_the_caller() {
-    let rt = Runtime::threads(4, Settings::default()).unwrap();
+    let rt = Runtime::threads(4, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let (v, stats) = rt
         .doall_reduce(
             "hist",
@@ -213,7 +221,9 @@ fn reductions_reach_the_caller() {
 
 #[test]
 fn nested_loops_run_on_the_calling_thread() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let total = AtomicU64::new(0);
     rt.doall(0..20u64, "ss".parse().unwrap(), |i| {
         let inner = rt
@@ -234,7 +244,7 @@ fn schedule_setting_overrides_the_program() {
         schedule: Some(parse_schedule("gss,min=3").unwrap()),
         ..Settings::default()
     };
-    let rt = Runtime::threads(2, s).unwrap();
+    let rt = Runtime::threads(2, s).unwrap().with_statistics(true);
     let stats = rt
         .doall(0..100u32, "static".parse().unwrap(), |_| {})
         .unwrap();
@@ -254,7 +264,7 @@ fn report_setting_appends_json_lines() {
         report: ReportMode::JsonLines(path.clone()),
         ..Settings::default()
     };
-    let rt = Runtime::threads(2, s).unwrap();
+    let rt = Runtime::threads(2, s).unwrap().with_statistics(true);
     rt.doall_named("first", 0..50u32, "fac2".parse().unwrap(), |_| {})
         .unwrap();
     rt.doall_named("second", 0..7u32, "ss".parse().unwrap(), |_| {})
@@ -292,7 +302,9 @@ fn report_setting_appends_json_lines() {
 
 #[test]
 fn a_panicking_iterate_names_the_iterate_and_the_thread() {
-    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let rt = Runtime::threads(3, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let after = AtomicU64::new(0);
     let result = catch_unwind(AssertUnwindSafe(|| {
         rt.doall_named("boomer", 0..100_000u32, "ss".parse().unwrap(), |i| {
@@ -327,7 +339,9 @@ fn a_panicking_iterate_names_the_iterate_and_the_thread() {
 
 #[test]
 fn unfinished_loops_are_finished_on_drop() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let lp = rt.start_loop(0..100u32, "fac2".parse().unwrap()).unwrap();
     let first = lp.next_chunk().unwrap();
     assert!(first.len() >= 1);
@@ -340,7 +354,9 @@ fn unfinished_loops_are_finished_on_drop() {
 
 #[test]
 fn awf_learns_rank_speeds_across_time_steps() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let step = || {
         rt.doall_named("time step", 0..200u32, "awf".parse().unwrap(), |_| {
             // Worker 1 (the pool's thread `dls-worker-1`; worker 0 is the calling thread) is 3x
@@ -391,7 +407,9 @@ fn workers_have_the_main_threads_stack() {
     let main_like = std::thread::Builder::new().stack_size(8 << 20);
     let (sum, per_worker) = main_like
         .spawn(|| {
-            let rt = Runtime::threads(2, Settings::default()).unwrap();
+            let rt = Runtime::threads(2, Settings::default())
+                .unwrap()
+                .with_statistics(true);
             let (sum, stats) = rt
                 .doall_reduce(
                     "deep",
@@ -427,7 +445,9 @@ fn workers_have_the_main_threads_stack() {
 /// loop for every thread, silently dropping the iterates not yet handed out).
 #[test]
 fn a_panic_caught_inside_an_iterate_loses_no_iterate() {
-    let rt = Runtime::threads(3, Settings::default()).unwrap();
+    let rt = Runtime::threads(3, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     for technique in ["ss", "fac2", "static"] {
         let ran = AtomicU64::new(0);
         let stats = rt
@@ -454,7 +474,9 @@ fn a_panic_caught_inside_an_iterate_loses_no_iterate() {
 /// (the catching worker then ran the other 298).
 #[test]
 fn a_panic_caught_inside_an_iterate_stops_no_worker() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let stats = rt
         .doall_named("catching_slowly", 0..300u32, "ss".parse().unwrap(), |i| {
             if i == 0 {
@@ -480,7 +502,9 @@ fn a_panic_caught_inside_an_iterate_stops_no_worker() {
 fn a_loop_started_from_a_thread_spawned_in_an_iterate_completes() {
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let rt = Runtime::threads(2, Settings::default())
+            .unwrap()
+            .with_statistics(true);
         let (sums, _) = rt
             .doall_reduce(
                 "outer",
@@ -528,7 +552,9 @@ fn a_loop_started_from_a_thread_spawned_in_an_iterate_completes() {
 /// then is still nested), and once the loop has finished the next loop runs on every worker.
 #[test]
 fn the_iterate_state_follows_the_loop_not_the_chunk() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let ss: dls_runtime::Technique = "ss".parse().unwrap();
     let lp = rt.start_loop_named("held", 0..10u32, ss.clone()).unwrap();
     let first = lp.next_chunk().unwrap();
@@ -563,7 +589,9 @@ fn the_iterate_state_follows_the_loop_not_the_chunk() {
 #[test]
 fn the_calling_thread_is_worker_0() {
     let me = std::thread::current().id();
-    let one = Runtime::threads(1, Settings::default()).unwrap();
+    let one = Runtime::threads(1, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let (on_caller, _) = one
         .doall_reduce(
             "one thread",
@@ -575,7 +603,9 @@ fn the_calling_thread_is_worker_0() {
         )
         .unwrap();
     assert!(on_caller, "every iterate ran on the calling thread");
-    let two = Runtime::threads(2, Settings::default()).unwrap();
+    let two = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let (threads, _) = two
         .doall_reduce(
             "one iterate",
@@ -599,7 +629,9 @@ fn the_calling_thread_is_worker_0() {
 /// (iterates of uneven cost spread the chunks of each worker apart), for several techniques.
 #[test]
 fn an_ordered_reduction_keeps_the_serial_order() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     for technique in ["ss", "gss", "fac2", "af"] {
         let (v, _) = rt
             .doall_reduce_ordered(
@@ -644,7 +676,9 @@ fn an_ordered_reduction_keeps_the_serial_order() {
 #[test]
 fn the_report_says_when_workers_outnumber_cores() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let busy = Runtime::threads(cores + 2, Settings::default()).unwrap();
+    let busy = Runtime::threads(cores + 2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let stats = busy.doall(0..10u32, "ss".parse().unwrap(), |_| {}).unwrap();
     let o = stats
         .report
@@ -652,14 +686,18 @@ fn the_report_says_when_workers_outnumber_cores() {
         .expect("more workers than cores");
     assert_eq!((o.workers, o.cores), (cores + 2, cores));
     assert!(dls_runtime::runtime::stats::summary(&stats.report).contains("mislead"));
-    let fits = Runtime::threads(1, Settings::default()).unwrap();
+    let fits = Runtime::threads(1, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let stats = fits.doall(0..10u32, "ss".parse().unwrap(), |_| {}).unwrap();
     assert_eq!(stats.report.oversubscribed, None);
 }
 
 #[test]
 fn the_report_has_chunk_times_and_cpu_time() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let spin = |_| {
         let t = std::time::Instant::now();
         while t.elapsed() < std::time::Duration::from_micros(200) {
@@ -722,7 +760,9 @@ fn the_report_has_chunk_times_and_cpu_time() {
 /// worker's idle time includes; the summary names it.
 #[test]
 fn combining_the_partial_results_is_its_own_phase_not_idle() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let (sum, stats) = rt
         .doall_reduce(
             "slow merge",

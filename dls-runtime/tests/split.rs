@@ -54,7 +54,9 @@ fn assert_partition(report: &LoopReport, n: u64, what: &str) {
 
 #[test]
 fn an_idle_worker_takes_the_second_half_of_a_long_chunk() {
-    let rt = Runtime::threads(2, Settings::default()).unwrap();
+    let rt = Runtime::threads(2, Settings::default())
+        .unwrap()
+        .with_statistics(true);
     let n = 400;
     let (v, report) = dear_tail(&rt, "static", n);
     assert_eq!(v, serial(n));
@@ -75,9 +77,10 @@ fn an_idle_worker_takes_the_second_half_of_a_long_chunk() {
 fn split_off_leaves_the_chunk_to_its_holder() {
     let off = Settings::from_lookup(|k| (k == "DLS_SPLIT").then(|| "off".into())).unwrap();
     for rt in [
-        Runtime::threads(2, off).unwrap(),
+        Runtime::threads(2, off).unwrap().with_statistics(true),
         Runtime::threads(2, Settings::default())
             .unwrap()
+            .with_statistics(true)
             .with_split(false),
     ] {
         let n = 200;
@@ -95,7 +98,9 @@ fn split_off_leaves_the_chunk_to_its_holder() {
 fn every_iterate_counts_once_with_splits_for_every_technique() {
     let mut splits = 0;
     for p in [2usize, 3] {
-        let rt = Runtime::threads(p, Settings::default()).unwrap();
+        let rt = Runtime::threads(p, Settings::default())
+            .unwrap()
+            .with_statistics(true);
         for kind in Kind::ALL {
             for n in [1u64, 7, 120] {
                 let t = Technique::new(kind).to_string();

@@ -74,7 +74,7 @@ fn mandelbrot_rows() -> Vec<f64> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let p = rt.workers();
     let reps: usize = std::env::args()
         .nth(1)

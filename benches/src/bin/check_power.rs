@@ -84,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         vec![0.0, 3.0, 5.0, 8.0]
     };
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let workers = rt.workers();
     let faulty = workers - 1;
     let per_worker = 100_u64;

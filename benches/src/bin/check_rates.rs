@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bias_mean_sd: f64 = args.next().map_or(Ok(3.0), |a| a.parse())?;
     let work_us: u64 = args.next().map_or(Ok(50), |a| a.parse())?;
     let work = std::time::Duration::from_micros(work_us);
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let workers = rt.workers();
     let faulty = workers - 1;
     let per_value = bias_mean_sd / ((n / workers as u64) as f64).sqrt();

@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 checkpoint_every: *every,
                 ..Settings::default()
             };
-            let rt = Runtime::threads(2, settings)?;
+            let rt = Runtime::threads(2, settings)?.with_statistics(true);
             let started = Instant::now();
             let (v, stats) = rt.doall_reduce(
                 "checkpointed",

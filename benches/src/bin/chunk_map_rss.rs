@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let n: u64 = std::env::args()
         .nth(1)
         .map_or(Ok(10_000_000), |a| a.parse())?;
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let stats = rt.doall_named("ss-trivial", 0..n, "ss".parse()?, |i| {
         std::hint::black_box(i);
     })?;

@@ -36,7 +36,7 @@ fn nominal(i: u64) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let (rank, p) = (rt.rank(), rt.workers());
     let slow = p - 1;
     let factor = if rank == slow && p > 1 { 3.0 } else { 1.0 };

@@ -38,7 +38,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let world = SimpleCommunicator::world();
     let p = world.size() as usize;
     if p < 2 {

@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         println!("serial: peak {:.0} MiB above start", peak_mib() - before);
         return Ok(());
     }
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let (map, stats) = rt.doall_reduce(
         "map",
         0..n,

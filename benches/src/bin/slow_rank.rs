@@ -34,7 +34,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let (rank, p) = (rt.rank(), rt.workers());
     let args: Vec<String> = std::env::args().skip(1).collect();
     let reps: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(3);

@@ -40,7 +40,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let (rank, p) = (rt.rank(), rt.workers());
     let slow = p - 1;
     let args: Vec<String> = std::env::args().skip(1).collect();

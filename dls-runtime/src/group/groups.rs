@@ -232,6 +232,15 @@ impl Groups<'_> {
         let technique = self.rt.effective_technique(options.technique.clone());
         let strategy = self.rt.loop_config(options).strategy;
         let Some(g) = &self.two_level else {
+            // One level: a plain loop, which returns its report as a two-level loop does (unless
+            // the options say otherwise).
+            let asked;
+            let options = if options.statistics_read().is_none() {
+                asked = options.clone().statistics();
+                &asked
+            } else {
+                options
+            };
             let failure = crate::runtime::annotate::sync::Mutex::new(None);
             let out = self.rt.run(
                 options,

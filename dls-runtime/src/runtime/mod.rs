@@ -184,6 +184,9 @@ pub struct Runtime {
     reexecute: Option<bool>,
     /// Splitting of chunks in progress for idle workers (`with_split`).
     split: Option<bool>,
+    /// Whether this handle's closure-form loops build the statistics they return
+    /// ([`Runtime::with_statistics`]).
+    statistics: bool,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -249,6 +252,7 @@ fn init_impl(threads: Option<usize>) -> Result<Runtime, DlsError> {
             reduction: None,
             reexecute: None,
             split: None,
+            statistics: false,
         });
     }
     let launched = Launch::detect(|k| std::env::var(k).ok());
@@ -341,7 +345,7 @@ enum Target {
 /// ```
 /// let rt = dls_runtime::current().unwrap();
 /// let stats = rt.doall(0..10u32, "gss".parse().unwrap(), |_| {}).unwrap();
-/// assert_eq!(stats.report.n, 10);
+/// assert_eq!(stats.iterates, 10);
 /// ```
 pub fn current() -> Result<Runtime, DlsError> {
     if let Some(shared) = lock(&CURRENT).upgrade() {
@@ -350,6 +354,7 @@ pub fn current() -> Result<Runtime, DlsError> {
             reduction: None,
             reexecute: None,
             split: None,
+            statistics: false,
         });
     }
     // The lazy runtime first: it exists only if the launcher check below passed when it was
@@ -397,6 +402,7 @@ pub fn is_root() -> bool {
             reduction: None,
             reexecute: None,
             split: None,
+            statistics: false,
         })
         .rank()
             == 0;
@@ -449,6 +455,7 @@ impl Runtime {
             reduction: None,
             reexecute: None,
             split: None,
+            statistics: false,
         };
         if let Some(i) = &rt.shared.settings.inject {
             // Under MPI the faulty worker is a rank (all its threads, with threads inside ranks).
@@ -584,7 +591,7 @@ impl Runtime {
     ///
     /// ```
     /// use dls_runtime::Strategy;
-    /// let rt = dls_runtime::init().unwrap().with_reduction(Strategy::Tree);
+    /// let rt = dls_runtime::init().unwrap().with_reduction(Strategy::Tree).with_statistics(true);
     /// let (sum, stats) = rt.doall_reduce("sum", 0..100u64, "gss".parse().unwrap(),
     ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
     /// assert_eq!(sum, 4950);
@@ -597,6 +604,7 @@ impl Runtime {
             reduction: Some(strategy),
             reexecute: self.reexecute,
             split: self.split,
+            statistics: self.statistics,
         }
     }
 
@@ -605,7 +613,7 @@ impl Runtime {
     /// `runtime::reexecution`.
     ///
     /// ```
-    /// let rt = dls_runtime::init().unwrap().with_reexecution(false);
+    /// let rt = dls_runtime::init().unwrap().with_reexecution(false).with_statistics(true);
     /// let (sum, stats) = rt.doall_reduce("sum", 0..100u64, "gss".parse().unwrap(),
     ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
     /// assert_eq!(sum, 4950);
@@ -617,6 +625,7 @@ impl Runtime {
             reduction: self.reduction,
             reexecute: Some(on),
             split: self.split,
+            statistics: self.statistics,
         }
     }
 
@@ -687,7 +696,7 @@ impl Runtime {
     /// asking MPI rank gets the last quarter). See `runtime::split`.
     ///
     /// ```
-    /// let rt = dls_runtime::init().unwrap().with_split(false);
+    /// let rt = dls_runtime::init().unwrap().with_split(false).with_statistics(true);
     /// let (sum, stats) = rt.doall_reduce("sum", 0..100u64, "gss".parse().unwrap(),
     ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
     /// assert_eq!(sum, 4950);
@@ -700,6 +709,38 @@ impl Runtime {
             reduction: self.reduction,
             reexecute: self.reexecute,
             split: Some(on),
+            statistics: self.statistics,
+        }
+    }
+
+    /// The same runtime, whose closure-form loops ([`doall`](Runtime::doall),
+    /// [`doall_reduce`](Runtime::doall_reduce), [`run`](Runtime::run), …) build the statistics
+    /// they return (`true`) or return the calling process's counters only (`false`, the
+    /// default): a cheap handle, like a clone. Statistics nobody reads are never built: a loop
+    /// that returns its report keeps a chunk map, times its chunks, reads the workers' CPU clocks
+    /// and builds the report at its end, which on a loop of many small chunks costs as much as
+    /// a tenth of its time. A loop's own [`LoopOptions::statistics`] and [`LoopOptions`] of a
+    /// `#[par_doall]` loop (never) take precedence. `DLS_REPORT` prints reports either way.
+    ///
+    /// ```
+    /// let rt = dls_runtime::init().unwrap();
+    /// let (sum, stats) = rt.doall_reduce("sum", 0..100u64, "ss".parse().unwrap(),
+    ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
+    /// assert_eq!((sum, stats.iterates), (4950, 100)); // the counters, always
+    /// assert!(stats.report.chunk_map.is_empty()); // no report: nobody asked for it
+    ///
+    /// let rt = rt.with_statistics(true);
+    /// let (_, stats) = rt.doall_reduce("sum", 0..100u64, "ss".parse().unwrap(),
+    ///     || 0, |i, s| *s += i, |a, b| a + b).unwrap();
+    /// assert_eq!((stats.report.name.as_str(), stats.report.chunk_map.len()), ("sum", 100));
+    /// ```
+    ///
+    /// [`LoopOptions`]: crate::runtime::options::LoopOptions
+    /// [`LoopOptions::statistics`]: crate::runtime::options::LoopOptions::statistics
+    pub fn with_statistics(&self, on: bool) -> Runtime {
+        Runtime {
+            statistics: on,
+            ..self.clone()
         }
     }
 }

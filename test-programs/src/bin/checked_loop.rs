@@ -72,7 +72,7 @@ fn inner_clause(m: u64, n: u64) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().nth(1).as_deref() == Some("inner") {
-        let rt = dls::init()?;
+        let rt = dls::init()?.with_statistics(true);
         let total = inner_clause(3, 2000);
         if rt.rank() == 0 {
             println!("inner: total={total:.10}");
@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     if std::env::args().nth(1).as_deref() == Some("rows") {
-        let rt = dls::init()?;
+        let rt = dls::init()?.with_statistics(true);
         for _ in 0..3 {
             let [sx, sy, sxy, sxx] = fit_clause(4000);
             let n = 4000.0;
@@ -97,7 +97,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Issue 43 R4-5: 20 checked loops that cannot test (one iterate each: one worker holds every
     // value). The check says so once, and the reports count such runs.
     if std::env::args().nth(1).as_deref() == Some("untested") {
-        let rt = dls::init()?;
+        let rt = dls::init()?.with_statistics(true);
         for _ in 0..20 {
             let (_, stats) = rt.run(
                 &LoopOptions::new("tiny", "fac2".parse()?).check(Check::default()),
@@ -123,7 +123,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     if std::env::args().nth(1).as_deref() == Some("clause") {
-        let rt = dls::init()?;
+        let rt = dls::init()?.with_statistics(true);
         for _ in 0..3 {
             let area = area_clause(4000);
             if rt.rank() == 0 {
@@ -135,7 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let n: u64 = args.next().map_or(Ok(4_000), |a| a.parse())?;
     let loops: u64 = args.next().map_or(Ok(3), |a| a.parse())?;
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let h = 1.0 / n as f64;
     for k in 0..loops {
         let check = Check {

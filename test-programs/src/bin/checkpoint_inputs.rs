@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     if let Ok(key) = std::env::var("INPUT_KEY") {
         dls::checkpoint_key(key);
     }
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let body_wait = |i: u64| {
         if Some(i) == die_at {
             // Long enough for every worker to pass a chunk boundary and write its checkpoint.

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let technique = std::env::args().nth(1).unwrap_or_else(|| "af".into());
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let n = 3000u64;
     let pause = if rt.rank() == 1 {
         Duration::from_micros(300)

@@ -52,7 +52,7 @@ fn main() {
         .filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}")))
         .collect();
     let rt = match dls::init() {
-        Ok(rt) => rt,
+        Ok(rt) => rt.with_statistics(true),
         Err(e) => {
             // One write (stderr is unbuffered: `eprintln!` writes its pieces apart, and the
             // ranks' messages would interleave within a line).

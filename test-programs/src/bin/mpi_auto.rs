@@ -10,7 +10,7 @@ use std::error::Error;
 use std::time::Duration;
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let (rank, p) = (rt.rank(), rt.size());
     let mode = std::env::args().nth(1).unwrap_or_default();
     let technique: dls::Technique = if mode == "env" { "gss" } else { "auto" }.parse()?;

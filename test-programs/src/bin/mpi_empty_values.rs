@@ -21,7 +21,7 @@ fn clause_less(n: u64, ran: &AtomicU64) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let ran = AtomicU64::new(0);
     clause_less(1000, &ran);
     // `()` as the reduction value, twice (empty loops too), and a zero-sized struct.

@@ -60,7 +60,7 @@ fn check_report(report: &LoopReport, n: u64, p: usize, what: &str) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let (rank, p) = (rt.rank(), rt.workers());
     let world = SimpleCommunicator::world();
     let mut ns = vec![

@@ -25,7 +25,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let tag = var("RESTART_TAG").unwrap_or_else(|| "run".into());
     let dir = std::env::var("DLS_CHECKPOINT")?;
 
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let rank = rt.rank();
     let executed = AtomicU64::new(0);
     let count_file = format!("{dir}/executed-{tag}-r{rank}");

@@ -9,7 +9,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let n: u64 = args.get(1).map_or(Ok(600), |a| a.parse())?;
     let split = args.get(2).map_or("on", |a| a.as_str()) == "on";
-    let rt = dls::init()?.with_split(split);
+    let rt = dls::init()?.with_split(split).with_statistics(true);
     let (sum, stats) = rt.doall_reduce(
         "dear tail",
         0..n,

@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let resume_after: f64 = args.get(5).map_or(Ok(3.0), |a| a.parse())?;
     let kill = args.get(6).is_some_and(|a| a == "kill");
 
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let (rank, p) = (rt.rank(), rt.size());
     let armed = AtomicBool::new(rank == stalled);
     let started = Instant::now();

@@ -96,7 +96,7 @@ fn two_level(m: u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let p = rt.size() as u64;
     let strategy = rt.effective_strategy();
     // A job of one rank exchanges nothing, whatever the strategy: it combines in memory.

@@ -99,7 +99,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let outers = parse(arg(&args, "--outer", "af"))?;
     let inners = parse(arg(&args, "--inner", "fac2"))?;
 
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let mut groups = rt.group_setup(GroupSpec::new(min, max))?;
     let root = rt.rank() == 0;
     if root {

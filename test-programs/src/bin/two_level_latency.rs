@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let leader_time = Duration::from_millis(arg(&args, "--leader-ms", 100)?);
     let member_time = Duration::from_millis(arg(&args, "--member-ms", 1)?);
 
-    let rt = dls::init()?;
+    let rt = dls::init()?.with_statistics(true);
     let mut groups = rt.group_setup(GroupSpec::new(2, 2))?;
     let Some(layout) = groups.layout().cloned() else {
         if rt.rank() == 0 {

@@ -71,7 +71,8 @@ impl Runtime {
         technique: Technique,
     ) -> Result<Loop<R::Index>, DlsError> {
         // The program runs the chunks itself: nothing is re-executed, and nothing runs alone.
-        let config = self.loop_config(&LoopOptions::new(name, technique.clone()));
+        // `finish` returns the loop's statistics (`DLS_EndLoop`): they are built.
+        let config = self.loop_config(&LoopOptions::new(name, technique.clone()).statistics());
         self.make_loop(
             &config,
             name,
@@ -122,14 +123,16 @@ impl Runtime {
         let source = Box::new(crate::runtime::backend::mpi::MpiLoop::start(
             comm, &technique, n, w,
         )?);
-        let config = self.loop_config(&LoopOptions::new(name, technique.clone()));
+        let config = self.loop_config(&LoopOptions::new(name, technique.clone()).statistics());
         let reporting = start::Reporting::new(&config, self.shared.settings.report.clone(), false);
         let lp = self.untyped(name, technique, n, source, reporting);
         Ok(Loop::new(first, lp))
     }
 
     /// Runs `body` once for every index of `range`, in parallel over all workers, with dynamic
-    /// loop scheduling. Named after the caller's source location. Returns the loop's statistics.
+    /// loop scheduling. Named after the caller's source location. Returns the loop's statistics:
+    /// the calling process's counters, and the loop report only from a handle that asks for it
+    /// ([`with_statistics`](Runtime::with_statistics)); statistics nobody reads are not built.
     ///
     /// A panicking iterate ends the loop: on threads, `doall` panics with the iterate, the thread
     /// and the message; on MPI the job is aborted with the rank, the iterate and the message.
@@ -142,6 +145,9 @@ impl Runtime {
     ///     sum.fetch_add(i, Ordering::Relaxed);
     /// }).unwrap();
     /// assert_eq!(sum.into_inner(), 499_500); // on MPI: this rank's share only
+    /// assert_eq!(stats.iterates, 1000); // on MPI: this rank's
+    /// // The loop report (every worker's share) when asked for:
+    /// let stats = rt.with_statistics(true).doall(0..1000u64, "ss".parse().unwrap(), |_| {}).unwrap();
     /// assert_eq!(stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 1000);
     /// ```
     #[track_caller]
@@ -163,7 +169,8 @@ impl Runtime {
     ///
     /// ```
     /// let rt = dls_runtime::init().unwrap();
-    /// let stats = rt.doall_named("noop", 0..5u8, "ss".parse().unwrap(), |_| {}).unwrap();
+    /// let stats = rt.with_statistics(true)
+    ///     .doall_named("noop", 0..5u8, "ss".parse().unwrap(), |_| {}).unwrap();
     /// assert_eq!(stats.report.name, "noop");
     /// ```
     pub fn doall_named<R, F>(
@@ -195,7 +202,10 @@ impl Runtime {
     /// A parallel loop with a reduction: every worker (thread or rank) folds its iterates into its
     /// own value from `identity()` with `body`; the workers' values are combined with `combine`
     /// (an associative operation, applied in any tree order) and **every** caller — every rank on
-    /// MPI — gets the full result. Over MPI the values travel serialised ([`Wire`]).
+    /// MPI — gets the full result. Over MPI the values travel serialised ([`Wire`]). The
+    /// statistics returned beside it are the calling process's counters, with the loop report
+    /// from a handle that asks for it ([`with_statistics`](Runtime::with_statistics)): a report
+    /// nobody reads is not built.
     ///
     /// A small heap value that every iterate writes (per-cluster sums in a `Vec` of 8 numbers)
     /// should start with spare room at its end, as `#[par_doall]`'s `reduce(+: v)` gives it:
@@ -208,7 +218,9 @@ impl Runtime {
     /// let rt = dls_runtime::init().unwrap();
     /// let (max, stats) = rt.doall_reduce("max", 0..100i64, "gss".parse().unwrap(),
     ///     || i64::MIN, |i, m| *m = (*m).max((i * 37) % 101), |a, b| a.max(b)).unwrap();
-    /// assert_eq!(max, 100);
+    /// assert_eq!((max, stats.iterates), (100, 100));
+    /// let (_, stats) = rt.with_statistics(true).doall_reduce("max", 0..100i64,
+    ///     "gss".parse().unwrap(), || i64::MIN, |i, m| *m = (*m).max(i), |a, b| a.max(b)).unwrap();
     /// assert_eq!(stats.report.name, "max");
     /// ```
     pub fn doall_reduce<R, T, Id, B, C>(
@@ -325,13 +337,17 @@ impl Runtime {
         B: Fn(R::Index, &mut T) -> Y + Sync,
         C: Fn(T, T) -> T + Sync,
     {
-        let options = LoopOptions::new(name, technique).check(Default::default());
+        // Its report's `check` entry is the test's outcome: its statistics are read.
+        let options = LoopOptions::new(name, technique)
+            .check(Default::default())
+            .statistics();
         self.run(&options, range, identity, body, combine)
     }
 
     /// The one loop engine: runs the loop `options` describes over `range` on every worker, each
     /// folding its iterates into its own value from `identity()` with `body`, and returns the
-    /// values combined with `combine` (on every rank) and the loop's statistics. Every other
+    /// values combined with `combine` (on every rank) and the loop's statistics (the loop report
+    /// where [`LoopOptions::statistics`] or the handle asks for it). Every other
     /// closure form (`doall_reduce`, `doall_reduce_ordered`, `doall_reduce_checked`, the
     /// `#[par_doall]` loops) is this call with other options; features compose: an ordered loop
     /// may be checked too. `body` returns `()` unless the loop is checked, when it returns the
@@ -341,7 +357,8 @@ impl Runtime {
     /// use dls_runtime::runtime::{checked::Check, options::LoopOptions};
     /// let rt = dls_runtime::init().unwrap();
     /// // Ordered and checked: the words in their order, each iterate's length tested.
-    /// let options = LoopOptions::new("words", "fac2".parse().unwrap()).ordered().check(Check::default());
+    /// let options = LoopOptions::new("words", "fac2".parse().unwrap())
+    ///     .ordered().check(Check::default()).statistics();
     /// let words = ["to ", "be ", "or ", "not ", "to ", "be"];
     /// let (s, stats) = rt.run(&options, 0..6usize, String::new,
     ///     |i, s: &mut String| { s.push_str(words[i]); words[i].len() as f64 },
@@ -586,7 +603,9 @@ mod tests {
         }
         let mut sharded_loops = 0;
         for threads in [2, 3, 4] {
-            let rt = Runtime::threads(threads, Settings::default()).unwrap();
+            let rt = Runtime::threads(threads, Settings::default())
+                .unwrap()
+                .with_statistics(true);
             for technique in ["ss", "fac2", "static", "af"] {
                 let name = format!("shards {threads} {technique}");
                 let options = LoopOptions::new(&name, technique.parse().unwrap());
@@ -716,7 +735,9 @@ mod tests {
         use std::collections::HashSet;
         use std::time::{Duration, Instant};
         for threads in [3, 4, 5] {
-            let rt = Runtime::threads(threads, Settings::default()).unwrap();
+            let rt = Runtime::threads(threads, Settings::default())
+                .unwrap()
+                .with_statistics(true);
             let mut everyone = 0;
             for technique in ["ss", "fac2", "static", "af"] {
                 for reexecute in [false, true] {
@@ -799,7 +820,9 @@ mod tests {
     /// sums and reports are the same either way.
     #[test]
     fn fixed_size_chunks_are_claimed_by_the_workers() {
-        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let rt = Runtime::threads(2, Settings::default())
+            .unwrap()
+            .with_statistics(true);
         let claimed = |name: &str| {
             crate::runtime::engine::drive::claimed::probe::CLAIMED
                 .lock()
@@ -849,6 +872,88 @@ mod tests {
             assert_eq!(next, 5000, "{name}");
             assert!(r.chunk_times.iter().all(Option::is_some), "{name}");
         }
+    }
+
+    /// Issue 42 item 6: an explicit loop builds its report only for a caller that asks for it
+    /// (the handle's `with_statistics`, the loop's `LoopOptions::statistics`, which wins over the
+    /// handle, as a `#[par_doall]` loop's `statistics_unread` does); unasked, it returns this
+    /// process's exact counters and an empty report, and its chunks are claimed untimed.
+    #[test]
+    fn explicit_loops_build_statistics_only_when_asked() {
+        let rt = Runtime::threads(2, Settings::default()).unwrap();
+        let n = 3000u64;
+        let sum = |rt: &Runtime, options: &LoopOptions| {
+            let (s, stats) = rt
+                .run(options, 0..n, || 0, |i, s: &mut u64| *s += i, |a, b| a + b)
+                .unwrap();
+            assert_eq!(s, n * (n - 1) / 2, "{}", options.name);
+            stats
+        };
+        let quiet = sum(&rt, &LoopOptions::new("quiet", "ss".parse().unwrap()));
+        assert_eq!(quiet.report, crate::report::LoopReport::default());
+        assert_eq!((quiet.rank, quiet.iterates, quiet.chunks), (0, n, n));
+        assert!(quiet.work_time_s > 0.0);
+        // The same counters from `doall_reduce` and `doall`.
+        let (_, stats) = rt
+            .doall_reduce(
+                "quiet reduce",
+                0..n,
+                "fac2".parse().unwrap(),
+                || 0,
+                |i, s| *s += i,
+                |a, b| a + b,
+            )
+            .unwrap();
+        assert_eq!((stats.iterates, stats.report.n), (n, 0));
+        assert!(
+            stats.chunks > 0 && stats.chunks < n,
+            "fac2: {} chunks",
+            stats.chunks
+        );
+        let stats = rt.doall(0..n, "ss".parse().unwrap(), |_| {}).unwrap();
+        assert_eq!((stats.iterates, stats.chunks, stats.report.n), (n, n, 0));
+
+        let asked = LoopOptions::new("asked", "ss".parse().unwrap()).statistics();
+        for (rt, options, reads) in [
+            (rt.clone(), asked, true),
+            (
+                rt.with_statistics(true),
+                LoopOptions::new("handle", "ss".parse().unwrap()),
+                true,
+            ),
+            (
+                rt.with_statistics(true),
+                LoopOptions::new("unread", "ss".parse().unwrap()).statistics_unread(),
+                false,
+            ),
+        ] {
+            let stats = sum(&rt, &options);
+            let r = &stats.report;
+            assert_eq!((stats.iterates, stats.chunks), (n, n), "{}", options.name);
+            if reads {
+                assert_eq!(
+                    (r.name.as_str(), r.n, r.chunks),
+                    (options.name.as_str(), n, n)
+                );
+                assert_eq!(r.chunk_map.len() as u64, n, "{}", options.name);
+                assert_eq!(r.ranks.iter().map(|w| w.iterates).sum::<u64>(), n);
+                assert!(
+                    r.chunk_times.iter().all(Option::is_some),
+                    "{}",
+                    options.name
+                );
+            } else {
+                assert_eq!(*r, crate::report::LoopReport::default(), "{}", options.name);
+            }
+        }
+        // `start_loop` (`DLS_EndLoop`) returns its report on a handle that asks for none.
+        let lp = rt
+            .start_loop_named("chunks", 0..10u32, "ss".parse().unwrap())
+            .unwrap();
+        while let Some(c) = lp.next_chunk() {
+            for _ in c {}
+        }
+        assert_eq!(lp.finish().report.chunk_map.len(), 10);
     }
 
     /// Issue 17 case 9b: every loop started inside an iterate runs on the calling thread alone,

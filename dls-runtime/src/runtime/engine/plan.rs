@@ -86,7 +86,7 @@ impl Runtime {
     /// `options` resolved against the settings and this handle's defaults.
     pub(crate) fn loop_config(&self, options: &LoopOptions) -> LoopConfig {
         let settings = self.settings();
-        let statistics = options.statistics_read();
+        let statistics = options.statistics_read().unwrap_or(self.statistics);
         let reexecute = settings.reexecute.or(options.reexecute).or(self.reexecute);
         LoopConfig {
             strategy: settings

@@ -52,9 +52,11 @@ pub struct LoopOptions {
     /// Whether it checks itself across its workers (Wegman's stochastic domain decomposition):
     /// the body then returns each iterate's value ([`IterateValue`]).
     pub check: Option<Check>,
-    /// Whether the loop's caller reads its statistics (`false` for `#[par_doall]` loops, which
-    /// drop them: no statistics are built and no CPU clock is read unless a report is printed).
-    statistics: bool,
+    /// Whether the loop's caller reads its statistics: `Some(true)` ([`LoopOptions::statistics`]),
+    /// `Some(false)` for `#[par_doall]` loops, which drop them, unset: the runtime handle's
+    /// ([`Runtime::with_statistics`](crate::Runtime::with_statistics), else not). A loop whose
+    /// statistics nobody reads builds none and reads no CPU clock unless a report is printed.
+    statistics: Option<bool>,
 }
 
 impl LoopOptions {
@@ -72,7 +74,7 @@ impl LoopOptions {
             reexecute: None,
             ordered: false,
             check: None,
-            statistics: true,
+            statistics: None,
         }
     }
 
@@ -101,14 +103,41 @@ impl LoopOptions {
         self
     }
 
-    /// The loop's statistics are not read by its caller: none are built (`#[par_doall]`).
-    pub(crate) fn statistics_unread(mut self) -> LoopOptions {
-        self.statistics = false;
+    /// The loop's caller reads its statistics: the loop builds its report (chunk map, chunk
+    /// times, CPU clocks, the report's figures) and returns it in [`LoopStats::report`]. Without
+    /// it the loop takes its runtime handle's choice
+    /// ([`Runtime::with_statistics`](crate::Runtime::with_statistics)), by default none: the
+    /// returned [`LoopStats`] then hold the calling process's counters only (`iterates`,
+    /// `work_time_s`, `chunks`) and an empty report. `DLS_REPORT` prints reports either way.
+    ///
+    /// ```
+    /// use dls_runtime::runtime::options::LoopOptions;
+    /// let rt = dls_runtime::init().unwrap();
+    /// let add = |a: u64, b: u64| a + b;
+    /// let quiet = LoopOptions::new("sum", "ss".parse().unwrap());
+    /// let (_, stats) = rt.run(&quiet, 0..10u64, || 0, |i, s: &mut u64| *s += i, add).unwrap();
+    /// assert_eq!((stats.iterates, stats.report.n), (10, 0));
+    /// let read = quiet.clone().statistics();
+    /// let (_, stats) = rt.run(&read, 0..10u64, || 0, |i, s: &mut u64| *s += i, add).unwrap();
+    /// assert_eq!((stats.iterates, stats.report.n, stats.report.chunk_map.len()), (10, 10, 10));
+    /// ```
+    ///
+    /// [`LoopStats`]: crate::LoopStats
+    /// [`LoopStats::report`]: crate::LoopStats::report
+    pub fn statistics(mut self) -> LoopOptions {
+        self.statistics = Some(true);
         self
     }
 
-    /// Whether the loop's caller reads its statistics.
-    pub(crate) fn statistics_read(&self) -> bool {
+    /// The loop's statistics are not read by its caller: none are built (`#[par_doall]`), even
+    /// on a handle that asks for them.
+    pub(crate) fn statistics_unread(mut self) -> LoopOptions {
+        self.statistics = Some(false);
+        self
+    }
+
+    /// Whether the loop's caller reads its statistics: `None` leaves it to the runtime handle.
+    pub(crate) fn statistics_read(&self) -> Option<bool> {
         self.statistics
     }
 

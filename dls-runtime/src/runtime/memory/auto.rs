@@ -229,7 +229,7 @@ mod tests {
             schedule: Some(parse_schedule("auto").unwrap()),
             ..Settings::default()
         };
-        let rt = Runtime::threads(4, s).unwrap();
+        let rt = Runtime::threads(4, s).unwrap().with_statistics(true);
         let mut phases = Vec::new();
         for _ in 0..3 {
             let (sum, stats) = rt

@@ -85,10 +85,13 @@ pub(crate) fn looks_like_path(v: &str) -> bool {
 /// threads backend: the whole process). `report` is the loop report of Cariño & Banicescu (2007) §4: per rank
 /// iterates, work time and chunks, parallel time, estimated sequential cost, efficiency and AAD.
 /// The chunk map and chunk times (`report.chunk_map`, `report.chunk_times`) are filled only on the
-/// scheduler (rank 0; on threads: always).
+/// scheduler (rank 0; on threads: always). The report is built only for a caller that reads it
+/// (`Runtime::with_statistics`, `LoopOptions::statistics`, `start_loop`'s `finish`); otherwise
+/// it is empty (`LoopReport::default()`) and only `rank`, `iterates`, `work_time_s` and `chunks`
+/// are filled.
 ///
 /// ```
-/// let rt = dls_runtime::init().unwrap();
+/// let rt = dls_runtime::init().unwrap().with_statistics(true);
 /// let stats = rt.doall(0..100u32, "fac2".parse().unwrap(), |_| {}).unwrap();
 /// assert_eq!(stats.report.n, 100);
 /// assert_eq!(stats.report.ranks.iter().map(|r| r.iterates).sum::<u64>(), 100);

@@ -105,21 +105,28 @@ impl Failure {
 }
 
 /// Ends `lp` (`DLS_EndLoop`): its statistics where its caller reads them (`config`), else none
-/// are built (how long the loop took is still recorded, for a loop that learns whether it is
-/// too small to share: `alone.rs`).
+/// are built: the calling process's counters only (how long the loop took is still recorded,
+/// for a loop that learns whether it is too small to share: `alone.rs`).
 pub(crate) fn end<I: LoopIndex>(lp: Loop<I>, config: &LoopConfig) -> Option<LoopStats> {
     let core = lp.core();
     let sized = core
         .sized
         .then(|| (lp.name().to_string(), lp.len(), core.alone, core.started()));
+    let rank = core.source().rank();
     let stats = if config.statistics {
-        Some(lp.finish())
+        lp.finish()
     } else {
-        lp.finish_quietly();
-        None
+        let tally = lp.finish_quietly();
+        LoopStats {
+            rank,
+            iterates: tally.iterates,
+            work_time_s: tally.work_s,
+            chunks: tally.chunks,
+            ..LoopStats::default()
+        }
     };
     if let Some((name, n, ran_alone, started)) = sized {
         alone::record(&name, n, started.elapsed().as_secs_f64(), ran_alone);
     }
-    stats
+    Some(stats)
 }
