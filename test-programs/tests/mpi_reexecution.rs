@@ -2,7 +2,8 @@
 //! 2019), with `src/bin/mpi_stall.rs`:
 //! - one of 4 ranks stopped (SIGSTOP) inside an iterate for the rest of the loop: the others
 //!   execute its chunk, the loop's iterates are all done near the 3-rank lower bound (measured
-//!   0.98–1.08× on a quiet machine; the test allows 1.8×, against 4.2× without re-execution), and
+//!   0.98–1.08× on a quiet machine; the test allows 1.8×, a second run where the first is over
+//!   it, against 4.2× without re-execution), and
 //!   when the stopped rank resumes (SIGCONT) its stale copy is discarded: the result equals the
 //!   serial one and every iterate is counted once;
 //! - the same with `DLS_REEXECUTE=off` waits for the stopped rank (so the test can fail);
@@ -46,19 +47,30 @@ fn stall(technique: &str, env: &[(&str, &str)]) -> mpi_common::Job {
 fn a_stopped_rank_does_not_hold_the_loop_back() {
     let mut copies = 0.0;
     for technique in ["fac2", "af", "gss", "ss"] {
-        let job = stall(technique, &[]);
-        let out = &job.stdout;
-        assert_eq!(field(out, "sum"), field(out, "serial"), "{technique}");
-        assert_eq!(field(out, "iterates"), 2400.0, "{technique}");
-        // The stopped rank may be holding only a copy of another rank's chunk when it stops
-        // (it finished its own chunks and took a copy at the loop's tail): then nothing of its
-        // needs copying (seen once with GSS on 4 ranks on 2 cores: 0 copies, the loop done at
-        // 0.89 of the bound). The other techniques' runs make copies.
-        copies += field(out, "copies");
-        let ratio = field(out, "ratio");
+        // A time bound on 4 ranks sharing 2 cores: one run in a fresh-clone suite took 2.27×
+        // with SS (every technique's ratio 1.24-1.45 in that run, against 1.07-1.21 on a quiet
+        // machine), so a run over the bound is tried once more; two runs over it fail. Every
+        // run's result and count are checked.
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let job = stall(technique, &[]);
+            let out = job.stdout.clone();
+            assert_eq!(field(&out, "sum"), field(&out, "serial"), "{technique}");
+            assert_eq!(field(&out, "iterates"), 2400.0, "{technique}");
+            // The stopped rank may be holding only a copy of another rank's chunk when it
+            // stops (it finished its own chunks and took a copy at the loop's tail): then
+            // nothing of its needs copying (seen once with GSS on 4 ranks on 2 cores: 0 copies,
+            // the loop done at 0.89 of the bound). The other techniques' runs make copies.
+            copies += field(&out, "copies");
+            let within = field(&out, "ratio") <= 1.8;
+            runs.push(out);
+            if within {
+                break;
+            }
+        }
         assert!(
-            ratio <= 1.8,
-            "{technique}: the loop completed at {ratio} × the 3-rank bound: {out}"
+            field(runs.last().unwrap(), "ratio") <= 1.8,
+            "{technique}: the loop completed above 1.8 × the 3-rank bound in two runs: {runs:?}"
         );
     }
     assert!(
