@@ -16,29 +16,32 @@ pub(super) struct Exchanged {
     pub(super) exchange: Option<Ident>,
     /// The statements that ask for it, before the place is made.
     pub(super) setup: TokenStream,
-    /// Whether the place writes in place (`when`, or a rank that exchanges).
-    pub(super) when: TokenStream,
-    /// The call on the made place that names the rank (`.exchanged(owner)`).
-    pub(super) mark: TokenStream,
+    /// The place: `unsafe { Place::new(target, when) }` (writing in place when `when`, or on a
+    /// rank that exchanges), then `.exchanged(owner)` where `assigned`. The `unsafe` block
+    /// carries the macro's span (`quote!`), so that a crate under `#![forbid(unsafe_code)]` can
+    /// still use `gather` (see `super::gather::at_the_index`); the caller keeps its contract.
+    pub(super) place: TokenStream,
 }
 
-/// The [`Exchanged`] of the gathered `var` in slot `slot`, whose place writes in place when
-/// `when` (`__dls_assigned_in_place` or `__dls_in_place`); nothing to add unless `assigned`.
+/// The [`Exchanged`] of the gathered `var` in slot `slot`, whose place over `target` writes in
+/// place when `when` (`__dls_assigned_in_place` or `__dls_in_place`); nothing to add unless
+/// `assigned`.
 pub(super) fn exchanged_place(
     var: &Ident,
     slot: usize,
     assigned: bool,
+    target: &Ident,
     when: TokenStream,
 ) -> Exchanged {
+    let private = quote_spanned!(var.span()=> ::dls::__private);
+    let make = |when: &TokenStream| quote!(unsafe { #private::Place::new(#target, #when) });
     if !assigned {
         return Exchanged {
             exchange: None,
             setup: quote!(),
-            when,
-            mark: quote!(),
+            place: make(&when),
         };
     }
-    let private = quote_spanned!(var.span()=> ::dls::__private);
     let exchange = format_ident!("__dls_exchange_{}", slot);
     let owner = format_ident!("__dls_owner_{}", slot);
     let when_here = format_ident!("__dls_when_{}", slot);
@@ -53,10 +56,10 @@ pub(super) fn exchanged_place(
         let #owner = #exchange.owner(__dls_assigned_exchanged);
         let #when_here = #when || #owner.is_some();
     );
+    let made = make(&quote!(#when_here));
     Exchanged {
         exchange: Some(exchange),
         setup,
-        when: quote!(#when_here),
-        mark: quote!(.exchanged(#owner)),
+        place: quote!(#made.exchanged(#owner)),
     }
 }

@@ -160,10 +160,8 @@ fn in_rows(
     let Exchanged {
         exchange,
         setup: exchanging,
-        when,
-        mark,
-    } = exchanged_place(var, slot, assigned, when);
-    let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
+        place: make_place,
+    } = exchanged_place(var, slot, assigned, &target, when);
     let width = quote_spanned!(width.span()=> { let __dls_width: usize = #width; __dls_width });
     p.setup.push(quote_spanned!(var.span()=>
         #private::gathers(&#var);
@@ -174,7 +172,7 @@ fn in_rows(
             #var.scatter_elements()
         };
         let #place = #private::block_place(
-            #make_place #mark, #rows, &__dls_range, ::core::stringify!(#var), #name);
+            #make_place, #rows, &__dls_range, ::core::stringify!(#var), #name);
     ));
     p.witnesses
         .push(quote_spanned!(var.span()=> #private::block_partial(&#place)));
@@ -236,10 +234,8 @@ fn at_the_index(
     let Exchanged {
         exchange,
         setup: exchanging,
-        when,
-        mark,
-    } = exchanged_place(var, slot, assigned, when);
-    let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
+        place: make_place,
+    } = exchanged_place(var, slot, assigned, &target, when);
     p.setup.push(quote_spanned!(var.span()=>
         #private::gathers(&#var);
         #exchanging
@@ -247,7 +243,7 @@ fn at_the_index(
             use #private::ScatterTarget as _;
             #var.scatter_elements()
         };
-        let #place = #make_place #mark;
+        let #place = #make_place;
     ));
     p.witnesses.push(quote_spanned!(var.span()=> {
         #[allow(unused_imports)]

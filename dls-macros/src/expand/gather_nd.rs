@@ -62,10 +62,8 @@ pub(super) fn in_nd_rows(
     let Exchanged {
         exchange,
         setup: exchanging,
-        when,
-        mark,
-    } = exchanged_place(var, slot, assigned, when);
-    let make_place = quote!(unsafe { #private::Place::new(#target, #when) });
+        place: make_place,
+    } = exchanged_place(var, slot, assigned, &target, when);
     p.setup.push(quote_spanned!(var.span()=>
         #private::gathers(&#var);
         // The shape first (and the refusal of an array not in standard layout, with the fix),
@@ -77,7 +75,7 @@ pub(super) fn in_nd_rows(
             #var.scatter_elements()
         };
         let #place = #private::nd_block_place(
-            #make_place #mark, #shape, &__dls_range, ::core::stringify!(#var), #name);
+            #make_place, #shape, &__dls_range, ::core::stringify!(#var), #name);
     ));
     // Plain elements travel as bytes (`gather_of`'s autoref choice).
     p.witnesses.push(quote_spanned!(var.span()=> {
