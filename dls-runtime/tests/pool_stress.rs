@@ -3,10 +3,11 @@
 //! once on one runtime of 1–4 workers, with loops started inside iterates (nested attempts: they
 //! run serially on their thread), panicking iterates, re-executing loops and fixed-size and
 //! variable-size techniques, until at least `DLS_STRESS_CLAIMS` iterates (default 150,000) have
-//! been claimed. Every index of a loop that does not panic is executed exactly once, every index
-//! of one that panics at most once (and the panicking one once), and the total of executions
-//! counted by the iterates equals the total the loops' accounting expects. A watchdog ends the
-//! test if it runs past 10 minutes (a hang fails instead of hanging).
+//! been claimed. Every index of a loop that does not panic is executed exactly once (counted once
+//! where it re-executes), every index of one that panics at most once and the panicking one once
+//! (in a re-executing loop a copy of a late chunk may run them again), and the total of
+//! executions counted by the iterates equals the total the loops' accounting expects. A watchdog
+//! ends the test if it runs past 10 minutes (a hang fails instead of hanging).
 //!
 //! `scripts/valgrind.sh` runs this test under valgrind's memcheck, and under DRD built with
 //! dls-runtime's feature `valgrind` (happens-before annotations), with smaller counts.
@@ -127,8 +128,17 @@ fn run_loop(rt: &Runtime, plan: &Plan) -> (u64, u64) {
                 .cloned()
                 .unwrap_or_default();
             assert!(msg.contains(&format!("stress panic at {at}")), "{msg}");
-            assert_eq!(counts[at as usize], 1, "the panicking index ran once");
-            if !plan.reexecute {
+            if plan.reexecute {
+                // A copy of the panicking iterate's chunk may have been handed out before the
+                // panic stopped the loop (the chunk was late: valgrind's serialised threads make
+                // that common); the copy runs, and panics, too (book: long_jobs.md).
+                assert!(counts[at as usize] >= 1, "the panicking index {at} ran");
+            } else {
+                assert_eq!(
+                    counts[at as usize], 1,
+                    "{} over {}: the panicking index {at} ran once",
+                    plan.technique, plan.n
+                );
                 assert!(counts.iter().all(|&c| c <= 1), "an index ran twice");
             }
             // What ran is what was counted: every execution is one claim of one index.
