@@ -13,7 +13,9 @@
 #    (default `mpicc`): MPICC=mpicc.mpich is set for the cargo commands below only, and the other
 #    two are unset there. mpi-sys does not rebuild when MPICC changes (it declares no
 #    rerun-if-env-changed for it), hence the separate target folder: the Open MPI build in
-#    target/ is never touched. Also builds `launch_probe` without the mpi feature.
+#    target/ is never touched. Also builds `launch_probe` without the mpi feature. Without
+#    test-programs' default feature `all-programs`: only the programs of the subset are built
+#    (10 of 40).
 # 3. Checks with ldd that the programs link libmpich and not Open MPI's libmpi.so.40, and that the
 #    build without the mpi feature links no MPI at all.
 # 4. Runs under Hydra's mpiexec: tests/launcher.rs (the runtime detects Hydra from PMI_RANK and
@@ -76,10 +78,10 @@ for t in "${tests[@]}"; do test_args+=(--test "$t"); done
 echo "== mpich: building against MPICH in $target"
 # launch_probe without the mpi feature first: the build with it (next) puts the MPI one back at
 # debug/launch_probe, so the program the tests find there is the MPI build (checked below).
-cargo_mpich build --quiet -p test-programs --bin launch_probe
+cargo_mpich build --quiet -p test-programs --no-default-features --bin launch_probe
 mkdir -p "$target/no-mpi"
 cp "$target/debug/launch_probe" "$target/no-mpi/launch_probe"
-cargo_mpich test --quiet -p test-programs --features mpi "${test_args[@]}" --no-run
+cargo_mpich test --quiet -p test-programs --no-default-features --features mpi "${test_args[@]}" --no-run
 echo "mpich: built in $((SECONDS - start)) s since the start"
 
 # ---- 3. They link MPICH, not Open MPI ------------------------------------------------------------
@@ -108,7 +110,7 @@ echo "mpich: $hydra -n 1 sets: $(timeout 60 "$hydra" -n 1 env | grep -E '^(PMI_R
 echo "== mpich: the tests under $hydra: ${tests[*]}"
 echo "(skipped under Hydra, for time: mpi_exactly_once's exactly_once_p8; mpi_restart: 4 runs of each kind, not 10)"
 DLS_TEST_LAUNCHER=$hydra DLS_TEST_NO_MPI_PROBE=$target/no-mpi/launch_probe DLS_TEST_RESTART_RUNS=4 \
-  cargo_mpich test --quiet --no-fail-fast -p test-programs --features mpi "${test_args[@]}" \
+  cargo_mpich test --quiet --no-fail-fast -p test-programs --no-default-features --features mpi "${test_args[@]}" \
   -- --nocapture --skip exactly_once_p8 \
   || fail "the tests under Hydra ($hydra)"
 echo "mpich: built against MPICH and ran ${#tests[@]} test programs under Hydra in $((SECONDS - start)) s"

@@ -42,9 +42,13 @@ fn run(n: u64, dear: bool) -> (u64, u64) {
 #[test]
 fn tiny_loops_run_alone_and_dear_ones_are_shared() {
     // The only test of this binary: the thread count is read once per process.
-    std::env::set_var("DLS_THREADS", "2");
-    std::env::remove_var("DLS_REPORT");
-    std::env::remove_var("DLS_DELAY");
+    // SAFETY: this binary's only test, before its runtime starts: the harness's other
+    // thread only waits, and std's own reads take its environment lock.
+    unsafe {
+        std::env::set_var("DLS_THREADS", "2");
+        std::env::remove_var("DLS_REPORT");
+        std::env::remove_var("DLS_DELAY");
+    }
     let me = BIT.with(|b| *b);
     let expected = |n: u64| n * (n - 1) / 2;
 

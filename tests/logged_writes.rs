@@ -35,8 +35,12 @@ fn the_report_counts_the_logged_writes() {
     // The only test of this binary: the runtime reads DLS_REPORT once per process.
     let file = std::env::temp_dir().join(format!("dls-logged-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&file);
-    std::env::set_var("DLS_REPORT", &file);
-    std::env::remove_var("DLS_CHECKPOINT");
+    // SAFETY: this binary's only test, before its runtime starts: the harness's other
+    // thread only waits, and std's own reads take its environment lock.
+    unsafe {
+        std::env::set_var("DLS_REPORT", &file);
+        std::env::remove_var("DLS_CHECKPOINT");
+    }
     let (n, w) = (40, 9);
     let v = rows(n, w);
     assert_eq!(v[0], 1.0);

@@ -28,15 +28,18 @@ fn time(f: Run) -> (f64, f64) {
 pub(crate) fn on_dls(threads: usize, reexecute_off: bool, f: Run) -> (f64, f64) {
     let before = std::env::var_os("DLS_REEXECUTE");
     if reexecute_off {
-        std::env::set_var("DLS_REEXECUTE", "off");
+        // SAFETY: no thread of C code reads the environment now (std's own reads take
+        // its environment lock, and the runtime reads its settings once, at start).
+        unsafe { std::env::set_var("DLS_REEXECUTE", "off") };
     }
     let rt = dls::init_with_threads(threads).expect("a dls runtime");
     assert_eq!(rt.workers(), threads, "the runtime of this measurement");
     let r = time(f);
     drop(rt);
+    // SAFETY: as above.
     match before {
-        Some(v) => std::env::set_var("DLS_REEXECUTE", v),
-        None => std::env::remove_var("DLS_REEXECUTE"),
+        Some(v) => unsafe { std::env::set_var("DLS_REEXECUTE", v) },
+        None => unsafe { std::env::remove_var("DLS_REEXECUTE") },
     }
     r
 }

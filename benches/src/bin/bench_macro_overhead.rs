@@ -45,8 +45,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // One worker: the comparison is the loop machinery against the bare loop, not parallelism.
-    std::env::set_var("DLS_THREADS", "1");
-    std::env::remove_var("DLS_SCHEDULE");
+    // SAFETY: no thread of C code reads the environment now (std's own reads take
+    // its environment lock, and the runtime reads its settings once, at start).
+    unsafe {
+        std::env::set_var("DLS_THREADS", "1");
+        std::env::remove_var("DLS_SCHEDULE");
+    }
     let runs: usize = match std::env::args().nth(1) {
         Some(r) => r
             .parse()

@@ -340,7 +340,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let technique = args.get(1).cloned().unwrap_or_else(|| "fac2".into());
     if args.len() > 1 {
-        std::env::set_var("DLS_SCHEDULE", &technique);
+        // SAFETY: no thread of C code reads the environment now (std's own reads take
+        // its environment lock, and the runtime reads its settings once, at start).
+        unsafe { std::env::set_var("DLS_SCHEDULE", &technique) };
     }
     let rt = dls::init()?;
     if matches!(rt.backend(), dls::Backend::Mpi { .. }) {

@@ -77,7 +77,7 @@ const DEFAULT: [&str; 14] = [
     "fsc,h=1us,sigma=5us",
 ];
 
-extern "C" {
+unsafe extern "C" {
     /// `benches/c/mandelbrot_omp.c`: the total of `pixel` over a `w`×`h` image; `mode` 0 the
     /// serial loop, 1 `schedule(dynamic,1)`, 2 `schedule(guided)` on `threads` threads.
     fn dls_bench_mandelbrot_omp(w: u64, h: u64, maxiter: u32, threads: i32, mode: i32) -> u64;

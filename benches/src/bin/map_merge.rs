@@ -110,7 +110,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => {
             let p = std::env::temp_dir().join("dls_map_merge_report.jsonl");
             let p = p.to_string_lossy().into_owned();
-            std::env::set_var("DLS_REPORT", &p);
+            // SAFETY: no thread of C code reads the environment now (std's own reads take
+            // its environment lock, and the runtime reads its settings once, at start).
+            unsafe { std::env::set_var("DLS_REPORT", &p) };
             Some(p)
         }
     };

@@ -381,7 +381,7 @@ fn split_for(
             continue;
         }
         let left = run.left_after(started);
-        if left >= min && best.map_or(true, |(b, _)| left > b) {
+        if left >= min && best.is_none_or(|(b, _)| left > b) {
             best = Some((left, h));
         }
     }

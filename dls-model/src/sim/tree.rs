@@ -256,7 +256,7 @@ impl<'a> Sim<'a> {
             speeds,
             technique,
             group_of: (0..g)
-                .flat_map(|i| std::iter::repeat(i as u32).take(first(i + 1) - first(i)))
+                .flat_map(|i| std::iter::repeat_n(i as u32, first(i + 1) - first(i)))
                 .collect(),
             fixed,
             learns,

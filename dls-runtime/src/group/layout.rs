@@ -286,7 +286,7 @@ mod tests {
 
     fn racks(spec: &[(&str, usize)]) -> Vec<String> {
         spec.iter()
-            .flat_map(|(n, k)| std::iter::repeat(n.to_string()).take(*k))
+            .flat_map(|(n, k)| std::iter::repeat_n(n.to_string(), *k))
             .collect()
     }
 

@@ -119,7 +119,7 @@ impl Launch {
     /// assert!(!one.multi_process());
     /// ```
     pub fn multi_process(&self) -> bool {
-        self.size.map_or(true, |s| s > 1) || self.rank.is_some_and(|r| r > 0)
+        self.size.is_none_or(|s| s > 1) || self.rank.is_some_and(|r| r > 0)
     }
 }
 

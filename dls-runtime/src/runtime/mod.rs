@@ -216,6 +216,9 @@ static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 ///
 /// Reads `DLS_SCHEDULE`, `DLS_THREADS` and `DLS_REPORT` (see [`settings`]); a bad value is an
 /// error naming the variable. Calling `init` again while a runtime is alive returns that runtime.
+/// Under MPI it sets `OMPI_MCA_mpi_yield_when_idle=1` in the environment before `MPI_Init`
+/// unless the variable is set: call `init` before the program starts threads that run C code
+/// reading the environment (`getenv` does not take Rust's environment lock).
 /// It also installs a panic hook that names the rank and iterate of a panicking iterate (and, on
 /// MPI, aborts the job so that it never hangs).
 ///
@@ -407,7 +410,7 @@ pub fn is_root() -> bool {
         .rank()
             == 0;
     }
-    settings::launcher_rank(|k| std::env::var(k).ok()).map_or(true, |rank| rank == 0)
+    settings::launcher_rank(|k| std::env::var(k).ok()).is_none_or(|rank| rank == 0)
 }
 
 impl Runtime {

@@ -181,8 +181,8 @@ impl LocalSpeeds {
             .rev()
             .take(SCAN)
             .chain(self.chunks.range(chunk.start..).take(SCAN + 1))
-            .filter(|(&k, m)| {
-                m.rank != rank && !m.handed_on && self.waiting[m.rank].front() == Some(&k)
+            .filter(|(k, m)| {
+                m.rank != rank && !m.handed_on && self.waiting[m.rank].front() == Some(*k)
             })
             .map(|(_, m)| m.rank)
             .chain(std::iter::once(rank))

@@ -26,7 +26,7 @@ pub(crate) fn round_robin(spec: &str, n: u64, p: usize) -> Vec<u64> {
 pub(crate) fn repeat(parts: &[(u64, usize)]) -> Vec<u64> {
     parts
         .iter()
-        .flat_map(|&(a, k)| std::iter::repeat(a).take(k))
+        .flat_map(|&(a, k)| std::iter::repeat_n(a, k))
         .collect()
 }
 

@@ -84,7 +84,7 @@ impl ProgressMode {
                     message: "expected auto, bar, lines or off (how the progress of long loops \
                               is shown on rank 0)"
                         .into(),
-                })
+                });
             }
         })
     }
@@ -418,7 +418,7 @@ impl Progress {
                 return None;
             }
             state.started = true;
-        } else if state.sleeping_until.map_or(true, |t| due < t) {
+        } else if state.sleeping_until.is_none_or(|t| due < t) {
             // The thread waits for a loop, or wakes after this loop's first draw is due. (Loops
             // in a row of one mode are due later than the thread's wake: no system call.)
             MONITOR.wake.notify_one();

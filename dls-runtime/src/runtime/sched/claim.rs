@@ -318,7 +318,7 @@ impl Claims {
         log.iterates += t.iterates;
         log.work_s += t.work_s;
         log.unreported += t.iterates;
-        let due = log.report_due.map_or(true, |at| now >= at);
+        let due = log.report_due.is_none_or(|at| now >= at);
         if due {
             self.done.fetch_add(log.unreported, Ordering::Relaxed);
             log.unreported = 0;

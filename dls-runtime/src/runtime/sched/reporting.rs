@@ -405,7 +405,7 @@ impl ReportingScheduler {
                 }
                 continue;
             }
-            if best.map_or(true, |(b, _)| left > b) {
+            if best.is_none_or(|(b, _)| left > b) {
                 best = Some((left, w));
             }
         }
@@ -482,7 +482,7 @@ impl ReportingScheduler {
             // is, refuses if less than SPLIT_MIN is left.
             let left =
                 pace * chunk.size as f64 - now.saturating_duration_since(handed).as_secs_f64();
-            if chunk.size >= 2 && chunk.size <= MAX_SPLIT && best.map_or(true, |(b, _)| left > b) {
+            if chunk.size >= 2 && chunk.size <= MAX_SPLIT && best.is_none_or(|(b, _)| left > b) {
                 best = Some((left, w));
             }
         }

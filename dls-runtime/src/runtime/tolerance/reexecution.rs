@@ -502,7 +502,7 @@ impl Ledger {
                         continue;
                     }
                 }
-                if best.map_or(true, |(c, _, _)| part.copies < c) {
+                if best.is_none_or(|(c, _, _)| part.copies < c) {
                     best = Some((part.copies, i, k));
                 }
             }

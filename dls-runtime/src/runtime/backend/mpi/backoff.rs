@@ -83,7 +83,7 @@ impl Backoff {
     /// Whether this wait is still in its first polls or its [`SPIN`] (since it started, or
     /// since something arrived).
     pub(crate) fn fresh(&self) -> bool {
-        self.polls < BUSY_POLLS || self.idle_since.map_or(true, |t| t.elapsed() < SPIN)
+        self.polls < BUSY_POLLS || self.idle_since.is_none_or(|t| t.elapsed() < SPIN)
     }
 
     /// Something arrived: the next wait spins again.

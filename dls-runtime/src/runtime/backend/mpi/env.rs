@@ -62,7 +62,13 @@ impl MpiEnv {
         // A dls scheduler rank runs two threads (compute + service), so let waiting ranks yield
         // the CPU, unless the user chose otherwise (read by MPI_Init from the environment).
         if std::env::var_os(YIELD_VAR).is_none() {
-            std::env::set_var(YIELD_VAR, "1");
+            // SAFETY: `set_var` races only with a read of the environment that does not take
+            // std's environment lock (C code calling `getenv` on another thread). At this point
+            // no thread of the runtime exists and MPI is not initialised; the program's own
+            // threads are the remaining readers, and `dls::init`'s documentation asks for it to
+            // be called before the program starts threads that run C code reading the
+            // environment.
+            unsafe { std::env::set_var(YIELD_VAR, "1") };
         }
         let (universe, provided) =
             mpi::initialize_with_threading(Threading::Multiple).ok_or_else(|| {

@@ -148,7 +148,7 @@ where
         // chunk can run beside this one in this process's memory, so it writes in place too,
         // and the exchange after the loop takes the copy that counted.
         let one_here = lp.core().source().local_slots() == 1;
-        chunk.set_copy(!one_here && tolerance.map_or(true, |t| t.holds_copy(worker)));
+        chunk.set_copy(!one_here && tolerance.is_none_or(|t| t.holds_copy(worker)));
         let mut held = Held::new(tolerance, worker, ordinal, handed, size);
         if panics == Panics::Unwind {
             held.run(&mut pace, &mut part, &mut chunk, &mut body);
@@ -232,7 +232,7 @@ impl Pace {
             stride: 1,
             countdown: 1,
             last_check: now,
-            bounds: if tolerance.map_or(true, |t| t.cheap_cancel_check()) {
+            bounds: if tolerance.is_none_or(|t| t.cheap_cancel_check()) {
                 CHECK_CHEAP
             } else {
                 CHECK_COSTLY
