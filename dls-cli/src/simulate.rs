@@ -36,7 +36,7 @@ pub(crate) struct SimulateArgs {
     /// tree:F: a scheduler tree: rank 0's top scheduler hands batches to sub-schedulers, one
     /// per group of F consecutive ranks on the group's first rank (which also computes, its
     /// requests served by a progress thread in --overhead each; messages in the group take
-    /// --latency); a sub-scheduler asks for its next batch when half its batch is handed out.
+    /// --latency); a sub-scheduler asks for its next batch when its batch is handed out.
     /// Across levels a technique sizes batches over the groups (GSS: remaining / groups;
     /// FAC2: half the remaining over the groups) and chunks of a batch over the group's ranks;
     /// adaptive techniques learn per group at the top, per rank in the group. SS, FSC and mFSC
