@@ -217,8 +217,9 @@ static LAZY: Mutex<Option<Runtime>> = Mutex::new(None);
 /// Reads `DLS_SCHEDULE`, `DLS_THREADS` and `DLS_REPORT` (see [`settings`]); a bad value is an
 /// error naming the variable. Calling `init` again while a runtime is alive returns that runtime.
 /// Under MPI it sets `OMPI_MCA_mpi_yield_when_idle=1` in the environment before `MPI_Init`
-/// unless the variable is set: call `init` before the program starts threads that run C code
-/// reading the environment (`getenv` does not take Rust's environment lock).
+/// (waiting ranks then yield their core to the rank's other threads), unless the variable is
+/// set or the process already runs other threads (setting the environment could race with
+/// their reads): call `init` before starting threads, or set the variable in the job script.
 /// It also installs a panic hook that names the rank and iterate of a panicking iterate (and, on
 /// MPI, aborts the job so that it never hangs).
 ///

@@ -42,6 +42,16 @@ pub(crate) struct MpiEnv {
 /// Open MPI's MCA parameter `mpi_yield_when_idle`, as an environment variable.
 const YIELD_VAR: &str = "OMPI_MCA_mpi_yield_when_idle";
 
+/// The threads of this process, from `/proc/self/status` (`None` where it cannot be read: not
+/// Linux).
+fn process_threads() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+}
+
 fn abort_world(code: i32) {
     super::comm::abort_job(&SimpleCommunicator::world(), code)
 }
@@ -61,13 +71,11 @@ impl MpiEnv {
         // Open MPI busy-polls without yielding when it believes each rank has a core of its own.
         // A dls scheduler rank runs two threads (compute + service), so let waiting ranks yield
         // the CPU, unless the user chose otherwise (read by MPI_Init from the environment).
-        if std::env::var_os(YIELD_VAR).is_none() {
-            // SAFETY: `set_var` races only with a read of the environment that does not take
-            // std's environment lock (C code calling `getenv` on another thread). At this point
-            // no thread of the runtime exists and MPI is not initialised; the program's own
-            // threads are the remaining readers, and `dls::init`'s documentation asks for it to
-            // be called before the program starts threads that run C code reading the
-            // environment.
+        if std::env::var_os(YIELD_VAR).is_none() && process_threads() == Some(1) {
+            // SAFETY: `set_var` races only with a read of the environment on another thread
+            // (C code calling `getenv` takes no lock of std's). The process has one thread, this
+            // one (`process_threads`), so no other thread exists to read it. Where others exist
+            // the variable is left unset: Open MPI then decides its polling itself.
             unsafe { std::env::set_var(YIELD_VAR, "1") };
         }
         let (universe, provided) =
@@ -291,5 +299,25 @@ impl Drop for MpiEnv {
             }
             std::process::exit(2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::process_threads;
+
+    /// The count that decides whether `init` may set Open MPI's variable sees a thread more
+    /// while one more runs (Linux).
+    #[test]
+    fn process_threads_counts_a_started_thread() {
+        let before = process_threads().expect("/proc/self/status");
+        assert!(before >= 1);
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || rx.recv().ok());
+        // The test harness may start or end threads meanwhile: at least one more than the
+        // fewest seen is what this thread adds.
+        assert!(process_threads().unwrap() >= 2);
+        drop(tx);
+        t.join().unwrap();
     }
 }
