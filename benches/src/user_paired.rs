@@ -28,8 +28,9 @@ fn time(f: Run) -> (f64, f64) {
 pub(crate) fn on_dls(threads: usize, reexecute_off: bool, f: Run) -> (f64, f64) {
     let before = std::env::var_os("DLS_REEXECUTE");
     if reexecute_off {
-        // SAFETY: no thread of C code reads the environment now (std's own reads take
-        // its environment lock, and the runtime reads its settings once, at start).
+        // SAFETY: the benchmark's own threads read the environment only through std, which
+        // locks it, and the runtime reads its settings at start; a benchmark accepts the race
+        // left with an MPI library's own threads under mpirun.
         unsafe { std::env::set_var("DLS_REEXECUTE", "off") };
     }
     let rt = dls::init_with_threads(threads).expect("a dls runtime");

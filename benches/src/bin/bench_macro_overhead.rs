@@ -45,8 +45,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // One worker: the comparison is the loop machinery against the bare loop, not parallelism.
-    // SAFETY: no thread of C code reads the environment now (std's own reads take
-    // its environment lock, and the runtime reads its settings once, at start).
+    // SAFETY: the benchmark's own threads read the environment only through std, which
+    // locks it, and the runtime reads its settings at start; a benchmark accepts the race
+    // left with an MPI library's own threads under mpirun.
     unsafe {
         std::env::set_var("DLS_THREADS", "1");
         std::env::remove_var("DLS_SCHEDULE");

@@ -340,8 +340,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let technique = args.get(1).cloned().unwrap_or_else(|| "fac2".into());
     if args.len() > 1 {
-        // SAFETY: no thread of C code reads the environment now (std's own reads take
-        // its environment lock, and the runtime reads its settings once, at start).
+        // SAFETY: the benchmark's own threads read the environment only through std, which
+        // locks it, and the runtime reads its settings at start; a benchmark accepts the race
+        // left with an MPI library's own threads under mpirun.
         unsafe { std::env::set_var("DLS_SCHEDULE", &technique) };
     }
     let rt = dls::init()?;

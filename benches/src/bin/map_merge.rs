@@ -110,8 +110,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => {
             let p = std::env::temp_dir().join("dls_map_merge_report.jsonl");
             let p = p.to_string_lossy().into_owned();
-            // SAFETY: no thread of C code reads the environment now (std's own reads take
-            // its environment lock, and the runtime reads its settings once, at start).
+            // SAFETY: the benchmark's own threads read the environment only through std, which
+            // locks it, and the runtime reads its settings at start; a benchmark accepts the race
+            // left with an MPI library's own threads under mpirun.
             unsafe { std::env::set_var("DLS_REPORT", &p) };
             Some(p)
         }

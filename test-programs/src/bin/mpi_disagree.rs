@@ -221,9 +221,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         // Issue 43 R4-3: a setting changed on one rank after dls::init (the job hung at its end).
         "set-delay" => {
             if odd {
-                // SAFETY: the test's change after dls::init: the runtime's threads read no
-                // environment variable after start (settings are read once), and std's reads
-                // take its environment lock; nothing in C reads it concurrently here.
+                // SAFETY: the runtime's threads read the environment only at start, and std's
+                // reads lock it; this test program accepts the race left with Open MPI's own
+                // threads: it reproduces a change a user's program makes after dls::init.
                 unsafe { std::env::set_var("DLS_DELAY", "body:1us") };
             }
             run("a", 100, &fac2)?;
